@@ -1,0 +1,5 @@
+"""``python -m harness`` is ``vlc-harness``."""
+
+from harness.cli import main
+
+main()

@@ -1,0 +1,135 @@
+"""Benchmark base class and the pinned-data helpers benchmarks share.
+
+A benchmark type is a class registered through the ``register_benchmarks`` hook. It declares its
+data (files pinned by sha256 with the URL to get each), loads :class:`~harness.types.Instance`
+objects in a deterministic order, and computes its metrics as pure functions of per-instance
+score matrices. It never sees a model.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from harness.errors import DataUnavailable
+from harness.params import NoParams
+from harness.types import Instance, MetricSpec, MetricValue, ReferenceRow
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """One pinned data file: where it goes under the data root, its sha256, where to get it."""
+
+    relpath: str
+    sha256: str
+    url: str
+
+
+@dataclass(frozen=True)
+class InstanceScores:
+    """An instance and its score matrix ``scores[i, j] = s(image_i, text_j)``.
+
+    Pairs the instance does not need are NaN; metric code reads only the needed pairs.
+    """
+
+    instance: Instance
+    scores: np.ndarray
+
+
+class Benchmark:
+    """Base of every benchmark type."""
+
+    type_name: ClassVar[str]
+    """The ``type`` that registry entries use to pick this class."""
+    title: ClassVar[str] = ""
+    citation: ClassVar[str] = ""
+    homepage: ClassVar[str] = ""
+    license: ClassVar[str] = ""
+    headline: ClassVar[str] = ""
+    """Metric id of the benchmark's headline number."""
+    captions_redistributable: ClassVar[bool] = False
+    """Whether the data license allows publishing captions next to scores."""
+    reference_file: ClassVar[Path | None] = None
+    """JSON file of paper-reported :class:`~harness.types.ReferenceRow` data beside the plugin."""
+    Params: ClassVar[type] = NoParams
+
+    def __init__(self, params: Any, data_root: Path) -> None:
+        self.params = params
+        self.data_root = Path(data_root)
+
+    @property
+    def data_version(self) -> str:
+        """Name of the data version the params select (part of every cell record)."""
+        raise NotImplementedError
+
+    def data_files(self) -> list[DataFile]:
+        """The pinned annotation files this data version needs."""
+        return []
+
+    def check_data(self) -> None:
+        """Raise :class:`~harness.errors.DataUnavailable` naming every missing or altered file."""
+        verify_files(self.data_root, self.data_files(), self.title or self.type_name)
+
+    def load_instances(self) -> list[Instance]:
+        """Every instance of this data version, in a stable upstream order."""
+        raise NotImplementedError
+
+    def image_dir(self) -> Path | None:
+        """Folder the images are read from (``None`` when the benchmark has no image files)."""
+        return None
+
+    def image_hint(self) -> str:
+        """Where to get the images and where to put them: shown when they are missing."""
+        return ""
+
+    def metric_specs(self) -> list[MetricSpec]:
+        """Every metric this benchmark reports, headline included."""
+        raise NotImplementedError
+
+    def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
+        """Every metric, overall and per category, as a pure function of the scores."""
+        raise NotImplementedError
+
+    def reference_rows(self) -> list[ReferenceRow]:
+        """Paper-reported and human numbers for this benchmark (data, with citations)."""
+        if self.reference_file is None:
+            return []
+        return load_reference_rows(self.reference_file)
+
+    @classmethod
+    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path] | None:
+        """``(params, data_root)`` of a tiny copy of this benchmark built under ``tmp_path``.
+
+        Used by the shared conformance test; write only generated or permissively licensed data.
+        """
+        return None
+
+
+def verify_files(data_root: Path, files: list[DataFile], what: str) -> None:
+    """Check that each pinned file exists under ``data_root`` with its sha256."""
+    from harness.hashing import sha256_file
+
+    problems = []
+    for f in files:
+        path = data_root / f.relpath
+        if not path.is_file():
+            problems.append(f"missing {path} (get {f.url})")
+            continue
+        digest = sha256_file(path)
+        if digest != f.sha256:
+            problems.append(f"{path} has sha256 {digest[:12]}..., expected {f.sha256[:12]}... ({f.url})")
+    if problems:
+        shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+        raise DataUnavailable(f"{what} data is not ready under {data_root}: {shown}")
+
+
+def load_reference_rows(path: Path) -> list[ReferenceRow]:
+    """Read a reference-rows JSON file (``{"rows": [...]}``) into :class:`ReferenceRow` values."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    fields = set(ReferenceRow.__dataclass_fields__)
+    return [ReferenceRow(**{k: v for k, v in row.items() if k in fields}) for row in data["rows"]]

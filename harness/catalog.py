@@ -1,0 +1,62 @@
+"""The catalog of model and benchmark types that plugins registered."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from harness.errors import PluginError, UserError
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Registered(Generic[T]):
+    """A registered type and the plugin that registered it."""
+
+    cls: type[T]
+    plugin: str
+
+
+class Registrar(Generic[T]):
+    """The typed object ``register_*`` hooks receive: ``register(SomeClass)``.
+
+    Each class must carry a ``type_name``; registering the same name twice raises
+    :class:`~harness.errors.PluginError` naming both plugins.
+    """
+
+    def __init__(self, kind: str, base: type[T]) -> None:
+        self.kind = kind
+        self.base = base
+        self.entries: dict[str, Registered[T]] = {}
+        self.current_plugin = "<unknown>"
+
+    def __call__(self, cls: type[T]) -> None:
+        if not (isinstance(cls, type) and issubclass(cls, self.base)):
+            raise PluginError(
+                f"plugin {self.current_plugin} registered {cls!r} as a {self.kind}, "
+                f"but it is not a subclass of {self.base.__module__}.{self.base.__qualname__}"
+            )
+        name = getattr(cls, "type_name", None)
+        if not isinstance(name, str) or not name:
+            raise PluginError(f"{self.kind} class {cls.__module__}.{cls.__qualname__} has no type_name")
+        if name in self.entries:
+            first = self.entries[name]
+            raise PluginError(
+                f"{self.kind} type {name!r} is registered twice: by plugin {first.plugin} "
+                f"({first.cls.__module__}.{first.cls.__qualname__}) and by plugin {self.current_plugin} "
+                f"({cls.__module__}.{cls.__qualname__})"
+            )
+        self.entries[name] = Registered(cls, self.current_plugin)
+
+    def get(self, name: str) -> Registered[T]:
+        """The registration of ``name``; an unknown name raises a user error listing the known ones."""
+        try:
+            return self.entries[name]
+        except KeyError:
+            known = ", ".join(sorted(self.entries)) or "(none)"
+            raise UserError(f"unknown {self.kind} type {name!r}; known types: {known}") from None
+
+    def names(self) -> list[str]:
+        """Registered type names, sorted."""
+        return sorted(self.entries)

@@ -1,0 +1,323 @@
+"""The ``vlc-harness`` command line (click).
+
+Core verbs live here; plugins add more through the ``register_commands`` hook (the
+leaderboard's ``show`` and ``render``). A :class:`~harness.errors.UserError` is printed as one
+line plus a hint, with no traceback, and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from harness.errors import HarnessError, PluginError, UserError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class App:
+    """Lazily loaded shared state of one command: plugins, registry, store, data root."""
+
+    def __init__(self) -> None:
+        self._plugins: Any = None
+
+    @property
+    def plugins(self) -> Any:
+        """The loaded plugins (entry points, allow/block lists applied)."""
+        if self._plugins is None:
+            from harness.plugins import get_plugins
+
+            self._plugins = get_plugins()
+        return self._plugins
+
+    def registry(self, paths: tuple[str, ...], required: bool = True) -> Any:
+        """Load the registry files given, else $VLC_HARNESS_REGISTRY, else ./registry.yaml."""
+        from harness.paths import ENV_REGISTRY
+        from harness.registry import Registry, load_registry
+
+        files = [Path(p) for p in paths]
+        if not files and os.environ.get(ENV_REGISTRY):
+            files = [Path(p) for p in os.environ[ENV_REGISTRY].split(os.pathsep) if p]
+        if not files and Path("registry.yaml").is_file():
+            files = [Path("registry.yaml")]
+        if not files:
+            if required:
+                raise UserError("no registry file", hint="pass --registry PATH (e.g. examples/quickstart.yaml)")
+            return Registry()
+        return load_registry(files, self.plugins)
+
+    def store(self, url: str | None) -> Any:
+        """Open the store at ``url`` (default: $VLC_HARNESS_STORE or the user cache dir)."""
+        from harness.paths import default_store_url
+        from harness.store import open_store
+
+        return open_store(url or default_store_url())
+
+
+def registry_option(f: F) -> F:
+    """``--registry PATH`` (repeatable; later files add or override entries)."""
+    return click.option(
+        "--registry",
+        "registries",
+        multiple=True,
+        type=click.Path(dir_okay=False),
+        help="Registry YAML; repeat to overlay (default: $VLC_HARNESS_REGISTRY or ./registry.yaml).",
+    )(f)
+
+
+def store_option(f: F) -> F:
+    """``--store URL`` (any SQLAlchemy URL)."""
+    return click.option(
+        "--store", "store_url", default=None, help="SQLAlchemy URL of the score store (default: $VLC_HARNESS_STORE)."
+    )(f)
+
+
+def data_root_option(f: F) -> F:
+    """``--data-root DIR``."""
+    return click.option(
+        "--data-root",
+        type=click.Path(file_okay=False),
+        default=None,
+        help="Folder holding benchmark data (default: $VLC_HARNESS_DATA).",
+    )(f)
+
+
+pass_app = click.make_pass_decorator(App, ensure=True)
+
+
+@click.group()
+@click.version_option(package_name="vlc-harness")
+def cli() -> None:
+    """vlc-harness: vision-language compositionality, in both directions, next to humans and chance."""
+
+
+@cli.command()
+@click.option("--all", "run_all", is_flag=True, help="Run every model on every benchmark of the registry.")
+@click.option("-m", "--model", "models", multiple=True, help="Registry id, or an inline spec TYPE:key=value,...")
+@click.option("-b", "--benchmark", "benchmarks", multiple=True, help="Registry id or benchmark type.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="First N instances per category (partial).")
+@click.option("--strict", is_flag=True, help="Also exit non-zero when a cell is unavailable.")
+@click.option("--progress/--no-progress", default=True, help="Progress bars on stderr.")
+@registry_option
+@store_option
+@data_root_option
+@pass_app
+def run(
+    app: App,
+    run_all: bool,
+    models: tuple[str, ...],
+    benchmarks: tuple[str, ...],
+    limit: int | None,
+    strict: bool,
+    progress: bool,
+    registries: tuple[str, ...],
+    store_url: str | None,
+    data_root: str | None,
+) -> None:
+    """Evaluate models on benchmarks; computed once, cached in the store.
+
+    Inline model specs need no registry entry, e.g.
+    -m 'open_clip:arch=ViT-B-32,pretrained=/ckpt/model.pt' or
+    -m 'open_clip:{arch: "@tiny.json", pretrained: null}' ('@FILE' reads JSON/YAML).
+    """
+    from harness.paths import default_data_root
+    from harness.runner import execute, plan
+
+    registry = app.registry(registries, required=run_all)
+    chosen_models, chosen_benchmarks = plan(registry, app.plugins, run_all, list(models), list(benchmarks))
+    store = app.store(store_url)
+    root = Path(data_root) if data_root else default_data_root()
+
+    def report(cell: Any) -> None:
+        line = f"{cell.status:<11} {cell.model_id} x {cell.benchmark_id}"
+        headline = _headline(app, cell)
+        if headline:
+            line += f"  {headline}"
+        if cell.error:
+            line += f"  ({cell.error.splitlines()[0]})"
+        click.echo(line)
+
+    result = execute(
+        app.plugins,
+        store,
+        chosen_models,
+        chosen_benchmarks,
+        root,
+        limit=limit,
+        progress=progress,
+        registry=registry,
+        argv=sys.argv,
+        on_cell=report,
+    )
+    counts: dict[str, int] = {}
+    for cell in result.cells:
+        counts[cell.status] = counts.get(cell.status, 0) + 1
+    click.echo("cells: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    code = result.exit_code(strict)
+    if code:
+        sys.exit(code)
+
+
+def _headline(app: App, cell: Any) -> str:
+    if not cell.metrics:
+        return ""
+    cls = app.plugins.benchmarks.entries.get(cell.benchmark_type)
+    metric = getattr(cls.cls, "headline", "") if cls else ""
+    for m in cell.metrics:
+        if m["metric"] == metric and m["category"] == "all":
+            return f"{metric}={m['value']:.4f} (n={m['n']}, ties={m['ties']})"
+    return ""
+
+
+@cli.command("list")
+@click.argument("what", type=click.Choice(["models", "benchmarks"]))
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
+@registry_option
+@data_root_option
+@pass_app
+def list_(app: App, what: str, fmt: str, registries: tuple[str, ...], data_root: str | None) -> None:
+    """List the registry's models or benchmarks (with versions and citations)."""
+    registry = app.registry(registries, required=False)
+    rows: list[dict[str, Any]] = []
+    if what == "models":
+        for e in registry.models.values():
+            rows.append({"id": e.id, "type": e.type, "params": e.params_dict(), "meta": e.meta})
+        if not rows:
+            rows = [{"id": "", "type": t, "params": {}, "meta": {}} for t in app.plugins.models.names()]
+    else:
+        from harness.paths import default_data_root
+        from harness.runner import select_benchmarks
+
+        root = Path(data_root) if data_root else default_data_root()
+        entries = list(registry.benchmarks.values()) or select_benchmarks(
+            registry, app.plugins, app.plugins.benchmarks.names()
+        )
+        for e in entries:
+            cls = app.plugins.benchmarks.get(e.type).cls
+            bench = cls(e.params, root)
+            rows.append(
+                {
+                    "id": e.id,
+                    "type": e.type,
+                    "version": bench.data_version if e.params_dict().get("version") != "custom" else "custom",
+                    "headline": cls.headline,
+                    "citation": cls.citation,
+                }
+            )
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        if what == "models":
+            label = row["id"] or "(type only)"
+            click.echo(f"{label:<32} {row['type']:<14} {json.dumps(row['params'], sort_keys=True)}")
+        else:
+            click.echo(f"{row['id']:<20} {row['type']:<14} {row['version']:<16} {row['citation']}")
+
+
+@cli.command()
+@click.option("-b", "--benchmark", "benchmark", required=True, help="Registry id or benchmark type.")
+@click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="First N instances per category.")
+@registry_option
+@data_root_option
+@pass_app
+def instances(
+    app: App, benchmark: str, fmt: str, limit: int | None, registries: tuple[str, ...], data_root: str | None
+) -> None:
+    """Print a benchmark's instances: id, category, data version, images, texts, gold."""
+    from harness.paths import default_data_root
+    from harness.prepared import prepare
+    from harness.runner import select_benchmarks
+
+    registry = app.registry(registries, required=False)
+    (entry,) = select_benchmarks(registry, app.plugins, [benchmark])
+    root = Path(data_root) if data_root else default_data_root()
+    prepared = prepare(entry, app.plugins.benchmarks, root, limit)
+    if not prepared.ready:
+        raise UserError(prepared.unavailable or prepared.load_error or "benchmark could not be loaded")
+    prepared.resolve_images()
+    for inst in prepared.instances:
+        record = {
+            "id": inst.id,
+            "category": inst.category,
+            "data_version": prepared.data_version,
+            "images": [
+                {"path": str(src.path), "sha256": prepared.image_sha(src.path), "transform": src.transform_spec()}
+                for src in inst.images
+            ],
+            "texts": list(inst.texts),
+            "gold": dict(inst.gold),
+        }
+        click.echo(json.dumps(record, ensure_ascii=False))
+
+
+@cli.group()
+def cache() -> None:
+    """Inspect the score store."""
+
+
+@cache.command("stats")
+@store_option
+@pass_app
+def cache_stats(app: App, store_url: str | None) -> None:
+    """Row counts per table and scores per model fingerprint."""
+    store = app.store(store_url)
+    stats = store.stats()
+    click.echo(f"store: {store.engine.url.render_as_string(hide_password=True)}")
+    click.echo(f"schema version: {stats['schema'].get('schema_version')}")
+    for table, n in stats["tables"].items():
+        click.echo(f"{table:<10} {n}")
+    for m in stats["models"]:
+        click.echo(f"  model {m['fingerprint']} {m['type']:<14} {m['scores']} scores")
+
+
+@cli.command()
+@pass_app
+def plugins(app: App) -> None:
+    """Show each loaded plugin with its version and the hooks it implements."""
+    for info in app.plugins.info():
+        version = info.version or "-"
+        click.echo(f"{info.name:<40} {version:<10} {', '.join(info.hooks)}")
+
+
+def build_cli() -> click.Group:
+    """The click group with every plugin's commands added (``register_commands``)."""
+    from harness.plugins import get_plugins
+
+    get_plugins().pm.hook.register_commands(cli=cli)
+    return cli
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: build the CLI, run it, turn user errors into one clear line."""
+    try:
+        group = build_cli()
+        code = group.main(args=argv, prog_name="vlc-harness", standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except UserError as exc:
+        click.echo(f"Error: {exc.message}", err=True)
+        if exc.hint:
+            click.echo(f"Hint: {exc.hint}", err=True)
+        sys.exit(2)
+    except PluginError as exc:
+        click.echo(f"Plugin error: {exc}", err=True)
+        sys.exit(2)
+    except HarnessError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(1)

@@ -1,0 +1,70 @@
+"""The hooks a vlc-harness plugin can implement.
+
+A plugin is a module (or object) with functions decorated by :data:`hookimpl`, found through the
+``vlc_harness`` entry-point group. Quick start, a complete model plugin::
+
+    from harness import hookimpl
+    from harness.models import Identity, TextOnlyModel
+
+    class CaptionLength(TextOnlyModel):
+        \"\"\"Blind baseline: longer captions score higher.\"\"\"
+        type_name = "caption_length"
+
+        def identify(self):
+            return Identity(weights="none", dtype="fp64", protocol="score_texts/length")
+
+        def score_texts(self, texts):
+            return [float(len(t)) for t in texts]
+
+    @hookimpl
+    def register_models(register):
+        register(CaptionLength)
+
+Every hook below is documented in docs/plugin_hooks.md (a test checks it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    import click
+
+    from harness.benchmarks import Benchmark
+    from harness.catalog import Registrar
+    from harness.models import Model
+
+PROJECT = "vlc_harness"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def register_models(register: Registrar[Model]) -> None:
+    """Register model types.
+
+    :param register: call ``register(ModelClass)`` for each :class:`~harness.models.Model`
+        subclass; its ``type_name`` is the ``type`` registry entries use. Registering a type
+        name twice raises :class:`~harness.errors.PluginError` naming both plugins.
+    """
+
+
+@hookspec
+def register_benchmarks(register: Registrar[Benchmark]) -> None:
+    """Register benchmark types.
+
+    :param register: call ``register(BenchmarkClass)`` for each
+        :class:`~harness.benchmarks.Benchmark` subclass; its ``type_name`` is the ``type``
+        registry entries use. Duplicates raise, naming both plugins.
+    """
+
+
+@hookspec
+def register_commands(cli: click.Group) -> None:
+    """Add commands to the ``vlc-harness`` command line.
+
+    :param cli: the top-level :class:`click.Group`; add commands with ``@cli.command()``.
+        The leaderboard adds ``show`` (and ``render``) this way, so the core never imports it.
+    """

@@ -1,0 +1,190 @@
+"""Model base classes: one per scoring protocol.
+
+A model type is a class registered through the ``register_models`` hook. A registry entry picks
+a type, gives it ``params`` (fingerprinted: they change the scores) and ``run`` options (not
+fingerprinted: batch size, device, ...). The harness instantiates the class with both, asks it
+for its :class:`Identity` (cheap; may raise :class:`~harness.errors.WeightsUnavailable`), and
+only then calls :meth:`Model.load` in a worker process. Keep heavy imports (torch, open_clip,
+transformers, openai) inside ``identify``/``load`` so listing plugins stays instant.
+
+Protocols (one per registry entry):
+
+* :class:`EmbeddingModel` (``embed``): vectors for images and texts plus the declared
+  similarity; each unique image and text is encoded once.
+* :class:`PairScoringModel` (``score_pairs``): joint scores grouped by image, so an image's
+  features are computed once and reused for all its texts.
+* :class:`TextOnlyModel` (image-blind): a score per unique text; no image files are needed and
+  every image gets the same score for a text, so text-to-image choices tie (and ties are wrong).
+* :class:`ChoiceModel` (``choose``): multiple-choice answers from models that give no scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from harness.params import NoParams
+
+if TYPE_CHECKING:
+    import numpy as np
+    from PIL import Image
+
+PROTOCOLS = ("embed", "score_pairs", "score_texts", "choose")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Options of a registry entry's ``run`` section: how to run, never what is computed.
+
+    Model types may subclass this to add their own (an API price, the NAME of a secret's env var).
+    """
+
+    batch_size: int = 32
+    device: str = "auto"
+    timeout_s: float = 900.0
+    """Seconds without any progress from the worker before it is killed and its cell fails."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What a model's scores depend on beyond its params; part of the fingerprint.
+
+    ``weights`` names the exact weights (``hf:<repo>@<revision>``, ``sha256:<hex>`` of a local
+    file, ``random-init:...``); ``dtype`` the compute precision; ``protocol`` the scoring
+    protocol and its variant. ``details`` is shown in provenance but not fingerprinted.
+    """
+
+    weights: str
+    dtype: str
+    protocol: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PairGroup:
+    """One image and the texts to score against it (the ``score_pairs`` unit of work)."""
+
+    image_key: str
+    image: Any
+    texts: Sequence[str]
+    origins: Sequence[Sequence[tuple[str, str, str, int, int]]] | None = None
+    """Per text, the (benchmark id, data version, instance id, i, j) it was needed for; only
+    filled for models with ``needs_origins`` (the precomputed-scores model)."""
+
+
+class Model:
+    """Base of every model type. Subclass one of the protocol classes below, not this one."""
+
+    type_name: ClassVar[str]
+    """The ``type`` that registry entries use to pick this class."""
+    protocol: ClassVar[str]
+    image_blind: ClassVar[bool] = False
+    needs_pixels: ClassVar[bool] = True
+    """False for models that score an image by its key alone (the seeded random baseline)."""
+    needs_origins: ClassVar[bool] = False
+    """True for models that look scores up by (benchmark, instance, i, j): ``precomputed``."""
+    scoring_version: ClassVar[str] = "1"
+    """Bump when the scoring code changes results: it is part of the fingerprint."""
+    Params: ClassVar[type] = NoParams
+    Run: ClassVar[type] = RunOptions
+
+    def __init__(self, params: Any, run: RunOptions) -> None:
+        self.params = params
+        self.run = run
+
+    def identify(self) -> Identity:
+        """Name the exact weights, dtype and protocol, without loading the model.
+
+        Raise :class:`~harness.errors.WeightsUnavailable` when the weights are neither present
+        locally nor downloadable now (use short timeouts).
+        """
+        raise NotImplementedError
+
+    def load(self, device: str) -> None:
+        """Load weights onto ``device`` (``cpu``, ``cuda``, ``cuda:1``). Heavy imports go here."""
+
+    def close(self) -> None:
+        """Release resources; called once when the worker is done."""
+
+    @classmethod
+    def conformance_example(cls, tmp_path: Path) -> dict[str, Any] | None:
+        """Params of a tiny instance that runs offline, for the shared conformance test.
+
+        Build any files it needs (a random-weight checkpoint, a scores file) under ``tmp_path``.
+        Return ``None`` only when no offline example is possible (then say why in the docstring).
+        """
+        return None
+
+
+class EmbeddingModel(Model):
+    """``embed`` protocol: encode images and texts separately; score = the declared similarity."""
+
+    protocol = "embed"
+    similarity: ClassVar[str] = "cosine"
+
+    def preprocess(self, image: Image.Image) -> Any:
+        """Turn a decoded RGB image into the model's input (may run in a decode thread)."""
+        raise NotImplementedError
+
+    def embed_images(self, batch: list[Any]) -> np.ndarray:
+        """Vectors ``[len(batch), d]`` for a batch of preprocessed images."""
+        raise NotImplementedError
+
+    def embed_texts(self, texts: list[str]) -> np.ndarray:
+        """Vectors ``[len(texts), d]`` for a batch of texts."""
+        raise NotImplementedError
+
+    def pair_scores(self, image_vecs: np.ndarray, text_vecs: np.ndarray) -> np.ndarray:
+        """Score row ``k`` of ``image_vecs`` against row ``k`` of ``text_vecs``.
+
+        The default is cosine similarity. Override to declare another similarity (SigLIP's
+        pre-sigmoid logit, so that saturation creates no ties) and set :attr:`similarity`.
+        """
+        import numpy as np
+
+        a = image_vecs / np.linalg.norm(image_vecs, axis=1, keepdims=True)
+        b = text_vecs / np.linalg.norm(text_vecs, axis=1, keepdims=True)
+        return np.einsum("nd,nd->n", a.astype(np.float64), b.astype(np.float64))
+
+
+class PairScoringModel(Model):
+    """``score_pairs`` protocol: joint image-text scores, grouped by image."""
+
+    protocol = "score_pairs"
+
+    def preprocess(self, image: Image.Image) -> Any:
+        """Turn a decoded RGB image into the model's input (may run in a decode thread)."""
+        return image
+
+    def score_pairs(self, groups: list[PairGroup]) -> list[list[float]]:
+        """For each group, one score per text, in order."""
+        raise NotImplementedError
+
+
+class TextOnlyModel(Model):
+    """Image-blind protocol: one score per unique text; images are never read."""
+
+    protocol = "score_texts"
+    image_blind = True
+    needs_pixels = False
+
+    def score_texts(self, texts: list[str]) -> list[float]:
+        """One score per text, in order."""
+        raise NotImplementedError
+
+
+class ChoiceModel(Model):
+    """``choose`` protocol: pick one candidate, for models that expose no scores (API models).
+
+    Answers are stored as answers, keyed by the ordered candidates, and scored as the
+    benchmark's reference protocol does (SugarCrepe's GPT-4V protocol: both candidate orders,
+    the mean of the two per-order accuracies).
+    """
+
+    protocol = "choose"
+
+    def choose(self, images: list[Any], texts: list[str]) -> int | None:
+        """The index of the chosen candidate, or ``None`` to abstain (refusal, unparsable)."""
+        raise NotImplementedError

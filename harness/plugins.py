@@ -1,0 +1,194 @@
+"""The plugin manager: entry points, allow/block lists, and the catalog of registered types.
+
+Plugins come from the ``vlc_harness`` entry-point group. An entry-point module may name more
+plugin modules in a ``vlc_harness_plugins`` list (as pytest's ``pytest_plugins``): the built-in
+entry point ``plugins`` lists every module under ``plugins/``, so adding a built-in plugin file
+needs no other edit. Environment variables:
+
+* ``VLC_HARNESS_LOAD_PLUGINS``: comma-separated allow-list of plugin names (as ``vlc-harness
+  plugins`` prints them); an entry-point name allows all its modules.
+* ``VLC_HARNESS_BLOCK_PLUGINS``: comma-separated plugin names never to load.
+* ``VLC_HARNESS_PLUGINS_DIR``: a folder whose ``*.py`` files are loaded as plugins (one-off
+  plugins without packaging).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pluggy
+
+from harness import hookspecs
+from harness.benchmarks import Benchmark
+from harness.catalog import Registrar
+from harness.errors import PluginError
+from harness.models import Model
+
+ENV_LOAD = "VLC_HARNESS_LOAD_PLUGINS"
+ENV_BLOCK = "VLC_HARNESS_BLOCK_PLUGINS"
+ENV_DIR = "VLC_HARNESS_PLUGINS_DIR"
+SUBPLUGINS_ATTR = "vlc_harness_plugins"
+LOCAL_PREFIX = "vlc_harness_local_plugins."
+
+
+@dataclass
+class PluginInfo:
+    """What ``vlc-harness plugins`` prints about one plugin."""
+
+    name: str
+    version: str | None
+    hooks: list[str]
+    source: str
+
+
+@dataclass
+class Plugins:
+    """A loaded plugin manager plus the model and benchmark types its plugins registered."""
+
+    pm: pluggy.PluginManager
+    models: Registrar[Model] = field(init=False)
+    benchmarks: Registrar[Benchmark] = field(init=False)
+    versions: dict[str, str | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        """Call the ``register_*`` hooks again (after registering or removing a plugin)."""
+        self.models = Registrar("model", Model)
+        self.benchmarks = Registrar("benchmark", Benchmark)
+        self._collect("register_models", self.models)
+        self._collect("register_benchmarks", self.benchmarks)
+
+    def _collect(self, hook_name: str, registrar: Registrar[Any]) -> None:
+        caller = getattr(self.pm.hook, hook_name)
+        # Called one implementation at a time so that a duplicate names the plugin behind it.
+        for impl in reversed(caller.get_hookimpls()):
+            registrar.current_plugin = impl.plugin_name
+            impl.function(*[registrar for _ in impl.argnames])
+
+    def info(self) -> list[PluginInfo]:
+        """Every registered plugin with its version and the hooks it implements."""
+        out = []
+        for name, plugin in sorted(self.pm.list_name_plugin(), key=lambda x: x[0]):
+            if plugin is None:
+                continue
+            hooks = sorted(c.name for c in self.pm.get_hookcallers(plugin) or [])
+            source = getattr(plugin, "__file__", None) or repr(plugin)
+            out.append(PluginInfo(name, self.versions.get(name), hooks, str(source)))
+        return out
+
+
+def _names(env: str) -> set[str]:
+    return {n.strip() for n in os.environ.get(env, "").split(",") if n.strip()}
+
+
+def new_manager() -> pluggy.PluginManager:
+    """A plugin manager with the harness hookspecs and nothing registered."""
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    return pm
+
+
+def load_plugins() -> Plugins:
+    """Load every plugin allowed by the environment, check hooks, and build the catalog."""
+    pm = new_manager()
+    allow, block = _names(ENV_LOAD), _names(ENV_BLOCK)
+    versions: dict[str, str | None] = {}
+    for name in block:
+        pm.set_blocked(name)
+
+    def allowed(name: str, container: str | None = None) -> bool:
+        if name in block or (container is not None and container in block):
+            return False
+        return not allow or name in allow or (container is not None and container in allow)
+
+    for ep in sorted(importlib.metadata.entry_points(group=hookspecs.PROJECT), key=lambda e: e.name):
+        children_allowed = allow and any(a.startswith(ep.value + ".") for a in allow)
+        if not (allowed(ep.name) or children_allowed) or pm.has_plugin(ep.name):
+            continue
+        try:
+            module = ep.load()
+        except Exception as exc:  # a broken third-party plugin must say who it is
+            raise PluginError(f"plugin {ep.name} ({ep.value}) failed to import: {exc}") from exc
+        version = ep.dist.version if ep.dist is not None else None
+        if allowed(ep.name) and _has_hooks(module):
+            pm.register(module, name=ep.name)
+            versions[ep.name] = version
+        for child in getattr(module, SUBPLUGINS_ATTR, []):
+            if allowed(child, ep.name) and not pm.is_blocked(child):
+                pm.register(importlib.import_module(child), name=child)
+                versions[child] = version
+    plugin_dir = os.environ.get(ENV_DIR)
+    if plugin_dir:
+        for path in sorted(Path(plugin_dir).glob("*.py")):
+            name = LOCAL_PREFIX + path.stem
+            if allowed(name) and not pm.has_plugin(name):
+                pm.register(import_file(name, path), name=name)
+                versions[name] = None
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise PluginError(f"a plugin implements a hook that does not exist: {exc}") from exc
+    return Plugins(pm, versions=versions)
+
+
+def _has_hooks(module: ModuleType) -> bool:
+    return any(hasattr(getattr(module, n, None), hookspecs.PROJECT + "_impl") for n in dir(module))
+
+
+def import_file(name: str, path: Path) -> ModuleType:
+    """Import a plugin from a file path under module name ``name``."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise PluginError(f"cannot import plugin file {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def class_locator(cls: type) -> dict[str, str | None]:
+    """How a worker process finds a registered class again: module, qualname, file."""
+    module = sys.modules.get(cls.__module__)
+    return {
+        "module": cls.__module__,
+        "qualname": cls.__qualname__,
+        "file": getattr(module, "__file__", None),
+    }
+
+
+def resolve_locator(locator: dict[str, str | None]) -> type:
+    """The class a :func:`class_locator` names (imported by name, else from its file)."""
+    module_name = str(locator["module"])
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError:
+        if not locator.get("file"):
+            raise
+        module = import_file(module_name, Path(str(locator["file"])))
+    obj: Any = module
+    for part in str(locator["qualname"]).split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+_CACHED: Plugins | None = None
+
+
+def get_plugins(reload: bool = False) -> Plugins:
+    """The process-wide plugin set (loaded on first use)."""
+    global _CACHED
+    if _CACHED is None or reload:
+        _CACHED = load_plugins()
+    return _CACHED

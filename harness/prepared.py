@@ -1,0 +1,153 @@
+"""A benchmark made ready for a run: data checked, instances loaded and limited, images hashed.
+
+Loading happens once per run and serves every model. Images are hashed only when some model
+needs them (image-blind models run with no image files present).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.benchmarks import Benchmark
+from harness.catalog import Registrar
+from harness.errors import Unavailable
+from harness.hashing import sha256_files
+from harness.registry import BenchmarkEntry
+from harness.types import BLIND_IMAGE_KEY, Instance, canonical_json
+
+
+@dataclass
+class PreparedBenchmark:
+    """A benchmark entry with its instances, or the reason it cannot run here."""
+
+    entry: BenchmarkEntry
+    benchmark: Benchmark | None = None
+    instances: list[Instance] = field(default_factory=list)
+    n_total: int = 0
+    limit: int | None = None
+    unavailable: str | None = None
+    load_error: str | None = None
+    manifest_hash: str = ""
+    _hashes: dict[Path, str] | None = None
+    _missing: dict[Path, str] = field(default_factory=dict)
+    _images_unavailable: str | None = None
+
+    @property
+    def data_version(self) -> str:
+        """The data version of the loaded benchmark ('' when it could not be loaded)."""
+        return self.benchmark.data_version if self.benchmark else ""
+
+    @property
+    def ready(self) -> bool:
+        """True when instances are loaded."""
+        return self.unavailable is None and self.load_error is None
+
+    def resolve_images(self) -> str | None:
+        """Hash every image once; return the reason when no image of the benchmark is present."""
+        if self._hashes is not None:
+            return self._images_unavailable
+        assert self.benchmark is not None
+        paths = sorted({src.path for inst in self.instances for src in inst.images})
+        present, missing = [], {}
+        for p in paths:
+            if p.is_file():
+                present.append(p)
+            else:
+                missing[p] = f"missing image {p}"
+        self._hashes = {}
+        if paths and not present:
+            where = self.benchmark.image_dir() or paths[0].parent
+            hint = self.benchmark.image_hint()
+            self._images_unavailable = f"no images of {self.entry.id} under {where}" + (f": {hint}" if hint else "")
+            return self._images_unavailable
+        try:
+            self._hashes = sha256_files(present)
+        except OSError:
+            for p in present:  # find the unreadable ones one by one
+                try:
+                    self._hashes.update(sha256_files([p]))
+                except OSError as exc:
+                    missing[p] = f"unreadable image {p}: {exc.strerror or exc}"
+        self._missing = missing
+        return None
+
+    def image_key(self, path: Path, transform_spec: str) -> str | None:
+        """Store key of an image, or None when the file is missing or unreadable."""
+        assert self._hashes is not None, "resolve_images() first"
+        sha = self._hashes.get(path)
+        if sha is None:
+            return None
+        return sha if not transform_spec else f"{sha}|{transform_spec}"
+
+    def image_problem(self, path: Path) -> str:
+        """Why an image has no key."""
+        return self._missing.get(path, f"missing image {path}")
+
+    def instance_keys(self, inst: Instance, blind: bool) -> list[str] | str:
+        """The image keys of an instance, or the reason they cannot be had."""
+        if blind:
+            return [BLIND_IMAGE_KEY] * len(inst.images)
+        keys = []
+        for src in inst.images:
+            key = self.image_key(src.path, src.transform_spec())
+            if key is None:
+                return self.image_problem(src.path)
+            keys.append(key)
+        return keys
+
+    def image_sha(self, path: Path) -> str | None:
+        """sha256 of an image file when it was hashed."""
+        return (self._hashes or {}).get(path)
+
+
+def limit_per_category(instances: list[Instance], limit: int | None) -> list[Instance]:
+    """The first ``limit`` instances of each category, in load order (deterministic)."""
+    if limit is None:
+        return list(instances)
+    seen: Counter[str] = Counter()
+    out = []
+    for inst in instances:
+        if seen[inst.category] < limit:
+            seen[inst.category] += 1
+            out.append(inst)
+    return out
+
+
+def manifest_hash(data_version: str, instances: list[Instance]) -> str:
+    """sha256 over the data version and every instance's content (ids, files, texts, gold)."""
+    h = hashlib.sha256(data_version.encode())
+    for inst in instances:
+        h.update(canonical_json(inst.manifest_entry()).encode())
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+def prepare(
+    entry: BenchmarkEntry, registrar: Registrar[Benchmark], data_root: Path, limit: int | None
+) -> PreparedBenchmark:
+    """Instantiate a benchmark entry, check its data and load its instances."""
+    cls = registrar.get(entry.type).cls
+    prepared = PreparedBenchmark(entry=entry, limit=limit)
+    benchmark = cls(entry.params, data_root)
+    prepared.benchmark = benchmark
+    try:
+        benchmark.check_data()
+        instances = benchmark.load_instances()
+    except Unavailable as exc:
+        prepared.unavailable = str(exc)
+        return prepared
+    except Exception as exc:
+        prepared.load_error = f"loading {entry.id} failed: {type(exc).__name__}: {exc}"
+        return prepared
+    ids = [i.id for i in instances]
+    if len(set(ids)) != len(ids):
+        dup = next(i for i, c in Counter(ids).items() if c > 1)
+        prepared.load_error = f"benchmark {entry.id} yields duplicate instance id {dup!r}"
+        return prepared
+    prepared.n_total = len(instances)
+    prepared.instances = limit_per_category(instances, limit)
+    prepared.manifest_hash = manifest_hash(benchmark.data_version, prepared.instances)
+    return prepared

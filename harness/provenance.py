@@ -1,0 +1,76 @@
+"""Provenance of a run: harness version, git sha, package versions, host, command line."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+PACKAGES = (
+    "vlc-harness",
+    "torch",
+    "torchvision",
+    "open_clip_torch",
+    "transformers",
+    "huggingface_hub",
+    "numpy",
+    "Pillow",
+    "SQLAlchemy",
+    "pluggy",
+    "openai",
+)
+
+
+def harness_version() -> str:
+    """The installed vlc-harness version (``0+unknown`` when run from an uninstalled tree)."""
+    try:
+        return importlib.metadata.version("vlc-harness")
+    except importlib.metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+def git_sha() -> str | None:
+    """The git commit of the harness source tree, when it is a checkout (``-dirty`` if modified)."""
+    root = Path(__file__).resolve().parent.parent
+    if not (root / ".git").exists():
+        return None
+    try:
+        sha = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return sha + ("-dirty" if dirty else "")
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of the packages that can change scores, where installed."""
+    out = {}
+    for name in PACKAGES:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def run_provenance(argv: list[str] | None = None) -> dict[str, Any]:
+    """Everything recorded about a run before it starts."""
+    return {
+        "harness_version": harness_version(),
+        "git_sha": git_sha(),
+        "packages": package_versions(),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "host": platform.node(),
+        "argv": list(argv if argv is not None else sys.argv),
+    }

@@ -1,0 +1,331 @@
+"""registry.yaml: the grid of model and benchmark entries, validated on load.
+
+Format::
+
+    models:
+      - id: openclip-vit-b-32-openai        # unique; letters, digits, . _ - /
+        type: open_clip                      # a registered model type
+        params: {arch: ViT-B-32, pretrained: openai}   # fingerprinted: they change the scores
+        run: {batch_size: 64}                # not fingerprinted: how to run
+        meta: {family: CLIP, display_name: "OpenAI ViT-B/32", verified: false}
+    benchmarks:
+      - id: sugarcrepe
+        type: sugarcrepe
+        params: {version: paper-7512}
+        references: all                      # which paper-reported rows to show: all, none, or a
+                                             # list of row sources ("Human", "OpenAI ViT-B-32")
+
+Several files may be given (``--registry`` is repeatable): a later file adds entries or replaces
+an entry with the same id whole, so a private overlay needs no edit of the shared file.
+
+An inline model spec (``-m TYPE:key=value,...`` or ``-m 'TYPE:{yaml mapping}'``) makes a one-off
+entry without any file; a value ``@path`` reads a JSON/YAML file (for example an open_clip model
+config), and keys ``run.<option>`` set run options.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.errors import RegistryError
+from harness.params import ParamError, build, normalise
+from harness.plugins import Plugins
+from harness.types import canonical_json
+
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
+MODEL_KEYS = {"id", "type", "params", "run", "meta"}
+BENCHMARK_KEYS = {"id", "type", "params", "meta", "references"}
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """One model of the grid: a registered type with validated params and run options."""
+
+    id: str
+    type: str
+    params: Any
+    run: Any
+    meta: dict[str, Any] = field(default_factory=dict)
+    source: str = ""
+
+    def params_dict(self) -> dict[str, Any]:
+        """Normalised params (defaults filled in), as fingerprinted."""
+        return normalise(self.params)
+
+
+@dataclass(frozen=True)
+class BenchmarkEntry:
+    """One benchmark of the grid: a registered type with validated params."""
+
+    id: str
+    type: str
+    params: Any
+    meta: dict[str, Any] = field(default_factory=dict)
+    references: str | tuple[str, ...] = "all"
+    source: str = ""
+
+    def params_dict(self) -> dict[str, Any]:
+        """Normalised params (defaults filled in)."""
+        return normalise(self.params)
+
+
+@dataclass
+class Registry:
+    """The merged grid of one or more registry files."""
+
+    models: dict[str, ModelEntry] = field(default_factory=dict)
+    benchmarks: dict[str, BenchmarkEntry] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+
+    def digest(self) -> str:
+        """sha256 of the merged grid's content (shown in the site footer and provenance)."""
+        content = {
+            "models": {k: [e.type, e.params_dict(), e.meta] for k, e in sorted(self.models.items())},
+            "benchmarks": {k: [e.type, e.params_dict()] for k, e in sorted(self.benchmarks.items())},
+        }
+        return hashlib.sha256(canonical_json(content).encode()).hexdigest()
+
+    def model(self, model_id: str) -> ModelEntry:
+        """The entry ``model_id``; unknown ids raise an error listing the known ones."""
+        if model_id not in self.models:
+            raise RegistryError(
+                f"unknown model id {model_id!r}; known ids: {', '.join(sorted(self.models)) or '(none)'}",
+                hint="or give an inline spec such as -m 'open_clip:arch=ViT-B-32,pretrained=openai'",
+            )
+        return self.models[model_id]
+
+    def benchmark(self, benchmark_id: str) -> BenchmarkEntry:
+        """The entry ``benchmark_id``; unknown ids raise an error listing the known ones."""
+        if benchmark_id not in self.benchmarks:
+            known = ", ".join(sorted(self.benchmarks)) or "(none)"
+            raise RegistryError(f"unknown benchmark id {benchmark_id!r}; known ids: {known}")
+        return self.benchmarks[benchmark_id]
+
+
+def load_registry(paths: list[Path], plugins: Plugins) -> Registry:
+    """Load and merge registry files in order; later files add or replace entries by id."""
+    registry = Registry()
+    for path in paths:
+        path = Path(path)
+        if not path.is_file():
+            raise RegistryError(f"registry file {path} does not exist", hint="pass --registry PATH")
+        text = path.read_text(encoding="utf-8")
+        models, benchmarks = parse_registry_text(text, str(path), plugins)
+        registry.models.update(models)
+        registry.benchmarks.update(benchmarks)
+        registry.files.append(str(path))
+    return registry
+
+
+def parse_registry_text(
+    text: str, source: str, plugins: Plugins
+) -> tuple[dict[str, ModelEntry], dict[str, BenchmarkEntry]]:
+    """Validate one registry document; every error names the file, line and key path."""
+    try:
+        node = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise RegistryError(f"{source}: not valid YAML: {exc}") from None
+    err = _ErrorFactory(source, node)
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        raise err([], "expected a mapping with 'models' and/or 'benchmarks'")
+    for key in data:
+        if key not in ("models", "benchmarks"):
+            raise err([key], "unknown top-level key; expected 'models' and/or 'benchmarks'")
+    models: dict[str, ModelEntry] = {}
+    for i, raw in enumerate(_entry_list(data, "models", err)):
+        entry = _model_entry(raw, ["models", i], err, plugins, source)
+        if entry.id in models:
+            raise err(["models", i, "id"], f"duplicate model id {entry.id!r} in the same file")
+        models[entry.id] = entry
+    benchmarks: dict[str, BenchmarkEntry] = {}
+    for i, raw in enumerate(_entry_list(data, "benchmarks", err)):
+        bentry = _benchmark_entry(raw, ["benchmarks", i], err, plugins, source)
+        if bentry.id in benchmarks:
+            raise err(["benchmarks", i, "id"], f"duplicate benchmark id {bentry.id!r} in the same file")
+        benchmarks[bentry.id] = bentry
+    return models, benchmarks
+
+
+def parse_inline(spec: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """Split ``TYPE``, ``TYPE:key=value,...`` or ``TYPE:{yaml mapping}`` into type, params, run."""
+    type_name, _, rest = spec.partition(":")
+    rest = rest.strip()
+    raw: dict[str, Any] = {}
+    if rest.startswith("{"):
+        try:
+            loaded = yaml.safe_load(rest)
+        except yaml.YAMLError as exc:
+            raise RegistryError(f"inline spec {spec!r}: not a valid YAML mapping: {exc}") from None
+        if not isinstance(loaded, Mapping):
+            raise RegistryError(f"inline spec {spec!r}: expected a mapping after 'TYPE:'")
+        raw = dict(loaded)
+    elif rest:
+        for item in rest.split(","):
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip():
+                raise RegistryError(
+                    f"inline spec {spec!r}: {item!r} is not key=value",
+                    hint="write 'TYPE:key=value,key=value' or 'TYPE:{key: value}'",
+                )
+            value = value.strip()
+            raw[key.strip()] = value if value.startswith("@") else (yaml.safe_load(value) if value else None)
+    params: dict[str, Any] = {}
+    run: dict[str, Any] = {}
+    for key, value in raw.items():
+        if isinstance(value, str) and value.startswith("@"):
+            value = _read_value_file(Path(value[1:]), spec)
+        if key.startswith("run."):
+            run[key[4:]] = value
+        else:
+            params[key] = value
+    return type_name.strip(), params, run
+
+
+def parse_inline_model(spec: str, plugins: Plugins) -> ModelEntry:
+    """A model entry from an inline spec; its id is the spec itself."""
+    type_name, params, run = parse_inline(spec)
+    entry = {"id": spec, "type": type_name, "params": params, "run": run}
+    err = _ErrorFactory(f"inline model spec {spec!r}", None)
+    return _model_entry(entry, [], err, plugins, "inline", check_id=False)
+
+
+def parse_inline_benchmark(spec: str, plugins: Plugins) -> BenchmarkEntry:
+    """A benchmark entry from an inline spec ``TYPE:key=value,...``; its id is the spec itself."""
+    type_name, params, run = parse_inline(spec)
+    if run:
+        raise RegistryError(f"inline benchmark spec {spec!r}: benchmarks take no run options")
+    entry = {"id": spec, "type": type_name, "params": params}
+    err = _ErrorFactory(f"inline benchmark spec {spec!r}", None)
+    return _benchmark_entry(entry, [], err, plugins, "inline", check_id=False)
+
+
+def _read_value_file(path: Path, spec: str) -> Any:
+    if not path.is_file():
+        raise RegistryError(f"inline model spec {spec!r}: file {path} does not exist")
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def _entry_list(data: Mapping[str, Any], key: str, err: _ErrorFactory) -> list[Any]:
+    value = data.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise err([key], "expected a list of entries")
+    return value
+
+
+def _common(raw: Any, path: list[Any], err: _ErrorFactory, allowed: set[str], check_id: bool) -> None:
+    if not isinstance(raw, Mapping):
+        raise err(path, "expected a mapping with keys " + ", ".join(sorted(allowed)))
+    for key in raw:
+        if key not in allowed:
+            raise err([*path, key], "unknown key; expected one of " + ", ".join(sorted(allowed)))
+    for key in ("id", "type"):
+        if not isinstance(raw.get(key), str) or not raw.get(key):
+            raise err([*path, key], "required string is missing")
+    if check_id and not ID_PATTERN.match(raw["id"]):
+        raise err([*path, "id"], f"{raw['id']!r} is not a valid id (letters, digits, '.', '_', '-', '/')")
+    for key in ("params", "run", "meta"):
+        if key in raw and raw[key] is not None and not isinstance(raw[key], Mapping):
+            raise err([*path, key], "expected a mapping")
+
+
+def _model_entry(
+    raw: Any, path: list[Any], err: _ErrorFactory, plugins: Plugins, source: str, check_id: bool = True
+) -> ModelEntry:
+    _common(raw, path, err, MODEL_KEYS, check_id)
+    if raw["type"] not in plugins.models.entries:
+        known = ", ".join(plugins.models.names()) or "(none)"
+        raise err([*path, "type"], f"unknown model type {raw['type']!r}; known types: {known}")
+    cls = plugins.models.entries[raw["type"]].cls
+    params = _build(cls.Params, raw.get("params"), [*path, "params"], err)
+    run = _build(cls.Run, raw.get("run"), [*path, "run"], err)
+    return ModelEntry(raw["id"], raw["type"], params, run, dict(raw.get("meta") or {}), source)
+
+
+def _benchmark_entry(
+    raw: Any, path: list[Any], err: _ErrorFactory, plugins: Plugins, source: str, check_id: bool = True
+) -> BenchmarkEntry:
+    _common(raw, path, err, BENCHMARK_KEYS, check_id)
+    if raw["type"] not in plugins.benchmarks.entries:
+        known = ", ".join(plugins.benchmarks.names()) or "(none)"
+        raise err([*path, "type"], f"unknown benchmark type {raw['type']!r}; known types: {known}")
+    cls = plugins.benchmarks.entries[raw["type"]].cls
+    params = _build(cls.Params, raw.get("params"), [*path, "params"], err)
+    refs = raw.get("references", "all")
+    if refs in ("all", "none"):
+        references: str | tuple[str, ...] = refs
+    elif isinstance(refs, list) and all(isinstance(r, str) for r in refs):
+        references = tuple(refs)
+    else:
+        raise err([*path, "references"], "expected 'all', 'none' or a list of reference row sources")
+    return BenchmarkEntry(raw["id"], raw["type"], params, dict(raw.get("meta") or {}), references, source)
+
+
+def _build(cls: type, value: Any, path: list[Any], err: _ErrorFactory) -> Any:
+    try:
+        return build(cls, value, _dotted(path))
+    except ParamError as exc:
+        raise err(_split(exc.path, path), exc.problem) from None
+
+
+def _dotted(path: list[Any]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _split(dotted: str, prefix: list[Any]) -> list[Any]:
+    rest = dotted[len(_dotted(prefix)) :]
+    parts: list[Any] = list(prefix)
+    for token in re.findall(r"\.([^.\[]+)|\[(\d+)\]", rest):
+        parts.append(token[0] if token[0] else int(token[1]))
+    return parts
+
+
+class _ErrorFactory:
+    """Builds :class:`RegistryError` messages ``file:line: key.path: problem``."""
+
+    def __init__(self, source: str, root: yaml.Node | None) -> None:
+        self.source = source
+        self.root = root
+
+    def __call__(self, path: list[Any], problem: str) -> RegistryError:
+        where = self.source
+        line = self._line(path)
+        if line is not None:
+            where += f":{line}"
+        key = _dotted(path)
+        return RegistryError(f"{where}: {key + ': ' if key else ''}{problem}")
+
+    def _line(self, path: list[Any]) -> int | None:
+        node = self.root
+        if node is None:
+            return None
+        line = node.start_mark.line + 1
+        for part in path:
+            child = None
+            if isinstance(node, yaml.MappingNode):
+                for k, v in node.value:
+                    if k.value == str(part):
+                        child = v
+                        line = k.start_mark.line + 1
+                        break
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+                child = node.value[part]
+                line = child.start_mark.line + 1
+            if child is None:
+                break
+            node = child
+        return line

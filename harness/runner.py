@@ -1,0 +1,99 @@
+"""Selecting entries and running them: the code the CLI and the Python API share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from harness.errors import RegistryError, UserError
+from harness.models import Model
+from harness.plugins import Plugins
+from harness.provenance import run_provenance
+from harness.registry import BenchmarkEntry, ModelEntry, Registry, parse_inline_benchmark, parse_inline_model
+from harness.scheduler import RunReport, Scheduler
+from harness.store import CellRecord, Store
+
+
+def select_models(registry: Registry, plugins: Plugins, specs: list[str]) -> list[ModelEntry]:
+    """Registry ids, else inline specs: ``TYPE:key=value,...`` or a bare model type (default params)."""
+    out = []
+    for spec in specs:
+        if spec in registry.models:
+            out.append(registry.models[spec])
+        elif ":" in spec or spec in plugins.models.entries:
+            out.append(parse_inline_model(spec, plugins))
+        else:
+            out.append(registry.model(spec))  # raises, listing the known ids
+    return out
+
+
+def select_benchmarks(registry: Registry, plugins: Plugins, specs: list[str]) -> list[BenchmarkEntry]:
+    """Registry ids, registered benchmark types (default params), or inline ``TYPE:key=value,...``."""
+    out = []
+    for spec in specs:
+        if spec in registry.benchmarks:
+            out.append(registry.benchmarks[spec])
+        elif spec in plugins.benchmarks.entries or ":" in spec:
+            out.append(parse_inline_benchmark(spec, plugins))
+        else:
+            known = sorted(set(registry.benchmarks) | set(plugins.benchmarks.entries))
+            raise RegistryError(f"unknown benchmark {spec!r}; known: {', '.join(known) or '(none)'}")
+    return out
+
+
+def plan(
+    registry: Registry, plugins: Plugins, run_all: bool, models: list[str], benchmarks: list[str]
+) -> tuple[list[ModelEntry], list[BenchmarkEntry]]:
+    """The models and benchmarks a ``run`` invocation selects.
+
+    ``--all``: the whole grid. ``-m`` alone: those models on every benchmark. ``-b`` alone:
+    every model on those benchmarks. Both: their product.
+    """
+    if not run_all and not models and not benchmarks:
+        raise UserError("nothing selected", hint="use --all, or -m MODEL and/or -b BENCHMARK")
+    chosen_models = select_models(registry, plugins, models) if models else list(registry.models.values())
+    chosen_benchmarks = (
+        select_benchmarks(registry, plugins, benchmarks) if benchmarks else list(registry.benchmarks.values())
+    )
+    if not chosen_models:
+        raise UserError("the registry has no models", hint="add entries under 'models:' or pass -m TYPE:...")
+    if not chosen_benchmarks:
+        raise UserError("the registry has no benchmarks", hint="add entries under 'benchmarks:' or pass -b TYPE")
+    return chosen_models, chosen_benchmarks
+
+
+def execute(
+    plugins: Plugins,
+    store: Store,
+    models: list[ModelEntry],
+    benchmarks: list[BenchmarkEntry],
+    data_root: Path,
+    limit: int | None = None,
+    progress: bool = True,
+    registry: Registry | None = None,
+    argv: list[str] | None = None,
+    live_model: Model | None = None,
+    on_cell: Callable[[CellRecord], None] | None = None,
+) -> RunReport:
+    """Run the selected grid, recording a run with its provenance and a cell per pair."""
+    provenance = run_provenance(argv)
+    provenance.update(
+        data_root=str(data_root),
+        limit=limit,
+        registry_files=registry.files if registry else [],
+        registry_digest=registry.digest() if registry else None,
+    )
+    run_id = store.start_run(provenance)
+    scheduler = Scheduler(store, plugins, data_root, limit=limit, progress=progress, run_id=run_id)
+    report = RunReport(run_id)
+    status = "interrupted"
+    try:
+        for model in models:
+            for cell in scheduler.run_model(model, benchmarks, live_model=live_model):
+                report.cells.append(cell)
+                if on_cell:
+                    on_cell(cell)
+        status = "finished"
+    finally:
+        store.finish_run(run_id, status)
+    return report

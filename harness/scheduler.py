@@ -1,0 +1,332 @@
+"""Running the grid: per model, gather the pairs its benchmarks need, compute what is missing in
+a worker, store it batch by batch, then record one cell per (model, benchmark).
+
+The order of work is deterministic (pairs sorted by image key, then text), so a resumed run
+computes exactly the missing pairs and ends with the same results as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from harness.benchmarks import InstanceScores
+from harness.engine import ImageFailed, ImageTask, Job, Loaded, Origin, Scores
+from harness.errors import Unavailable
+from harness.fingerprint import fingerprint_content, identity_record, model_fingerprint
+from harness.models import ChoiceModel, Identity, Model
+from harness.plugins import Plugins
+from harness.prepared import PreparedBenchmark, prepare
+from harness.registry import BenchmarkEntry, ModelEntry
+from harness.store import CellRecord, Store
+from harness.store.store import Outcome
+from harness.worker import InProcessWorker, SubprocessWorker, WorkerFailed
+
+STATUSES = ("ok", "partial", "failed", "unavailable", "skipped")
+
+
+class Worker(Protocol):
+    """What the scheduler needs from a worker (subprocess or in-process)."""
+
+    def identify(self) -> Identity: ...  # noqa: D102
+    def compute(self, job: Job) -> Any: ...  # noqa: D102
+    def close(self) -> None: ...  # noqa: D102
+
+
+@dataclass
+class RunReport:
+    """Every cell a run recorded, plus the run id."""
+
+    run_id: int | None
+    cells: list[CellRecord] = field(default_factory=list)
+
+    def exit_code(self, strict: bool = False) -> int:
+        """0 when every cell is ok, partial, unavailable or skipped; 1 when any failed.
+
+        With ``strict``, an unavailable cell also fails the run.
+        """
+        bad = {"failed", "unavailable"} if strict else {"failed"}
+        return 1 if any(c.status in bad for c in self.cells) else 0
+
+
+@dataclass
+class _Needs:
+    """For one prepared benchmark: each instance's pair keys, or why it cannot be scored."""
+
+    prepared: PreparedBenchmark
+    keys: dict[str, list[str] | str] = field(default_factory=dict)
+    unavailable: str | None = None
+
+
+class Scheduler:
+    """Runs models over prepared benchmarks and records cells in the store."""
+
+    def __init__(
+        self,
+        store: Store,
+        plugins: Plugins,
+        data_root: Path,
+        limit: int | None = None,
+        progress: bool = True,
+        run_id: int | None = None,
+    ) -> None:
+        self.store = store
+        self.plugins = plugins
+        self.data_root = Path(data_root)
+        self.limit = limit
+        self.progress = progress
+        self.run_id = run_id
+        self._prepared: dict[str, PreparedBenchmark] = {}
+
+    def prepare(self, entry: BenchmarkEntry) -> PreparedBenchmark:
+        """Load a benchmark once per run."""
+        if entry.id not in self._prepared:
+            self._prepared[entry.id] = prepare(entry, self.plugins.benchmarks, self.data_root, self.limit)
+        return self._prepared[entry.id]
+
+    def run_model(
+        self,
+        entry: ModelEntry,
+        benchmarks: list[BenchmarkEntry],
+        live_model: Model | None = None,
+    ) -> list[CellRecord]:
+        """Evaluate one model on the given benchmarks and record a cell for each."""
+        cls = type(live_model) if live_model is not None else self.plugins.models.get(entry.type).cls
+        prepared = [self.prepare(b) for b in benchmarks]
+        cells: list[tuple[CellRecord, list[Outcome]]] = []
+        runnable = []
+        for p in prepared:
+            if p.unavailable:
+                cells.append((self._cell(entry, p, "unavailable", error=p.unavailable), []))
+            elif p.load_error:
+                cells.append((self._cell(entry, p, "failed", error=p.load_error), []))
+            elif issubclass(cls, ChoiceModel):
+                reason = f"{entry.id} answers multiple-choice questions; {p.entry.id} declares no multiple-choice form"
+                cells.append((self._cell(entry, p, "skipped", error=reason), []))
+            else:
+                runnable.append(p)
+        if runnable:
+            cells.extend(self._run_available(entry, cls, runnable, live_model))
+        for cell, outcomes in cells:
+            self.store.save_cell(cell, outcomes)
+        return [cell for cell, _ in cells]
+
+    # -- internals ---------------------------------------------------------------------
+    def _cell(self, entry: ModelEntry, p: PreparedBenchmark, status: str, **kw: Any) -> CellRecord:
+        return CellRecord(
+            model_id=entry.id,
+            benchmark_id=p.entry.id,
+            benchmark_type=p.entry.type,
+            status=status,
+            data_version=p.data_version,
+            manifest_hash=p.manifest_hash,
+            n_instances=len(p.instances),
+            instance_limit=p.limit,
+            run_id=self.run_id,
+            **kw,
+        )
+
+    def _worker(self, entry: ModelEntry, cls: type[Model], live_model: Model | None) -> Worker:
+        if live_model is not None:
+            return InProcessWorker(live_model, entry.id)
+        return SubprocessWorker(cls, entry.params, entry.run, entry.id)
+
+    def _run_available(
+        self, entry: ModelEntry, cls: type[Model], prepared: list[PreparedBenchmark], live_model: Model | None
+    ) -> list[tuple[CellRecord, list[Outcome]]]:
+        worker = self._worker(entry, cls, live_model)
+        try:
+            try:
+                identity = worker.identify()
+            except Unavailable as exc:
+                return [(self._cell(entry, p, "unavailable", error=str(exc)), []) for p in prepared]
+            except WorkerFailed as exc:
+                return [(self._cell(entry, p, "failed", error=f"identify failed: {exc}"), []) for p in prepared]
+            content = fingerprint_content(entry.type, entry.params_dict(), identity, cls.scoring_version)
+            fingerprint = model_fingerprint(content)
+            model_row = self.store.register_model(fingerprint, entry.type, identity_record(content, identity))
+            needs = [self._needs(p, cls.image_blind) for p in prepared]
+            pairs = self._union(needs, cls.needs_origins)
+            stored = self.store.stored_pairs(model_row)
+            missing = sorted(k for k in pairs if k not in stored)
+            problems: dict[tuple[str, str], str] = {}
+            worker_error, device = None, None
+            if missing:
+                job = self._job(missing, pairs, needs, entry, cls)
+                worker_error, device = self._compute(worker, job, model_row, entry.id, problems)
+        finally:
+            worker.close()
+        scores = self.store.scores_for(model_row)
+        provenance = {
+            "model": identity_record(content, identity),
+            "fingerprint": fingerprint,
+            "device": device or "none (every score was already stored)",
+            "dtype": identity.dtype,
+            "run": asdict(entry.run),
+            "meta": entry.meta,
+        }
+        return [self._finish_cell(entry, fingerprint, n, scores, problems, worker_error, provenance) for n in needs]
+
+    def _needs(self, p: PreparedBenchmark, blind: bool) -> _Needs:
+        needs = _Needs(p)
+        if not blind:
+            reason = p.resolve_images()
+            if reason:
+                needs.unavailable = reason
+                return needs
+        for inst in p.instances:
+            needs.keys[inst.id] = p.instance_keys(inst, blind)
+        return needs
+
+    def _union(self, needs: list[_Needs], with_origins: bool) -> dict[tuple[str, str], list[Origin]]:
+        pairs: dict[tuple[str, str], list[Origin]] = {}
+        for n in needs:
+            if n.unavailable:
+                continue
+            p = n.prepared
+            for inst in p.instances:
+                keys = n.keys[inst.id]
+                if isinstance(keys, str):
+                    continue
+                for i, j in inst.needed_pairs():
+                    origins = pairs.setdefault((keys[i], inst.texts[j]), [])
+                    if with_origins:
+                        origins.append((p.entry.id, p.data_version, inst.id, i, j))
+        return pairs
+
+    def _job(
+        self,
+        missing: list[tuple[str, str]],
+        pairs: dict[tuple[str, str], list[Origin]],
+        needs: list[_Needs],
+        entry: ModelEntry,
+        cls: type[Model],
+    ) -> Job:
+        batch_size = int(getattr(entry.run, "batch_size", 32))
+        if cls.image_blind:
+            return Job(blind_texts=[t for _, t in missing], batch_size=batch_size)
+        sources: dict[str, tuple[str, dict[str, Any] | None]] = {}
+        for n in needs:
+            if n.unavailable:
+                continue
+            for inst in n.prepared.instances:
+                keys = n.keys[inst.id]
+                if isinstance(keys, str):
+                    continue
+                for key, src in zip(keys, inst.images):
+                    sources.setdefault(key, (str(src.path), dict(src.transform) if src.transform else None))
+        tasks: list[ImageTask] = []
+        for key, text in missing:  # sorted by key, so each image's texts are contiguous
+            if not tasks or tasks[-1].key != key:
+                path, transform = sources[key]
+                tasks.append(ImageTask(key, path, transform, [], [] if cls.needs_origins else None))
+            tasks[-1].texts.append(text)
+            if cls.needs_origins:
+                tasks[-1].origins.append(pairs[(key, text)])  # type: ignore[union-attr]
+        return Job(tasks=tasks, batch_size=batch_size)
+
+    def _compute(
+        self, worker: Worker, job: Job, model_row: int, label: str, problems: dict[tuple[str, str], str]
+    ) -> tuple[str | None, str | None]:
+        from tqdm import tqdm
+
+        device = None
+        bar = tqdm(total=job.n_pairs, unit="pair", desc=label, disable=not self.progress, file=sys.stderr, leave=False)
+        paths = {t.key: t for t in job.tasks}
+        try:
+            for event in worker.compute(job):
+                if isinstance(event, Scores):
+                    good = []
+                    for key, text, score in event.rows:
+                        if math.isfinite(score):
+                            good.append((key, text, score))
+                        else:
+                            where = paths[key].path if key in paths else "(image-blind)"
+                            problems[(key, text)] = f"model returned {score} for image {where} and text {text!r}"
+                    self.store.add_scores(model_row, good)
+                    bar.update(len(event.rows))
+                elif isinstance(event, ImageFailed):
+                    for text in paths[event.key].texts:
+                        problems[(event.key, text)] = f"cannot read image {event.path}: {event.message}"
+                    bar.update(len(paths[event.key].texts))
+                elif isinstance(event, Loaded):
+                    device = event.device
+        except WorkerFailed as exc:
+            return str(exc), device
+        finally:
+            bar.close()
+        return None, device
+
+    def _finish_cell(
+        self,
+        entry: ModelEntry,
+        fingerprint: str,
+        needs: _Needs,
+        scores: dict[tuple[str, str], float],
+        problems: dict[tuple[str, str], str],
+        worker_error: str | None,
+        provenance: dict[str, Any],
+    ) -> tuple[CellRecord, list[Outcome]]:
+        p = needs.prepared
+        assert p.benchmark is not None
+        if needs.unavailable:
+            return self._cell(entry, p, "unavailable", fingerprint=fingerprint, error=needs.unavailable), []
+        outcomes: list[Outcome] = []
+        results: list[InstanceScores] = []
+        failures: list[str] = []
+        for inst in p.instances:
+            keys = needs.keys[inst.id]
+            error = keys if isinstance(keys, str) else None
+            matrix = np.full((len(inst.images), len(inst.texts)), np.nan)
+            if error is None:
+                for i, j in inst.needed_pairs():
+                    pair = (keys[i], inst.texts[j])
+                    if pair in scores:
+                        matrix[i, j] = scores[pair]
+                    else:
+                        error = problems.get(pair) or worker_error or "score was not computed"
+                        break
+            if error is not None:
+                failures.append(f"{inst.id}: {error.splitlines()[0]}")
+                outcomes.append(Outcome(inst.id, inst.category, None, error))
+                continue
+            results.append(InstanceScores(inst, matrix))
+            outcomes.append(Outcome(inst.id, inst.category, _json_matrix(matrix)))
+        metrics = [m.as_dict() for m in p.benchmark.compute(results)] if results else []
+        if failures or worker_error:
+            status = "failed"
+        elif p.limit is not None:
+            status = "partial"
+        else:
+            status = "ok"
+        error_text = None
+        if failures or worker_error:
+            lines = [worker_error.splitlines()[0]] if worker_error else []
+            if failures:
+                lines.append(f"{len(failures)} of {len(p.instances)} instances failed, e.g. " + "; ".join(failures[:3]))
+            error_text = "\n".join(lines)
+            if worker_error:
+                error_text += "\n" + worker_error
+        data_files = {f.relpath: f.sha256 for f in p.benchmark.data_files()}
+        cell = self._cell(
+            entry,
+            p,
+            status,
+            fingerprint=fingerprint,
+            n_scored=len(results),
+            n_failed=len(failures),
+            complete=status == "ok",
+            error=error_text,
+            metrics=metrics,
+            provenance={**provenance, "data_files": data_files, "benchmark_params": p.entry.params_dict()},
+        )
+        return cell, outcomes
+
+
+def _json_matrix(matrix: np.ndarray) -> list[list[float | None]]:
+    return [[None if math.isnan(v) else float(v) for v in row] for row in matrix.tolist()]

@@ -1,0 +1,120 @@
+"""Tables of the score store (SQLAlchemy Core), schema version 1.
+
+* ``models``: one row per model fingerprint (type, normalised params, weights identity, dtype,
+  protocol, scoring_version hashed together), with the identity spelled out as JSON.
+* ``scores``: raw pair scores, keyed by (model, image key, text); the image key is the image's
+  sha256 (plus transform spec), or '' for image-blind models. Never verdicts.
+* ``answers``: multiple-choice answers, keyed by (model, question key); the question key hashes
+  the ordered candidates (the order is part of the question).
+* ``runs``: provenance of each ``vlc-harness run``.
+* ``cells``: one record per (model, benchmark) evaluation, with its status and metrics.
+* ``outcomes``: the per-instance score matrices a cell's metrics were computed from.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+SCHEMA_VERSION = 1
+APP_NAME = "vlc-harness"
+
+metadata = MetaData()
+
+schema_info = Table(
+    "schema_info",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+models = Table(
+    "models",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("fingerprint", String(64), nullable=False, unique=True),
+    Column("model_type", String(200), nullable=False),
+    Column("identity", Text, nullable=False),
+    Column("created_at", String(32), nullable=False),
+)
+
+scores = Table(
+    "scores",
+    metadata,
+    Column("model", Integer, ForeignKey("models.id"), nullable=False),
+    Column("image_key", String(400), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("score", Float(precision=53), nullable=False),
+    PrimaryKeyConstraint("model", "image_key", "text", name="pk_scores_pair"),
+)
+
+answers = Table(
+    "answers",
+    metadata,
+    Column("model", Integer, ForeignKey("models.id"), nullable=False),
+    Column("question_key", String(64), nullable=False),
+    Column("question", Text, nullable=False),
+    Column("answer", Integer, nullable=True),
+    Column("raw", Text, nullable=True),
+    Column("created_at", String(32), nullable=False),
+    PrimaryKeyConstraint("model", "question_key", name="pk_answers_question"),
+)
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("started_at", String(32), nullable=False),
+    Column("finished_at", String(32), nullable=True),
+    Column("status", String(32), nullable=False),
+    Column("provenance", Text, nullable=False),
+)
+
+cells = Table(
+    "cells",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", Integer, ForeignKey("runs.id"), nullable=True),
+    Column("model_id", String(300), nullable=False),
+    Column("fingerprint", String(64), nullable=False),
+    Column("benchmark_id", String(300), nullable=False),
+    Column("benchmark_type", String(200), nullable=False),
+    Column("data_version", String(100), nullable=False),
+    Column("manifest_hash", String(64), nullable=False),
+    Column("n_instances", Integer, nullable=False),
+    Column("n_scored", Integer, nullable=False),
+    Column("n_failed", Integer, nullable=False),
+    Column("instance_limit", Integer, nullable=True),
+    Column("complete", Boolean, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("error", Text, nullable=True),
+    Column("metrics", Text, nullable=False),
+    Column("provenance", Text, nullable=False),
+    Column("created_at", String(32), nullable=False),
+    UniqueConstraint("model_id", "fingerprint", "benchmark_id", "manifest_hash", name="uq_cells_key"),
+    sqlite_autoincrement=True,  # a replaced cell gets a new id, never a reused one
+)
+Index("ix_cells_model_benchmark", cells.c.model_id, cells.c.benchmark_id)
+
+outcomes = Table(
+    "outcomes",
+    metadata,
+    Column("cell", Integer, ForeignKey("cells.id", ondelete="CASCADE"), nullable=False),
+    Column("instance_id", String(300), nullable=False),
+    Column("category", String(200), nullable=False),
+    Column("scores", Text, nullable=True),
+    Column("error", Text, nullable=True),
+    PrimaryKeyConstraint("cell", "instance_id", name="pk_outcomes"),
+)

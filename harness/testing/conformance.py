@@ -1,0 +1,176 @@
+"""Conformance checks every registered model and benchmark type must pass.
+
+Import these tests into a test module to run them over every registered type::
+
+    from harness.testing.conformance import *  # noqa: F401,F403
+
+Each model type is loaded from its ``conformance_example`` (a tiny offline instance) and scores
+a 2 images x 2 texts grid; each benchmark type loads its example data and computes its metrics
+on random, tied and NaN scores.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from harness.benchmarks import Benchmark, InstanceScores
+from harness.engine import ImageTask, Job, Scores, run_job
+from harness.errors import ScoreError
+from harness.models import PROTOCOLS, EmbeddingModel, Identity, Model, PairScoringModel, RunOptions, TextOnlyModel
+from harness.params import build
+from harness.plugins import get_plugins
+from harness.testing import (
+    CONFORMANCE_BENCHMARK,
+    CONFORMANCE_INSTANCE,
+    CONFORMANCE_TEXTS,
+    CONFORMANCE_VERSION,
+    write_standin_images,
+)
+
+HEAVY_MODULES = ("torch", "transformers", "open_clip", "openai", "tensorflow", "jax")
+__all__ = [
+    "test_benchmark_example_metrics",
+    "test_benchmark_metadata",
+    "test_model_example_scores",
+    "test_model_metadata",
+    "test_plugin_module_import_is_light",
+]
+
+
+def _model_cls(name: str) -> type[Model]:
+    return get_plugins().models.get(name).cls
+
+
+def _benchmark_cls(name: str) -> type[Benchmark]:
+    return get_plugins().benchmarks.get(name).cls
+
+
+def test_model_metadata(vlc_model_type: str) -> None:
+    """Docstring, protocol, parameter dataclasses, scoring version."""
+    cls = _model_cls(vlc_model_type)
+    assert (cls.__doc__ or "").strip(), f"{cls.__qualname__} needs a docstring"
+    assert cls.protocol in PROTOCOLS
+    assert dataclasses.is_dataclass(cls.Params), "Params must be a dataclass"
+    assert dataclasses.is_dataclass(cls.Run) and issubclass(cls.Run, RunOptions)
+    assert isinstance(cls.scoring_version, str) and cls.scoring_version
+    if cls.image_blind:
+        assert issubclass(cls, TextOnlyModel)
+
+
+def _grid_job(cls: type[Model], tmp_path: Path) -> Job:
+    if cls.image_blind:
+        return Job(blind_texts=list(CONFORMANCE_TEXTS), batch_size=2)
+    names = ["conformance_0.jpg", "conformance_1.jpg"]
+    write_standin_images(names, tmp_path / "images")
+    tasks = []
+    for i, name in enumerate(names):
+        origins = [[(CONFORMANCE_BENCHMARK, CONFORMANCE_VERSION, CONFORMANCE_INSTANCE, i, j)] for j in range(2)]
+        tasks.append(ImageTask(f"key{i}", str(tmp_path / "images" / name), None, list(CONFORMANCE_TEXTS), origins))
+    return Job(tasks=tasks, batch_size=2)
+
+
+def test_model_example_scores(vlc_model_type: str, tmp_path: Path) -> None:
+    """The example loads offline, identifies itself stably, and scores the grid finitely and deterministically."""
+    cls = _model_cls(vlc_model_type)
+    example = cls.conformance_example(tmp_path)
+    if example is None:
+        pytest.skip(f"{vlc_model_type} offers no offline example")
+    params = build(cls.Params, example)
+    model = cls(params, build(cls.Run, {}))
+    first, second = model.identify(), model.identify()
+    assert isinstance(first, Identity) and first == second
+    assert first.weights and first.dtype and first.protocol
+    model.load("cpu")
+    job = _grid_job(cls, tmp_path)
+    runs = []
+    for _ in range(2):
+        rows = [row for event in run_job(model, job) if isinstance(event, Scores) for row in event.rows]
+        assert len(rows) == job.n_pairs
+        assert all(math.isfinite(score) for _, _, score in rows)
+        runs.append(sorted(rows))
+    for (k1, t1, s1), (k2, t2, s2) in zip(*runs):
+        assert (k1, t1) == (k2, t2) and abs(s1 - s2) <= 1e-6
+    assert isinstance(model, (EmbeddingModel, PairScoringModel, TextOnlyModel))
+    model.close()
+
+
+def test_plugin_module_import_is_light(vlc_model_type: str) -> None:
+    """Importing a model plugin's module imports no heavy framework (listing stays instant)."""
+    module = _model_cls(vlc_model_type).__module__
+    code = (
+        f"import sys, importlib; importlib.import_module({module!r}); "
+        f"print(','.join(m for m in {HEAVY_MODULES!r} if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "", f"{module} imports {out.stdout.strip()} at import time"
+
+
+def test_benchmark_metadata(vlc_benchmark_type: str) -> None:
+    """Docstring, citation, headline metric and well-formed metric specs."""
+    cls = _benchmark_cls(vlc_benchmark_type)
+    assert (cls.__doc__ or "").strip(), f"{cls.__qualname__} needs a docstring"
+    assert cls.title and cls.citation
+    assert dataclasses.is_dataclass(cls.Params)
+
+
+def _example(cls: type[Benchmark], tmp_path: Path) -> Benchmark:
+    example = cls.conformance_example(tmp_path)
+    if example is None:
+        pytest.skip(f"{cls.type_name} offers no example data")
+    params, root = example
+    bench = cls(build(cls.Params, params), root)
+    bench.check_data()
+    return bench
+
+
+def test_benchmark_example_metrics(vlc_benchmark_type: str, tmp_path: Path) -> None:
+    """Example data loads; metrics are finite on random scores, count ties, and reject NaN."""
+    cls = _benchmark_cls(vlc_benchmark_type)
+    bench = _example(cls, tmp_path)
+    instances = bench.load_instances()
+    assert instances, "the example has no instances"
+    ids = [i.id for i in instances]
+    assert len(set(ids)) == len(ids), "instance ids must be unique"
+    for inst in instances:
+        assert inst.id.startswith(inst.category + "/"), f"{inst.id} is not <category>/<key>"
+        assert inst.texts and all(isinstance(t, str) and t for t in inst.texts)
+        json.dumps(dict(inst.gold))
+        for i, j in inst.needed_pairs():
+            assert 0 <= i < len(inst.images) and 0 <= j < len(inst.texts)
+    specs = {s.id: s for s in bench.metric_specs()}
+    assert cls.headline in specs, f"headline {cls.headline!r} is not among the metric specs"
+    for spec in specs.values():
+        assert spec.tie_rule in ("wrong", "right", "half") and spec.averaging
+
+    rng = np.random.default_rng(0)
+
+    def scored(fill: Any) -> list[InstanceScores]:
+        out = []
+        for inst in instances:
+            m = np.full((len(inst.images), len(inst.texts)), np.nan)
+            for i, j in inst.needed_pairs():
+                m[i, j] = fill(i, j)
+            out.append(InstanceScores(inst, m))
+        return out
+
+    values = bench.compute(scored(lambda i, j: rng.random()))
+    assert values and all(v.metric in specs for v in values)
+    assert all(math.isfinite(v.value) for v in values)
+    assert any(v.metric == cls.headline and v.category == "all" for v in values)
+    tied = bench.compute(scored(lambda i, j: 0.5))
+    assert any(v.ties > 0 for v in tied), "all-equal scores must be counted as ties"
+    with pytest.raises(ScoreError):
+        bench.compute(scored(lambda i, j: float("nan")))
+    for row in bench.reference_rows():
+        assert row.metric in specs, f"reference row for unknown metric {row.metric}"
+        assert 0.0 <= row.value <= 1.0

@@ -1,0 +1,85 @@
+"""``vlc-harness show``: every metric of the latest complete cells, as a table, JSON or CSV."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from typing import Any
+
+import click
+
+from harness import hookimpl
+from harness.cli import App, pass_app, store_option
+from leaderboard.tables import COLUMNS, chance_rows, metric_rows, select_cells
+
+
+@click.command()
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table")
+@click.option("--partial", is_flag=True, help="Also show partial, failed and unavailable cells.")
+@click.option("-m", "--model", "models", multiple=True, help="Only these model ids.")
+@click.option("-b", "--benchmark", "benchmarks", multiple=True, help="Only these benchmark ids.")
+@store_option
+@pass_app
+def show(
+    app: App, fmt: str, partial: bool, models: tuple[str, ...], benchmarks: tuple[str, ...], store_url: str | None
+) -> None:
+    """Print every metric, overall and per category, with n, tie count and status."""
+    store = app.store(store_url)
+    cells = select_cells(store, include_partial=partial, models=models, benchmarks=benchmarks)
+    rows = metric_rows(cells) + chance_rows(cells, app.plugins.benchmarks)
+    if fmt == "json":
+        payload = [
+            {
+                "model": c.model_id,
+                "benchmark": c.benchmark_id,
+                "status": c.status,
+                "complete": c.complete,
+                "data_version": c.data_version,
+                "fingerprint": c.fingerprint,
+                "n_instances": c.n_instances,
+                "n_failed": c.n_failed,
+                "limit": c.instance_limit,
+                "error": c.error,
+                "metrics": c.metrics,
+                "created_at": c.created_at,
+            }
+            for c in cells
+        ]
+        click.echo(json.dumps({"cells": payload, "chance": chance_rows(cells, app.plugins.benchmarks)}, indent=2))
+    elif fmt == "csv":
+        writer = csv.DictWriter(sys.stdout, fieldnames=list(COLUMNS), extrasaction="ignore", lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    else:
+        _print_table(rows)
+    if not cells:
+        click.echo("no complete cells yet" + ("" if partial else " (use --partial to see the others)"), err=True)
+
+
+def _print_table(rows: list[dict[str, Any]]) -> None:
+    headers = ["model", "benchmark", "metric", "category", "value", "n", "ties", "status"]
+    table = [
+        [
+            str(r["model"]),
+            str(r["benchmark"]),
+            str(r["metric"]),
+            str(r["category"]),
+            "" if r["value"] is None else f"{r['value']:.4f}",
+            "" if r["n"] is None else str(r["n"]),
+            "" if r["ties"] is None else str(r["ties"]),
+            r["status"] + (f": {r['error']}" if r.get("error") else ""),
+        ]
+        for r in rows
+    ]
+    widths = [max([len(h)] + [len(row[i]) for row in table]) for i, h in enumerate(headers)]
+    click.echo("  ".join(h.ljust(w) for h, w in zip(headers, widths)))
+    click.echo("  ".join("-" * w for w in widths))
+    for row in table:
+        click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    """Add ``show`` to the command line."""
+    cli.add_command(show)

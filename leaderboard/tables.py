@@ -1,0 +1,97 @@
+"""Metric tables from the store: one row per (cell, metric, category), plus chance rows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from harness.benchmarks import Benchmark
+from harness.catalog import Registrar
+from harness.params import ParamError, build
+from harness.store import CellRecord, Store
+
+COLUMNS = ("model", "benchmark", "metric", "category", "value", "n", "ties", "tie_rule", "averaging", "status")
+
+
+def select_cells(
+    store: Store,
+    include_partial: bool = False,
+    models: Iterable[str] = (),
+    benchmarks: Iterable[str] = (),
+) -> list[CellRecord]:
+    """The latest cell of each (model, benchmark): complete ones only unless ``include_partial``."""
+    models, benchmarks = set(models), set(benchmarks)
+    cells = store.latest_cells(include_incomplete=include_partial)
+    return [
+        c for c in cells if (not models or c.model_id in models) and (not benchmarks or c.benchmark_id in benchmarks)
+    ]
+
+
+def metric_rows(cells: list[CellRecord]) -> list[dict[str, Any]]:
+    """Every metric of every cell, overall and per category, with n, ties and status."""
+    rows = []
+    for cell in cells:
+        if not cell.metrics:
+            rows.append(
+                {
+                    "model": cell.model_id,
+                    "benchmark": cell.benchmark_id,
+                    "metric": "",
+                    "category": "",
+                    "value": None,
+                    "n": cell.n_scored,
+                    "ties": None,
+                    "tie_rule": "",
+                    "averaging": "",
+                    "status": cell.status,
+                    "error": (cell.error or "").splitlines()[0] if cell.error else "",
+                }
+            )
+        for m in cell.metrics:
+            rows.append({"model": cell.model_id, "benchmark": cell.benchmark_id, **m, "status": cell.status})
+    return rows
+
+
+def benchmark_of(cell: CellRecord, benchmarks: Registrar[Benchmark]) -> Benchmark | None:
+    """The benchmark object a cell was computed with (its params are in the cell's provenance)."""
+    registered = benchmarks.entries.get(cell.benchmark_type)
+    if registered is None:
+        return None
+    try:
+        params = build(registered.cls.Params, cell.provenance.get("benchmark_params", {}))
+    except ParamError:
+        return None
+    return registered.cls(params, Path("."))
+
+
+def chance_rows(cells: list[CellRecord], benchmarks: Registrar[Benchmark]) -> list[dict[str, Any]]:
+    """The analytic chance level of every metric shown, per benchmark and category."""
+    rows = []
+    seen = set()
+    for cell in cells:
+        bench = benchmark_of(cell, benchmarks)
+        if bench is None:
+            continue
+        specs = {spec.id: spec for spec in bench.metric_specs()}
+        for m in cell.metrics:
+            spec = specs.get(m["metric"])
+            key = (cell.benchmark_id, m["metric"], m["category"])
+            if spec is None or spec.chance is None or key in seen:
+                continue
+            seen.add(key)
+            rows.append(
+                {
+                    "model": "(chance)",
+                    "benchmark": cell.benchmark_id,
+                    "metric": m["metric"],
+                    "category": m["category"],
+                    "value": spec.chance,
+                    "n": None,
+                    "ties": None,
+                    "tie_rule": m["tie_rule"],
+                    "averaging": "analytic",
+                    "status": "reference",
+                }
+            )
+    return rows

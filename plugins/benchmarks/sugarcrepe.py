@@ -1,0 +1,227 @@
+"""SugarCrepe (Hsieh et al., NeurIPS 2023): image-to-text choice against one hard-negative caption.
+
+Data: the upstream JSON files (``{key: {filename, caption, negative_caption}}``) from
+github.com/RAIVNLab/sugar-crepe, and COCO val2017 images. Data root layout (overridable with
+the ``annotations_dir`` and ``images_dir`` params)::
+
+    <data root>/sugarcrepe/{add_att,add_obj,replace_att,replace_obj,replace_rel,swap_att,swap_obj}.json
+    <data root>/sugarcrepe/prev_6e45274/swap_obj.json    # the paper's 246-case swap_obj (paper-7512)
+    <data root>/coco/val2017/000000xxxxxx.jpg
+
+Versions: ``paper-7512`` (default) is what the paper evaluated: upstream swap_obj before commit
+546eb51 removed case "108". ``upstream-7511`` is the repository at HEAD. ``custom`` reads
+whatever files are present without checksum pinning, under a data version named by their hash
+(for subsets and fixtures; never mixed with the pinned versions).
+
+Metrics (strict ``>``: a tie is wrong, as upstream ``main_eval.py`` does): ``i2t_accuracy`` per
+subset; ``i2t_accuracy_macro``, the unweighted mean of the subsets (Table 6's "Average", the
+headline); ``i2t_accuracy_micro``, pooled over all instances (what BiVLC reports).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from harness import hookimpl
+from harness.benchmarks import Benchmark, DataFile, InstanceScores
+from harness.errors import DataUnavailable
+from harness.metrics import Decision, accuracy_values, macro_value, micro_value, pick
+from harness.types import ImageSource, Instance, MetricSpec, MetricValue
+
+SUBSETS = ("replace_obj", "replace_att", "replace_rel", "swap_obj", "swap_att", "add_obj", "add_att")
+UPSTREAM = "https://raw.githubusercontent.com/RAIVNLab/sugar-crepe/0047054b243992f0fad63d6f64f7544862daf846/data"
+# The pre-fix swap_obj (246 cases), byte-identical copy in t2v_metrics (upstream: sugar-crepe@6e45274).
+PREFIX_SWAP_OBJ = (
+    "https://raw.githubusercontent.com/linzhiqiu/t2v_metrics/8ab4546a385edd65ef05ea8adee5fc57e4b8fa5d"
+    "/datasets/sugar_crepe/swap_obj.json"
+)
+SHA256 = {
+    "add_att": "012d88d729693d193760e6f3393b06a1cf874380a9db0062e937201199fe044d",
+    "add_obj": "1b9d76b93139a937b8dc1ada92a4f05ecc821bb3c291d752428bafadd4bb0682",
+    "replace_att": "9fe55fd4c0a9ad1f85d486d9f6d0215b41f867eb025026e7f7b5ce44352545ee",
+    "replace_obj": "9d299600639947e9d15281a9ded1382b376cf4ea088a8d08a1314bfe76e81898",
+    "replace_rel": "356bcc2fc4c6aed3f4d9fd50acc58489bb1fe70c28791f9368d4cbf9ea39cdc9",
+    "swap_att": "7a7ce04e5c4c80412b48c6f0c1347fb1a2f5d54c0be6aa429b64d390e442f8d0",
+    "swap_obj": "073cdb8e253d053614e80710834d9773b09dbc1dd0a412f6f9492262caa1dcad",
+}
+PREFIX_SWAP_OBJ_SHA256 = "15624c2460f5c10e8720fca0f1c27ddd61998b3b8b10998ff007cd84ea8fd31a"
+COCO_HINT = (
+    "download COCO val2017 (http://images.cocodataset.org/zips/val2017.zip) and unzip it so that "
+    "<data root>/coco/val2017/000000000139.jpg exists, or set the benchmark's images_dir param"
+)
+
+
+@dataclass(frozen=True)
+class SugarCrepeParams:
+    """Which data version to read and where its files are (relative to the data root)."""
+
+    version: Literal["paper-7512", "upstream-7511", "custom"] = "paper-7512"
+    annotations_dir: str = "sugarcrepe"
+    images_dir: str = "coco/val2017"
+
+
+class SugarCrepe(Benchmark):
+    """SugarCrepe: 7 subsets of hard-negative captions (REPLACE, SWAP, ADD) on COCO val2017."""
+
+    type_name = "sugarcrepe"
+    title = "SugarCrepe"
+    citation = (
+        "Hsieh, Zhang, Ma, Kembhavi, Krishna. SugarCrepe: Fixing Hackable Benchmarks for "
+        "Vision-Language Compositionality. NeurIPS 2023 Datasets and Benchmarks."
+    )
+    homepage = "https://github.com/RAIVNLab/sugar-crepe"
+    license = "MIT (annotations); COCO captions CC BY 4.0; images under Flickr terms"
+    headline = "i2t_accuracy_macro"
+    captions_redistributable = True
+    reference_file = Path(__file__).with_name("sugarcrepe_reference.json")
+    Params = SugarCrepeParams
+
+    def _dir(self, relative: str) -> Path:
+        return Path(relative) if Path(relative).is_absolute() else self.data_root / relative
+
+    def _relpath(self, subset: str) -> str:
+        """Path of a subset file relative to the data root (absolute if annotations_dir is)."""
+        if subset == "swap_obj" and self.params.version == "paper-7512":
+            return str(Path(self.params.annotations_dir) / "prev_6e45274" / "swap_obj.json")
+        return str(Path(self.params.annotations_dir) / f"{subset}.json")
+
+    def _file(self, subset: str) -> Path:
+        return self.data_root / self._relpath(subset)
+
+    @property
+    def data_version(self) -> str:
+        """``paper-7512``, ``upstream-7511``, or ``custom-<hash of the files>``."""
+        if self.params.version != "custom":
+            return self.params.version
+        h = hashlib.sha256()
+        for subset in SUBSETS:
+            path = self._file(subset)
+            h.update(subset.encode() + (path.read_bytes() if path.is_file() else b""))
+        return f"custom-{h.hexdigest()[:12]}"
+
+    def data_files(self) -> list[DataFile]:
+        """The 7 pinned annotation files of the selected version."""
+        if self.params.version == "custom":
+            return []
+        files = []
+        for subset in SUBSETS:
+            if subset == "swap_obj" and self.params.version == "paper-7512":
+                files.append(DataFile(self._relpath(subset), PREFIX_SWAP_OBJ_SHA256, PREFIX_SWAP_OBJ))
+            else:
+                files.append(DataFile(self._relpath(subset), SHA256[subset], f"{UPSTREAM}/{subset}.json"))
+        return files
+
+    def check_data(self) -> None:
+        """Pinned versions: every file present with its sha256. Custom: at least one subset file."""
+        if self.params.version == "custom":
+            if not any(self._file(s).is_file() for s in SUBSETS):
+                raise DataUnavailable(
+                    f"SugarCrepe (custom): no subset JSON under {self._dir(self.params.annotations_dir)}"
+                )
+            return
+        super().check_data()
+
+    def load_instances(self) -> list[Instance]:
+        """Every case of every subset, subsets in paper order, keys in numeric order."""
+        images = self._dir(self.params.images_dir)
+        out = []
+        for subset in SUBSETS:
+            path = self._file(subset)
+            if not path.is_file():
+                continue  # only possible for version custom (pinned versions were checked)
+            records: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+            for key in sorted(records, key=_numeric_key):
+                rec = records[key]
+                out.append(
+                    Instance(
+                        id=f"{subset}/{key}",
+                        category=subset,
+                        images=(ImageSource(images / rec["filename"]),),
+                        texts=(rec["caption"], rec["negative_caption"]),
+                        gold={"positive": 0},
+                    )
+                )
+        return out
+
+    def image_dir(self) -> Path:
+        """COCO val2017 folder."""
+        return self._dir(self.params.images_dir)
+
+    def image_hint(self) -> str:
+        """Where to get COCO val2017."""
+        return COCO_HINT
+
+    def metric_specs(self) -> list[MetricSpec]:
+        """Per-subset, macro (headline) and micro image-to-text accuracy; chance is 0.5."""
+        return [
+            MetricSpec(
+                "i2t_accuracy",
+                "image-to-text accuracy per subset",
+                "mean over the subset's instances",
+                direction="i2t",
+                chance=0.5,
+            ),
+            MetricSpec(
+                "i2t_accuracy_macro",
+                "unweighted mean of the 7 subset accuracies (Table 6 Average)",
+                "macro: unweighted mean over subsets",
+                direction="i2t",
+                chance=0.5,
+            ),
+            MetricSpec(
+                "i2t_accuracy_micro",
+                "image-to-text accuracy pooled over all instances",
+                "micro: mean over all instances",
+                direction="i2t",
+                chance=0.5,
+            ),
+        ]
+
+    def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
+        """Strict ``>`` per instance: s(image, positive) > s(image, negative); a tie is wrong."""
+        decisions: dict[str, list[Decision]] = defaultdict(list)
+        for r in results:
+            pos = int(r.instance.gold["positive"])
+            row = r.scores[0]
+            others = [row[j] for j in range(len(row)) if j != pos]
+            decisions[r.instance.category].append(pick(row[pos], others))
+        per_subset = accuracy_values("i2t_accuracy", decisions, "wrong")
+        return [
+            *per_subset,
+            macro_value("i2t_accuracy_macro", per_subset, what="subsets"),
+            micro_value("i2t_accuracy_micro", decisions, "wrong"),
+        ]
+
+    @classmethod
+    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
+        """Two generated cases per subset (synthetic captions) and stand-in images."""
+        from PIL import Image
+
+        root = tmp_path / "sugarcrepe_example"
+        (root / "sugarcrepe").mkdir(parents=True, exist_ok=True)
+        (root / "coco" / "val2017").mkdir(parents=True, exist_ok=True)
+        colours = ["red", "blue", "green", "yellow"]
+        for s_index, subset in enumerate(SUBSETS):
+            records = {}
+            for k in range(2):
+                name = f"{s_index:06d}{k:06d}.jpg"
+                a, b = colours[k], colours[(k + 1 + s_index) % 4]
+                records[str(k)] = {"filename": name, "caption": f"a {a} square", "negative_caption": f"a {b} square"}
+                Image.new("RGB", (32, 24), (40 * s_index, 90 * k, 120)).save(root / "coco" / "val2017" / name)
+            (root / "sugarcrepe" / f"{subset}.json").write_text(json.dumps(records))
+        return {"version": "custom"}, root
+
+
+def _numeric_key(key: str) -> tuple[int, str]:
+    return (int(key), "") if key.isdigit() else (1 << 62, key)
+
+
+@hookimpl
+def register_benchmarks(register: Any) -> None:
+    """Register the SugarCrepe benchmark."""
+    register(SugarCrepe)

@@ -1,0 +1,1 @@
+"""Built-in model plugins, one file per family."""

@@ -1,0 +1,184 @@
+"""open_clip contrastive models: any architecture name and pretrained tag, or an inline config.
+
+``params``:
+
+* ``arch``: an open_clip model name (``ViT-B-32``, ``hf-hub:org/repo``, ``local-dir:/path``) or
+  an inline model config dict in open_clip's JSON format (``embed_dim``, ``vision_cfg``,
+  ``text_cfg``).
+* ``pretrained``: a pretrained tag (``openai``, ``laion2b_s34b_b79k``), a local checkpoint path,
+  or ``null`` for random initialisation from ``init_seed`` (tests and benches only).
+* ``precision``: ``fp32`` (the only choice on CPU), or ``fp16``/``bf16`` autocast on CUDA.
+* ``force_quick_gelu``: QuickGELU activations whatever the config says (older open_clip listed
+  DataComp small/medium under ``ViT-B-32-quickgelu``; SugarCrepe evaluated them that way).
+
+Scoring is SugarCrepe's reference protocol: the raw caption (no template) through open_clip's
+tokenizer, the default eval image transform, and cosine similarity of L2-normalised embeddings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from harness import hookimpl
+from harness.models import EmbeddingModel, Identity
+from harness.types import canonical_json
+from harness.weights import file_identity, hub_identity
+
+HF_WEIGHT_FILES = ("open_clip_model.safetensors", "open_clip_pytorch_model.bin")
+TINY_CONFIG: dict[str, Any] = {
+    "embed_dim": 32,
+    "vision_cfg": {"image_size": 32, "layers": 2, "width": 64, "patch_size": 8, "head_width": 32},
+    "text_cfg": {"context_length": 77, "vocab_size": 49408, "width": 64, "heads": 2, "layers": 2},
+}
+
+
+@dataclass(frozen=True)
+class OpenClipParams:
+    """Which open_clip model, which weights, which precision."""
+
+    arch: str | dict
+    pretrained: str | None = None
+    precision: Literal["fp32", "fp16", "bf16"] = "fp32"
+    force_quick_gelu: bool = False
+    init_seed: int = 0
+
+
+class OpenClip(EmbeddingModel):
+    """A contrastive model from open_clip scored by cosine similarity."""
+
+    type_name = "open_clip"
+    similarity = "cosine"
+    Params = OpenClipParams
+
+    def _model_name(self) -> str:
+        arch = self.params.arch
+        return arch if isinstance(arch, str) else register_inline_config(arch)
+
+    def identify(self) -> Identity:
+        """Hub revision of a tag, sha256 of a local checkpoint, or the seed of a random init."""
+        pretrained = self.params.pretrained
+        protocol = "embed/cosine/raw-caption"
+        if pretrained is None:
+            arch = self.params.arch
+            if isinstance(arch, str) and arch.startswith("hf-hub:"):
+                weights = hub_identity(arch[len("hf-hub:") :], HF_WEIGHT_FILES)
+            elif isinstance(arch, str) and arch.startswith("local-dir:"):
+                weights = "local-dir:" + _dir_identity(Path(arch[len("local-dir:") :]))
+            else:
+                import torch
+
+                weights = f"random-init:seed={self.params.init_seed}:torch={torch.__version__.split('+')[0]}"
+        elif os.path.isfile(pretrained):
+            weights = file_identity(pretrained)
+        else:
+            weights = self._tag_identity(pretrained)
+        return Identity(weights=weights, dtype=self.params.precision, protocol=protocol)
+
+    def _tag_identity(self, tag: str) -> str:
+        import open_clip
+
+        name = self._model_name()
+        cfg = open_clip.get_pretrained_cfg(name, tag)
+        if not cfg:
+            known = ", ".join(open_clip.list_pretrained_tags_by_model(name)) or "(none)"
+            raise ValueError(f"pretrained {tag!r} is neither a file nor a tag of {name}; tags: {known}")
+        hub = cfg.get("hf_hub", "")
+        if hub.endswith("/"):  # open_clip's convention: repo with its default weights file
+            return hub_identity(hub[:-1], HF_WEIGHT_FILES)
+        if hub:
+            repo, filename = hub.rsplit("/", 1)
+            return hub_identity(repo, [filename])
+        return "url:" + cfg["url"]
+
+    def load(self, device: str) -> None:
+        """Create the model (fp32 weights) and its eval transform and tokenizer."""
+        import open_clip
+        import torch
+
+        if self.params.precision != "fp32" and not device.startswith("cuda"):
+            raise ValueError(f"precision {self.params.precision} needs a CUDA device (autocast); on {device} use fp32")
+        name = self._model_name()
+        if self.params.pretrained is None:
+            torch.manual_seed(self.params.init_seed)
+        model, _, preprocess = open_clip.create_model_and_transforms(
+            name,
+            pretrained=self.params.pretrained,
+            device=device,
+            pretrained_text=self.params.pretrained is not None,
+            force_quick_gelu=self.params.force_quick_gelu,
+        )
+        self._model = model.eval()
+        self._preprocess = preprocess
+        self._tokenizer = open_clip.get_tokenizer(name)
+        self._device = device
+        self._torch = torch
+
+    def _autocast(self) -> Any:
+        torch = self._torch
+        if self.params.precision == "fp32":
+            return torch.autocast(device_type="cpu", enabled=False)
+        dtype = torch.float16 if self.params.precision == "fp16" else torch.bfloat16
+        return torch.autocast(device_type="cuda", dtype=dtype)
+
+    def preprocess(self, image: Any) -> Any:
+        """open_clip's eval transform (resize, centre crop, normalise)."""
+        return self._preprocess(image)
+
+    def embed_images(self, batch: list[Any]) -> np.ndarray:
+        """L2-normalised image embeddings."""
+        torch = self._torch
+        with torch.no_grad(), self._autocast():
+            x = torch.stack(batch).to(self._device)
+            return self._model.encode_image(x, normalize=True).float().cpu().numpy()
+
+    def embed_texts(self, texts: list[str]) -> np.ndarray:
+        """L2-normalised text embeddings of the raw captions."""
+        torch = self._torch
+        with torch.no_grad(), self._autocast():
+            tokens = self._tokenizer(texts).to(self._device)
+            return self._model.encode_text(tokens, normalize=True).float().cpu().numpy()
+
+    @classmethod
+    def conformance_example(cls, tmp_path: Path) -> dict[str, Any]:
+        """A tiny ViT config with random weights saved as a local checkpoint."""
+        import open_clip
+        import torch
+
+        torch.manual_seed(0)
+        checkpoint = tmp_path / "tiny_openclip.pt"
+        if not checkpoint.exists():
+            model = open_clip.create_model(register_inline_config(TINY_CONFIG), pretrained=None, pretrained_text=False)
+            torch.save(model.state_dict(), checkpoint)
+        return {"arch": TINY_CONFIG, "pretrained": str(checkpoint)}
+
+
+def register_inline_config(config: dict[str, Any]) -> str:
+    """Make an inline model config known to open_clip under a name derived from its content."""
+    import open_clip
+
+    name = "vlc-inline-" + hashlib.sha256(canonical_json(config).encode()).hexdigest()[:16]
+    if name not in open_clip.list_models():
+        path = Path(tempfile.mkdtemp(prefix="vlc-openclip-")) / f"{name}.json"
+        path.write_text(json.dumps(config))
+        open_clip.add_model_config(path)
+    return name
+
+
+def _dir_identity(folder: Path) -> str:
+    files = sorted(p for p in folder.iterdir() if p.is_file())
+    parts = [f"{p.name}={file_identity(p)}" for p in files]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+@hookimpl
+def register_models(register: Any) -> None:
+    """Register the open_clip model type."""
+    register(OpenClip)

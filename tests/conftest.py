@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from harness.testing import in_ci, write_standin_images
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SUGARCREPE_SAMPLE = FIXTURES / "sugarcrepe_sample"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Never touch the network, never touch the user's cache or store.
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    os.environ["VLC_HARNESS_CACHE_DIR"] = tempfile.mkdtemp(prefix="vlc-test-cache-")
+    os.environ.pop("VLC_HARNESS_STORE", None)
+    os.environ.pop("VLC_HARNESS_REGISTRY", None)
+
+
+def shared_data_dir() -> Path | None:
+    env = os.environ.get("VLC_HARNESS_SHARED_DATA")
+    path = Path(env) if env else REPO.parent / "shared" / "data"
+    return path if path.is_dir() else None
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """../shared/data (the team's copy of upstream annotations); skip cleanly elsewhere."""
+    path = shared_data_dir()
+    if path is None:
+        if os.environ.get("VLC_HARNESS_REQUIRE_SHARED_DATA") == "1" or in_ci():
+            pytest.fail("../shared/data is required here (CI) but absent")
+        pytest.skip("../shared/data is not present")
+    return path
+
+
+def sugarcrepe_filenames(folder: Path) -> set[str]:
+    names = set()
+    for path in folder.rglob("*.json"):
+        if "data_unrefined" in path.parts:
+            continue
+        names.update(rec["filename"] for rec in json.loads(path.read_text()).values())
+    return names
+
+
+@pytest.fixture
+def sample_root(tmp_path: Path) -> Path:
+    """A data root with the SugarCrepe fixture sample and stand-in COCO images."""
+    root = tmp_path / "data"
+    shutil.copytree(SUGARCREPE_SAMPLE, root / "sugarcrepe")
+    write_standin_images(sugarcrepe_filenames(root / "sugarcrepe"), root / "coco" / "val2017")
+    return root
+
+
+@pytest.fixture(scope="session")
+def full_root(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data root with the real SugarCrepe files and a stand-in image for each COCO file name."""
+    root = tmp_path_factory.mktemp("full_data")
+    (root / "sugarcrepe").symlink_to(shared_data / "sugarcrepe")
+    write_standin_images(sugarcrepe_filenames(shared_data / "sugarcrepe"), root / "coco" / "val2017")
+    return root
+
+
+@pytest.fixture(scope="session")
+def tiny_clip(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A tiny open_clip model: config dict file plus a random-weight checkpoint saved locally."""
+    from harness.testing import require
+
+    require("open_clip")
+    from plugins.models.openclip import TINY_CONFIG, OpenClip
+
+    folder = tmp_path_factory.mktemp("tiny_clip")
+    params = OpenClip.conformance_example(folder)
+    config = folder / "tiny_config.json"
+    config.write_text(json.dumps(TINY_CONFIG))
+    return {"config": str(config), "checkpoint": params["pretrained"]}
+
+
+@pytest.fixture
+def tiny_spec(tiny_clip: dict) -> str:
+    """Inline model spec of the tiny open_clip checkpoint."""
+    return f"open_clip:arch=@{tiny_clip['config']},pretrained={tiny_clip['checkpoint']}"
+
+
+@pytest.fixture
+def faulty(monkeypatch):
+    """Load tests/plugins/faulty_models.py as a plugin (for this test only)."""
+    from harness.plugins import get_plugins
+
+    monkeypatch.setenv("VLC_HARNESS_PLUGINS_DIR", str(Path(__file__).parent / "local_plugins"))
+    plugins = get_plugins(reload=True)
+    yield plugins
+    monkeypatch.delenv("VLC_HARNESS_PLUGINS_DIR")
+    get_plugins(reload=True)

@@ -1,0 +1,122 @@
+"""Model types that misbehave on purpose, loaded through VLC_HARNESS_PLUGINS_DIR in tests."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import time
+
+from harness import hookimpl
+from harness.models import Identity, PairScoringModel, TextOnlyModel
+from plugins.models.random_baseline import hashed_uniform
+
+
+class Slow(PairScoringModel):
+    """Hashed scores, slowly, logging every pair it computes (for the resume test).
+
+    The log path and the delay come from the environment, so they do not change the fingerprint.
+    """
+
+    type_name = "test_slow"
+    needs_pixels = False
+
+    def identify(self):
+        return Identity("none", "fp64", "score_pairs/test")
+
+    def score_pairs(self, groups):
+        time.sleep(float(os.environ.get("TEST_SLOW_SLEEP", "0")))
+        log = os.environ.get("TEST_SLOW_LOG")
+        if log:
+            with open(log, "a") as f:
+                for g in groups:
+                    for t in g.texts:
+                        f.write(json.dumps([g.image_key, t]) + "\n")
+        return [[hashed_uniform(7, g.image_key, t) for t in g.texts] for g in groups]
+
+
+class Segfault(PairScoringModel):
+    """Dies from SIGSEGV on its first batch."""
+
+    type_name = "test_segfault"
+    needs_pixels = False
+
+    def identify(self):
+        return Identity("none", "fp64", "score_pairs/test")
+
+    def score_pairs(self, groups):
+        ctypes.string_at(0)  # reads address 0: SIGSEGV
+        return []
+
+
+class Exits(PairScoringModel):
+    """Calls os._exit(3) on load."""
+
+    type_name = "test_exit"
+    needs_pixels = False
+
+    def identify(self):
+        return Identity("none", "fp64", "score_pairs/test")
+
+    def load(self, device):
+        os._exit(3)
+
+
+class Hangs(PairScoringModel):
+    """Never answers."""
+
+    type_name = "test_hang"
+    needs_pixels = False
+
+    def identify(self):
+        return Identity("none", "fp64", "score_pairs/test")
+
+    def score_pairs(self, groups):
+        time.sleep(3600)
+        return []
+
+
+class NaNs(PairScoringModel):
+    """Returns NaN for captions mentioning a dog."""
+
+    type_name = "test_nan"
+    needs_pixels = False
+
+    def identify(self):
+        return Identity("none", "fp64", "score_pairs/test")
+
+    def score_pairs(self, groups):
+        return [[float("nan") if "dog" in t.lower() else 0.5 + 0.01 * len(t) for t in g.texts] for g in groups]
+
+
+class Pixels(PairScoringModel):
+    """Mean pixel value plus caption length: reads every image."""
+
+    type_name = "test_pixels"
+
+    def identify(self):
+        return Identity("none", "fp64", "score_pairs/test")
+
+    def preprocess(self, image):
+        return sum(image.convert("L").getdata()) / (image.width * image.height)
+
+    def score_pairs(self, groups):
+        return [[g.image + len(t) for t in g.texts] for g in groups]
+
+
+class CaptionLength(TextOnlyModel):
+    """Blind: longer captions score higher."""
+
+    type_name = "test_length"
+
+    def identify(self):
+        return Identity("none", "fp64", "score_texts/length")
+
+    def score_texts(self, texts):
+        return [float(len(t)) for t in texts]
+
+
+@hookimpl
+def register_models(register):
+    for cls in (Slow, Segfault, Exits, Hangs, NaNs, Pixels, CaptionLength):
+        register(cls)

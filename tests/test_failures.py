@@ -1,0 +1,123 @@
+"""Bad input and misbehaving models: each fails only what it must, with a clear message."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from harness.store import open_store
+
+
+def run(vlc_cli, tmp_path, root, *models, extra=()):
+    args = [
+        "run",
+        "-b",
+        "sugarcrepe:version=custom",
+        "--data-root",
+        str(root),
+        "--store",
+        f"sqlite:///{tmp_path / 'store.sqlite'}",
+        "--no-progress",
+        *extra,
+    ]
+    for m in models:
+        args += ["-m", m]
+    return vlc_cli(*args)
+
+
+def cells(tmp_path):
+    return {c.model_id: c for c in open_store(f"sqlite:///{tmp_path / 'store.sqlite'}").latest_cells()}
+
+
+@pytest.mark.parametrize(
+    "model, message",
+    [
+        ("test_segfault", "worker died from SIGSEGV"),
+        ("test_exit", "worker exited with code 3"),
+    ],
+)
+def test_a_crashing_model_fails_only_its_cell(vlc_cli, tmp_path, sample_root, faulty, model, message):
+    out = run(vlc_cli, tmp_path, sample_root, model, "random")
+    assert out.exit_code == 1
+    result = cells(tmp_path)
+    assert result[model].status == "failed" and message in result[model].error
+    assert result["random"].status == "ok"
+
+
+def test_a_hanging_model_is_killed_after_its_timeout(vlc_cli, tmp_path, sample_root, faulty):
+    out = run(vlc_cli, tmp_path, sample_root, "test_hang:run.timeout_s=2", "random")
+    assert out.exit_code == 1
+    result = cells(tmp_path)
+    assert "no progress for 2 s" in result["test_hang:run.timeout_s=2"].error
+    assert result["random"].status == "ok"
+
+
+def test_nan_scores_fail_their_instances_and_are_never_stored(vlc_cli, tmp_path, sample_root, faulty):
+    out = run(vlc_cli, tmp_path, sample_root, "test_nan")
+    assert out.exit_code == 1
+    cell = cells(tmp_path)["test_nan"]
+    assert cell.status == "failed" and cell.n_failed > 0 and cell.n_scored + cell.n_failed == 28
+    assert "model returned nan for image" in cell.error and "dog" in cell.error.lower()
+    store = open_store(f"sqlite:///{tmp_path / 'store.sqlite'}")
+    assert all("dog" not in text.lower() for _, text in store.stored_pairs(1))
+
+
+def test_missing_and_corrupt_images_fail_only_their_instances(vlc_cli, tmp_path, sample_root, faulty):
+    import json
+
+    swap = json.loads((sample_root / "sugarcrepe" / "swap_obj.json").read_text())
+    missing = sample_root / "coco" / "val2017" / swap["0"]["filename"]
+    missing.unlink()
+    corrupt = sample_root / "coco" / "val2017" / swap["1"]["filename"]
+    corrupt.write_bytes(b"not a jpeg at all")
+    out = run(vlc_cli, tmp_path, sample_root, "test_pixels")
+    assert out.exit_code == 1
+    cell = cells(tmp_path)["test_pixels"]
+    assert cell.status == "failed" and cell.n_failed == 2 and cell.n_scored == 26
+    store = open_store(f"sqlite:///{tmp_path / 'store.sqlite'}")
+    outcomes = {o.instance_id: o for o in store.outcomes(cell.id)}
+    assert str(missing) in outcomes["swap_obj/0"].error
+    assert str(corrupt) in outcomes["swap_obj/1"].error and "cannot read image" in outcomes["swap_obj/1"].error
+    assert outcomes["swap_obj/2"].scores is not None
+
+
+def test_no_images_at_all_is_unavailable_with_the_source_named(vlc_cli, tmp_path, sample_root, faulty):
+    shutil.rmtree(sample_root / "coco")
+    out = run(vlc_cli, tmp_path, sample_root, "random", "test_length")
+    assert out.exit_code == 0, out.output
+    result = cells(tmp_path)
+    assert result["random"].status == "unavailable"
+    assert "images.cocodataset.org/zips/val2017.zip" in result["random"].error
+    # an image-blind model needs no image files at all
+    assert result["test_length"].status == "ok"
+    strict = run(vlc_cli, tmp_path, sample_root, "random", extra=("--strict",))
+    assert strict.exit_code == 1
+
+
+def test_missing_annotations_are_one_clear_unavailable_line(vlc_cli, tmp_path):
+    out = vlc_cli(
+        "run",
+        "-m",
+        "random",
+        "-b",
+        "sugarcrepe",
+        "--data-root",
+        str(tmp_path / "empty"),
+        "--store",
+        f"sqlite:///{tmp_path / 's.sqlite'}",
+        "--no-progress",
+    )
+    assert out.exit_code == 0
+    line = next(x for x in out.output.splitlines() if x.startswith("unavailable"))
+    assert "sugarcrepe/replace_obj.json" in line and "raw.githubusercontent.com" in line
+
+
+def test_blind_models_tie_on_identical_texts_and_ties_are_counted(vlc_cli, tmp_path, sample_root, faulty):
+    out = run(vlc_cli, tmp_path, sample_root, "test_length")
+    assert out.exit_code == 0
+    cell = cells(tmp_path)["test_length"]
+    micro = next(m for m in cell.metrics if m["metric"] == "i2t_accuracy_micro")
+    assert micro["n"] == 28 and micro["tie_rule"] == "wrong"
+    store = open_store(f"sqlite:///{tmp_path / 'store.sqlite'}")
+    assert {k for k, _ in store.stored_pairs(1)} == {""}  # keyed on the text alone
