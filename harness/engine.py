@@ -68,7 +68,16 @@ class Loaded:
     device: str
 
 
-Event = Scores | ImageFailed | Loaded
+@dataclass(frozen=True)
+class Progress:
+    """Work that yields no scores yet (encoding the unique texts): ``done`` of ``total``."""
+
+    stage: str
+    done: int
+    total: int
+
+
+Event = Scores | ImageFailed | Loaded | Progress
 
 
 def run_job(model: Model, job: Job) -> Iterator[Event]:
@@ -125,6 +134,7 @@ def _run_embed(model: EmbeddingModel, job: Job) -> Iterator[Event]:
         vecs = np.asarray(model.embed_texts(list(batch)))
         _check_len(model, len(batch), vecs)
         text_vecs.append(vecs)
+        yield Progress("texts", sum(len(v) for v in text_vecs), len(texts))
     all_text_vecs = np.concatenate(text_vecs) if text_vecs else np.zeros((0, 0))
     for batch in _chunks(job.tasks, job.batch_size):
         decoded, failed = _decode(model, batch)

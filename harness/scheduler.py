@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from harness.benchmarks import InstanceScores
-from harness.engine import ImageFailed, ImageTask, Job, Loaded, Origin, Scores
+from harness.engine import ImageFailed, ImageTask, Job, Loaded, Origin, Progress, Scores
 from harness.errors import Unavailable
 from harness.fingerprint import fingerprint_content, identity_record, model_fingerprint
 from harness.models import ChoiceModel, Identity, Model
@@ -139,6 +139,9 @@ class Scheduler:
     def _run_available(
         self, entry: ModelEntry, cls: type[Model], prepared: list[PreparedBenchmark], live_model: Model | None
     ) -> list[tuple[CellRecord, list[Outcome]]]:
+        needs = [self._needs(p, cls.image_blind) for p in prepared]
+        if all(n.unavailable for n in needs):  # no images anywhere: no need to start the model
+            return [(self._cell(entry, n.prepared, "unavailable", error=n.unavailable), []) for n in needs]
         worker = self._worker(entry, cls, live_model)
         try:
             try:
@@ -150,7 +153,6 @@ class Scheduler:
             content = fingerprint_content(entry.type, entry.params_dict(), identity, cls.scoring_version)
             fingerprint = model_fingerprint(content)
             model_row = self.store.register_model(fingerprint, entry.type, identity_record(content, identity))
-            needs = [self._needs(p, cls.image_blind) for p in prepared]
             pairs = self._union(needs, cls.needs_origins)
             stored = self.store.stored_pairs(model_row)
             missing = sorted(k for k in pairs if k not in stored)
@@ -256,6 +258,8 @@ class Scheduler:
                     bar.update(len(paths[event.key].texts))
                 elif isinstance(event, Loaded):
                     device = event.device
+                elif isinstance(event, Progress):
+                    bar.set_postfix_str(f"{event.stage} {event.done}/{event.total}")
         except WorkerFailed as exc:
             return str(exc), device
         finally:
