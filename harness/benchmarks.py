@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from harness.choices import InstanceAnswers, Question
 from harness.errors import DataUnavailable
 from harness.params import NoParams
 from harness.types import Instance, MetricSpec, MetricValue, ReferenceRow
@@ -94,6 +95,18 @@ class Benchmark:
     def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
         """Every metric, overall and per category, as a pure function of the scores."""
         raise NotImplementedError
+
+    def questions(self, instance: Instance) -> list[Question]:
+        """The multiple-choice form of an instance, for models that answer rather than score.
+
+        Return ``[]`` (the default) when the benchmark has no multiple-choice form; a
+        ``choose`` model's cell is then ``skipped``.
+        """
+        return []
+
+    def compute_choices(self, results: list[InstanceAnswers]) -> list[MetricValue]:
+        """Metrics from multiple-choice answers, as the benchmark's reference protocol scores them."""
+        raise NotImplementedError(f"{type(self).__name__} has no multiple-choice metrics")
 
     def reference_rows(self) -> list[ReferenceRow]:
         """Paper-reported and human numbers for this benchmark (data, with citations)."""

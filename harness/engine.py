@@ -13,7 +13,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.images import load_image
-from harness.models import EmbeddingModel, Model, PairGroup, PairScoringModel, TextOnlyModel
+from harness.models import (
+    ChoiceModel,
+    ChoiceQuestion,
+    EmbeddingModel,
+    Model,
+    PairGroup,
+    PairScoringModel,
+    TextOnlyModel,
+)
 from harness.types import BLIND_IMAGE_KEY
 
 Origin = tuple[str, str, str, int, int]
@@ -32,17 +40,29 @@ class ImageTask:
 
 
 @dataclass
+class QuestionTask:
+    """A multiple-choice question to ask: images as (key, path, transform), texts, in order."""
+
+    key: str
+    kind: str
+    images: list[tuple[str, str, dict[str, Any] | None]]
+    texts: list[str]
+
+
+@dataclass
 class Job:
-    """The pairs one model must compute, grouped by image, in a deterministic order."""
+    """The work one model must do, in a deterministic order: pairs grouped by image, blind
+    texts, or multiple-choice questions."""
 
     tasks: list[ImageTask] = field(default_factory=list)
     blind_texts: list[str] = field(default_factory=list)
+    questions: list[QuestionTask] = field(default_factory=list)
     batch_size: int = 32
 
     @property
     def n_pairs(self) -> int:
-        """Number of scores this job produces."""
-        return sum(len(t.texts) for t in self.tasks) + len(self.blind_texts)
+        """Number of results this job produces (scores or answers)."""
+        return sum(len(t.texts) for t in self.tasks) + len(self.blind_texts) + len(self.questions)
 
 
 @dataclass(frozen=True)
@@ -62,6 +82,21 @@ class ImageFailed:
 
 
 @dataclass(frozen=True)
+class Answers:
+    """A finished batch of answers: ``(question key, choice or None, raw reply)`` rows."""
+
+    rows: list[tuple[str, int | None, str]]
+
+
+@dataclass(frozen=True)
+class AnswerFailed:
+    """A question whose request failed (or whose image could not be read): not an answer."""
+
+    key: str
+    message: str
+
+
+@dataclass(frozen=True)
 class Loaded:
     """The model finished loading on ``device`` (sent once, before its first scores)."""
 
@@ -77,11 +112,15 @@ class Progress:
     total: int
 
 
-Event = Scores | ImageFailed | Loaded | Progress
+Event = Scores | ImageFailed | Answers | AnswerFailed | Loaded | Progress
 
 
 def run_job(model: Model, job: Job) -> Iterator[Event]:
-    """Compute every pair of ``job`` with ``model``, yielding events batch by batch."""
+    """Compute every pair (or answer every question) of ``job``, yielding events batch by batch."""
+    if job.questions:
+        if not isinstance(model, ChoiceModel):
+            raise TypeError(f"{type(model).__name__} does not answer multiple-choice questions")
+        yield from _run_choices(model, job)
     if job.blind_texts:
         if not isinstance(model, TextOnlyModel):
             raise TypeError(f"{type(model).__name__} is not image-blind but was given text-only work")
@@ -184,3 +223,31 @@ def _score_pair_batch(model: PairScoringModel, tasks: list[ImageTask]) -> Iterat
 def _check_len(model: Model, expected: int, got: Any) -> None:
     if len(got) != expected:
         raise ValueError(f"{type(model).__name__} returned {len(got)} results for {expected} inputs")
+
+
+def _run_choices(model: ChoiceModel, job: Job) -> Iterator[Event]:
+    for batch in _chunks(job.questions, job.batch_size):
+        decoded: dict[str, Any] = {}
+        asked: list[tuple[QuestionTask, ChoiceQuestion]] = []
+        for task in batch:
+            try:
+                for key, path, transform in task.images:
+                    if key not in decoded:
+                        decoded[key] = model.preprocess(load_image(path, transform))
+            except Exception as exc:
+                yield AnswerFailed(task.key, f"cannot read image {path}: {type(exc).__name__}: {exc}")
+                continue
+            images = [decoded[key] for key, _, _ in task.images]
+            keys = [key for key, _, _ in task.images]
+            asked.append((task, ChoiceQuestion(task.kind, images, task.texts, keys)))
+        if not asked:
+            continue
+        answers = model.choose([q for _, q in asked])
+        _check_len(model, len(asked), answers)
+        rows = []
+        for (task, _), answer in zip(asked, answers):
+            if answer.error is not None:
+                yield AnswerFailed(task.key, answer.error)
+            else:
+                rows.append((task.key, answer.choice, answer.raw))
+        yield Answers(rows)

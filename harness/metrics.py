@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from harness.choices import AnsweredQuestion
 from harness.errors import ScoreError
 from harness.types import MetricValue, TieRule
 
@@ -103,3 +104,77 @@ def macro_value(
         tie_rule=rules.pop() if len(rules) == 1 else "mixed",
         averaging=f"macro: unweighted mean over {len(values)} {what}",
     )
+
+
+CHOICE_TIE_RULE = "none: answers (an abstention is wrong)"
+
+
+def order_averaged_accuracy(answers: Sequence[AnsweredQuestion]) -> float:
+    """Mean over presentation orders of each order's accuracy (SugarCrepe's GPT-4V protocol).
+
+    An abstention (refusal, unparsable reply, failed request) is wrong.
+    """
+    by_order: dict[int, list[bool]] = {}
+    for a in answers:
+        by_order.setdefault(a.question.order, []).append(a.correct)
+    if not by_order:
+        return float("nan")
+    return float(np.mean([np.mean(v) for _, v in sorted(by_order.items())]))
+
+
+def choice_values(
+    metric: str, answers_by_category: dict[str, list[AnsweredQuestion]], n_by_category: dict[str, int]
+) -> list[MetricValue]:
+    """Per category: order-averaged accuracy, each order's accuracy, answered accuracy and coverage."""
+    out = []
+    for category in sorted(answers_by_category):
+        answers = answers_by_category[category]
+        n = n_by_category[category]
+        answered = [a for a in answers if a.choice is not None]
+        out.append(
+            MetricValue(
+                metric,
+                category,
+                order_averaged_accuracy(answers),
+                n,
+                0,
+                CHOICE_TIE_RULE,
+                "mean over candidate orders of each order's accuracy",
+            )
+        )
+        for order in sorted({a.question.order for a in answers}):
+            of_order = [a for a in answers if a.question.order == order]
+            out.append(
+                MetricValue(
+                    f"{metric}_order{order}",
+                    category,
+                    float(np.mean([a.correct for a in of_order])),
+                    n,
+                    0,
+                    CHOICE_TIE_RULE,
+                    f"mean over instances, candidate order {order} (0: correct first)",
+                )
+            )
+        out.append(
+            MetricValue(
+                f"{metric}_answered",
+                category,
+                float(np.mean([a.correct for a in answered])) if answered else float("nan"),
+                len(answered),
+                0,
+                CHOICE_TIE_RULE,
+                "mean over answered questions only",
+            )
+        )
+        out.append(
+            MetricValue(
+                "coverage",
+                category,
+                len(answered) / len(answers) if answers else float("nan"),
+                n,
+                0,
+                CHOICE_TIE_RULE,
+                "answered questions / asked questions",
+            )
+        )
+    return out

@@ -175,16 +175,48 @@ class TextOnlyModel(Model):
         raise NotImplementedError
 
 
+@dataclass(frozen=True)
+class ChoiceQuestion:
+    """A multiple-choice question as a model sees it.
+
+    ``kind`` is ``"i2t"`` (one image, pick one of ``texts``) or ``"t2i"`` (one text, pick one of
+    ``images``). Candidates are in presented order; ``images`` hold what ``preprocess`` returned.
+    """
+
+    kind: str
+    images: Sequence[Any]
+    texts: Sequence[str]
+    image_keys: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class ChoiceAnswer:
+    """A model's answer: the chosen candidate's index, or ``None`` for an abstention.
+
+    An abstention with ``error`` set is a request that failed (network, rate limit): it is never
+    stored, so a rerun asks again. An abstention without ``error`` (a refusal, an unparsable
+    reply) is a real answer and is stored like any other.
+    """
+
+    choice: int | None
+    raw: str = ""
+    error: str | None = None
+
+
 class ChoiceModel(Model):
     """``choose`` protocol: pick one candidate, for models that expose no scores (API models).
 
-    Answers are stored as answers, keyed by the ordered candidates, and scored as the
-    benchmark's reference protocol does (SugarCrepe's GPT-4V protocol: both candidate orders,
-    the mean of the two per-order accuracies).
+    Answers are stored as answers, keyed by the question with its candidates in presented
+    order, and scored as the benchmark's reference protocol does (SugarCrepe's GPT-4V protocol:
+    both candidate orders, the mean of the two per-order accuracies).
     """
 
     protocol = "choose"
 
-    def choose(self, images: list[Any], texts: list[str]) -> int | None:
-        """The index of the chosen candidate, or ``None`` to abstain (refusal, unparsable)."""
+    def preprocess(self, image: Image.Image) -> Any:
+        """Turn a decoded RGB image into what :meth:`choose` receives (default: the image)."""
+        return image
+
+    def choose(self, questions: list[ChoiceQuestion]) -> list[ChoiceAnswer]:
+        """One answer per question, in order (a batch, so API models can send them concurrently)."""
         raise NotImplementedError

@@ -16,7 +16,19 @@ from typing import Any, Protocol
 import numpy as np
 
 from harness.benchmarks import InstanceScores
-from harness.engine import ImageFailed, ImageTask, Job, Loaded, Origin, Progress, Scores
+from harness.choices import AnsweredQuestion, InstanceAnswers, Question, question_key
+from harness.engine import (
+    AnswerFailed,
+    Answers,
+    ImageFailed,
+    ImageTask,
+    Job,
+    Loaded,
+    Origin,
+    Progress,
+    QuestionTask,
+    Scores,
+)
 from harness.errors import Unavailable
 from harness.fingerprint import fingerprint_content, identity_record, model_fingerprint
 from harness.models import ChoiceModel, Identity, Model
@@ -105,7 +117,7 @@ class Scheduler:
                 cells.append((self._cell(entry, p, "unavailable", error=p.unavailable), []))
             elif p.load_error:
                 cells.append((self._cell(entry, p, "failed", error=p.load_error), []))
-            elif issubclass(cls, ChoiceModel):
+            elif issubclass(cls, ChoiceModel) and not any(p.benchmark.questions(i) for i in p.instances[:1]):
                 reason = f"{entry.id} answers multiple-choice questions; {p.entry.id} declares no multiple-choice form"
                 cells.append((self._cell(entry, p, "skipped", error=reason), []))
             else:
@@ -153,17 +165,28 @@ class Scheduler:
             content = fingerprint_content(entry.type, entry.params_dict(), identity, cls.scoring_version)
             fingerprint = model_fingerprint(content)
             model_row = self.store.register_model(fingerprint, entry.type, identity_record(content, identity))
-            pairs = self._union(needs, cls.needs_origins)
-            stored = self.store.stored_pairs(model_row)
-            missing = sorted(k for k in pairs if k not in stored)
-            problems: dict[tuple[str, str], str] = {}
+            pairs = self._union(needs, cls.needs_origins) if not issubclass(cls, ChoiceModel) else {}
+            problems: dict[Any, str] = {}
             worker_error, device = None, None
-            if missing:
-                job = self._job(missing, pairs, needs, entry, cls)
-                worker_error, device = self._compute(worker, job, model_row, entry.id, problems)
+            if issubclass(cls, ChoiceModel):
+                asked = self._questions(needs)
+                stored_answers = self.store.stored_answers(model_row)
+                missing_questions = sorted(k for k in asked if k not in stored_answers)
+                if missing_questions:
+                    job = Job(questions=[asked[k][1] for k in missing_questions], batch_size=entry.run.batch_size)
+                    worker_error, device = self._compute(worker, job, model_row, entry.id, problems)
+            else:
+                stored = self.store.stored_pairs(model_row)
+                missing = sorted(k for k in pairs if k not in stored)
+                if missing:
+                    job = self._job(missing, pairs, needs, entry, cls)
+                    worker_error, device = self._compute(worker, job, model_row, entry.id, problems)
         finally:
             worker.close()
-        scores = self.store.scores_for(model_row)
+        if issubclass(cls, ChoiceModel):
+            scores: Any = self.store.stored_answers(model_row)
+        else:
+            scores = self.store.scores_for(model_row)
         provenance = {
             "model": identity_record(content, identity),
             "fingerprint": fingerprint,
@@ -172,7 +195,8 @@ class Scheduler:
             "run": asdict(entry.run),
             "meta": entry.meta,
         }
-        return [self._finish_cell(entry, fingerprint, n, scores, problems, worker_error, provenance) for n in needs]
+        finish = self._finish_choice_cell if issubclass(cls, ChoiceModel) else self._finish_cell
+        return [finish(entry, fingerprint, n, scores, problems, worker_error, provenance) for n in needs]
 
     def _needs(self, p: PreparedBenchmark, blind: bool) -> _Needs:
         needs = _Needs(p)
@@ -232,14 +256,33 @@ class Scheduler:
                 tasks[-1].origins.append(pairs[(key, text)])  # type: ignore[union-attr]
         return Job(tasks=tasks, batch_size=batch_size)
 
+    def _questions(self, needs: list[_Needs]) -> dict[str, tuple[dict[str, Any], QuestionTask]]:
+        """Every question to ask, keyed by its store key (shared questions are asked once)."""
+        asked: dict[str, tuple[dict[str, Any], QuestionTask]] = {}
+        for n in needs:
+            if n.unavailable:
+                continue
+            assert n.prepared.benchmark is not None
+            for inst in n.prepared.instances:
+                keys = n.keys[inst.id]
+                if isinstance(keys, str):
+                    continue
+                for q in n.prepared.benchmark.questions(inst):
+                    key, content, task = _question_task(inst, q, keys)
+                    asked.setdefault(key, (content, task))
+        return asked
+
     def _compute(
-        self, worker: Worker, job: Job, model_row: int, label: str, problems: dict[tuple[str, str], str]
+        self, worker: Worker, job: Job, model_row: int, label: str, problems: dict[Any, str]
     ) -> tuple[str | None, str | None]:
         from tqdm import tqdm
 
         device = None
         bar = tqdm(total=job.n_pairs, unit="pair", desc=label, disable=not self.progress, file=sys.stderr, leave=False)
         paths = {t.key: t for t in job.tasks}
+        questions = {
+            q.key: {"kind": q.kind, "images": [k for k, _, _ in q.images], "texts": q.texts} for q in job.questions
+        }
         try:
             for event in worker.compute(job):
                 if isinstance(event, Scores):
@@ -256,6 +299,12 @@ class Scheduler:
                     for text in paths[event.key].texts:
                         problems[(event.key, text)] = f"cannot read image {event.path}: {event.message}"
                     bar.update(len(paths[event.key].texts))
+                elif isinstance(event, Answers):
+                    self.store.add_answers(model_row, [(k, questions[k], c, raw) for k, c, raw in event.rows])
+                    bar.update(len(event.rows))
+                elif isinstance(event, AnswerFailed):
+                    problems[event.key] = event.message
+                    bar.update(1)
                 elif isinstance(event, Loaded):
                     device = event.device
                 elif isinstance(event, Progress):
@@ -330,6 +379,98 @@ class Scheduler:
             provenance={**provenance, "data_files": data_files, "benchmark_params": p.entry.params_dict()},
         )
         return cell, outcomes
+
+    def _finish_choice_cell(
+        self,
+        entry: ModelEntry,
+        fingerprint: str,
+        needs: _Needs,
+        answers: dict[str, int | None],
+        problems: dict[Any, str],
+        worker_error: str | None,
+        provenance: dict[str, Any],
+    ) -> tuple[CellRecord, list[Outcome]]:
+        """A cell from stored answers; failed requests count as abstentions and leave it partial."""
+        p = needs.prepared
+        assert p.benchmark is not None
+        if needs.unavailable:
+            return self._cell(entry, p, "unavailable", fingerprint=fingerprint, error=needs.unavailable), []
+        outcomes: list[Outcome] = []
+        results: list[InstanceAnswers] = []
+        failures: list[str] = []
+        request_errors: list[str] = []
+        for inst in p.instances:
+            keys = needs.keys[inst.id]
+            if isinstance(keys, str):
+                failures.append(f"{inst.id}: {keys}")
+                outcomes.append(Outcome(inst.id, inst.category, None, keys))
+                continue
+            answered = []
+            for q in p.benchmark.questions(inst):
+                key, _, _ = _question_task(inst, q, keys)
+                if key in answers:
+                    answered.append(AnsweredQuestion(q, answers[key]))
+                else:
+                    error = problems.get(key) or worker_error or "question was not asked"
+                    request_errors.append(f"{inst.id}: {error.splitlines()[0]}")
+                    answered.append(AnsweredQuestion(q, None, error))
+            results.append(InstanceAnswers(inst, answered))
+            record = [
+                {
+                    "order": a.question.order,
+                    "choice": a.choice,
+                    "correct": a.question.correct,
+                    **({"error": a.error} if a.error else {}),
+                }
+                for a in answered
+            ]
+            outcomes.append(Outcome(inst.id, inst.category, None, None, record))
+        metrics = [m.as_dict() for m in p.benchmark.compute_choices(results)] if results else []
+        if failures or worker_error:
+            status = "failed"
+        elif request_errors or p.limit is not None:
+            status = "partial"  # a failed request is an abstention now, but a rerun asks it again
+        else:
+            status = "ok"
+        lines = []
+        if worker_error:
+            lines.append(worker_error.splitlines()[0])
+        if failures:
+            lines.append(f"{len(failures)} of {len(p.instances)} instances failed, e.g. " + "; ".join(failures[:3]))
+        if request_errors:
+            lines.append(
+                f"{len(request_errors)} requests failed (counted as abstentions, not stored; a rerun asks "
+                "them again), e.g. " + "; ".join(request_errors[:3])
+            )
+        cell = self._cell(
+            entry,
+            p,
+            status,
+            fingerprint=fingerprint,
+            n_scored=len(results),
+            n_failed=len(failures),
+            complete=status == "ok",
+            error="\n".join(lines) or None,
+            metrics=metrics,
+            provenance={
+                **provenance,
+                "benchmark_params": p.entry.params_dict(),
+                "data_files": {f.relpath: f.sha256 for f in p.benchmark.data_files()},
+            },
+        )
+        return cell, outcomes
+
+
+def _question_task(inst: Any, q: Question, keys: list[str]) -> tuple[str, dict[str, Any], QuestionTask]:
+    image_keys = [keys[i] for i in q.images]
+    texts = [inst.texts[j] for j in q.texts]
+    key = question_key(q.kind, image_keys, texts)
+    images = [
+        (keys[i], str(inst.images[i].path), dict(inst.images[i].transform) if inst.images[i].transform else None)
+        for i in q.images
+    ]
+    content = {"kind": q.kind, "images": image_keys, "texts": texts}
+    return key, content, QuestionTask(key, q.kind, images, texts)
 
 
 def _json_matrix(matrix: np.ndarray) -> list[list[float | None]]:

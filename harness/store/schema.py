@@ -8,7 +8,8 @@
   the ordered candidates (the order is part of the question).
 * ``runs``: provenance of each ``vlc-harness run``.
 * ``cells``: one record per (model, benchmark) evaluation, with its status and metrics.
-* ``outcomes``: the per-instance score matrices a cell's metrics were computed from.
+* ``outcomes``: what each instance's metrics were computed from: its score matrix, or for a
+  multiple-choice cell its answers (question order, choice, correct candidate).
 """
 
 from __future__ import annotations
@@ -115,6 +116,7 @@ outcomes = Table(
     Column("instance_id", String(300), nullable=False),
     Column("category", String(200), nullable=False),
     Column("scores", Text, nullable=True),
+    Column("answers", Text, nullable=True),
     Column("error", Text, nullable=True),
     PrimaryKeyConstraint("cell", "instance_id", name="pk_outcomes"),
 )

@@ -56,12 +56,13 @@ class CellRecord:
 
 @dataclass(frozen=True)
 class Outcome:
-    """One instance of a cell: its score matrix, or the error that kept it from being scored."""
+    """One instance of a cell: its score matrix (or its answers), or the error that kept it out."""
 
     instance_id: str
     category: str
     scores: list[list[float | None]] | None
     error: str | None = None
+    answers: list[dict[str, Any]] | None = None
 
 
 def open_store(url: str) -> Store:
@@ -236,6 +237,31 @@ class Store:
                     out[(k, t)] = s
         return out
 
+    # -- multiple-choice answers -------------------------------------------------------------
+    def stored_answers(self, model: int) -> dict[str, int | None]:
+        """Every stored answer of a model: question key -> choice (``None``: abstained)."""
+        a = schema.answers.c
+        with self.engine.connect() as conn:
+            return {k: c for k, c in conn.execute(select(a.question_key, a.answer).where(a.model == model))}
+
+    def add_answers(self, model: int, rows: Iterable[tuple[str, dict[str, Any], int | None, str]]) -> int:
+        """Store answers ``(question key, question, choice or None, raw reply)`` in one transaction."""
+        values = [
+            {
+                "model": model,
+                "question_key": key,
+                "question": json.dumps(question, sort_keys=True),
+                "answer": choice,
+                "raw": raw,
+                "created_at": now(),
+            }
+            for key, question, choice, raw in rows
+        ]
+        if values:
+            with self.engine.begin() as conn:
+                conn.execute(self._insert_ignore(schema.answers), values)
+        return len(values)
+
     # -- runs and cells --------------------------------------------------------------------
     def start_run(self, provenance: dict[str, Any]) -> int:
         """Record the start of a run and return its id."""
@@ -305,6 +331,7 @@ class Store:
                     "instance_id": o.instance_id,
                     "category": o.category,
                     "scores": json.dumps(o.scores) if o.scores is not None else None,
+                    "answers": json.dumps(o.answers) if o.answers is not None else None,
                     "error": o.error,
                 }
                 for o in outcomes
@@ -329,10 +356,16 @@ class Store:
     def outcomes(self, cell_id: int) -> Iterator[Outcome]:
         """The per-instance outcomes of a cell, in instance-id order."""
         o = schema.outcomes.c
-        q = select(o.instance_id, o.category, o.scores, o.error).where(o.cell == cell_id).order_by(o.instance_id)
+        q = (
+            select(o.instance_id, o.category, o.scores, o.error, o.answers)
+            .where(o.cell == cell_id)
+            .order_by(o.instance_id)
+        )
         with self.engine.connect() as conn:
-            for iid, cat, scores, err in conn.execute(q):
-                yield Outcome(iid, cat, json.loads(scores) if scores else None, err)
+            for iid, cat, scores, err, answers in conn.execute(q):
+                yield Outcome(
+                    iid, cat, json.loads(scores) if scores else None, err, json.loads(answers) if answers else None
+                )
 
     def stats(self) -> dict[str, Any]:
         """Row counts per table and per model (for ``vlc-harness cache stats``)."""

@@ -23,9 +23,18 @@ import numpy as np
 import pytest
 
 from harness.benchmarks import Benchmark, InstanceScores
-from harness.engine import ImageTask, Job, Scores, run_job
+from harness.engine import AnswerFailed, Answers, ImageTask, Job, QuestionTask, Scores, run_job
 from harness.errors import ScoreError
-from harness.models import PROTOCOLS, EmbeddingModel, Identity, Model, PairScoringModel, RunOptions, TextOnlyModel
+from harness.models import (
+    PROTOCOLS,
+    ChoiceModel,
+    EmbeddingModel,
+    Identity,
+    Model,
+    PairScoringModel,
+    RunOptions,
+    TextOnlyModel,
+)
 from harness.params import build
 from harness.plugins import get_plugins
 from harness.testing import (
@@ -71,6 +80,16 @@ def _grid_job(cls: type[Model], tmp_path: Path) -> Job:
         return Job(blind_texts=list(CONFORMANCE_TEXTS), batch_size=2)
     names = ["conformance_0.jpg", "conformance_1.jpg"]
     write_standin_images(names, tmp_path / "images")
+    if issubclass(cls, ChoiceModel):
+        image = ("key0", str(tmp_path / "images" / names[0]), None)
+        texts = list(CONFORMANCE_TEXTS)
+        return Job(
+            questions=[
+                QuestionTask("q0", "i2t", [image], texts),
+                QuestionTask("q1", "i2t", [image], texts[::-1]),
+            ],
+            batch_size=2,
+        )
     tasks = []
     for i, name in enumerate(names):
         origins = [[(CONFORMANCE_BENCHMARK, CONFORMANCE_VERSION, CONFORMANCE_INSTANCE, i, j)] for j in range(2)]
@@ -91,6 +110,14 @@ def test_model_example_scores(vlc_model_type: str, tmp_path: Path) -> None:
     assert first.weights and first.dtype and first.protocol
     model.load("cpu")
     job = _grid_job(cls, tmp_path)
+    assert isinstance(model, (EmbeddingModel, PairScoringModel, TextOnlyModel, ChoiceModel))
+    if isinstance(model, ChoiceModel):
+        events = list(run_job(model, job))
+        assert not [e for e in events if isinstance(e, AnswerFailed)], "the offline example must answer"
+        answers = [row for e in events if isinstance(e, Answers) for row in e.rows]
+        assert len(answers) == 2 and all(c is None or c in (0, 1) for _, c, _ in answers)
+        model.close()
+        return
     runs = []
     for _ in range(2):
         rows = [row for event in run_job(model, job) if isinstance(event, Scores) for row in event.rows]
@@ -99,7 +126,6 @@ def test_model_example_scores(vlc_model_type: str, tmp_path: Path) -> None:
         runs.append(sorted(rows))
     for (k1, t1, s1), (k2, t2, s2) in zip(*runs):
         assert (k1, t1) == (k2, t2) and abs(s1 - s2) <= 1e-6
-    assert isinstance(model, (EmbeddingModel, PairScoringModel, TextOnlyModel))
     model.close()
 
 

@@ -29,8 +29,18 @@ from typing import Any, Literal
 
 from harness import hookimpl
 from harness.benchmarks import Benchmark, DataFile, InstanceScores
+from harness.choices import AnsweredQuestion, InstanceAnswers, Question, i2t_questions
 from harness.errors import DataUnavailable
-from harness.metrics import Decision, accuracy_values, macro_value, micro_value, pick
+from harness.metrics import (
+    CHOICE_TIE_RULE,
+    Decision,
+    accuracy_values,
+    choice_values,
+    macro_value,
+    micro_value,
+    order_averaged_accuracy,
+    pick,
+)
 from harness.types import ImageSource, Instance, MetricSpec, MetricValue
 
 SUBSETS = ("replace_obj", "replace_att", "replace_rel", "swap_obj", "swap_att", "add_obj", "add_att")
@@ -180,6 +190,29 @@ class SugarCrepe(Benchmark):
                 direction="i2t",
                 chance=0.5,
             ),
+            # multiple-choice answers only (the GPT-4V protocol):
+            MetricSpec(
+                "i2t_accuracy_order0",
+                "accuracy with the positive caption shown first",
+                "mean over instances",
+                direction="i2t",
+                chance=0.5,
+            ),
+            MetricSpec(
+                "i2t_accuracy_order1",
+                "accuracy with the positive caption shown second",
+                "mean over instances",
+                direction="i2t",
+                chance=0.5,
+            ),
+            MetricSpec(
+                "i2t_accuracy_answered",
+                "accuracy over answered questions only",
+                "mean over answered questions",
+                direction="i2t",
+                chance=0.5,
+            ),
+            MetricSpec("coverage", "answered questions / asked questions", "ratio"),
         ]
 
     def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
@@ -196,6 +229,36 @@ class SugarCrepe(Benchmark):
             macro_value("i2t_accuracy_macro", per_subset, what="subsets"),
             micro_value("i2t_accuracy_micro", decisions, "wrong"),
         ]
+
+    def questions(self, instance: Instance) -> list[Question]:
+        """The GPT-4V protocol's form: pick the caption, asked with the positive first and second."""
+        return i2t_questions(instance, 0, int(instance.gold["positive"]))
+
+    def compute_choices(self, results: list[InstanceAnswers]) -> list[MetricValue]:
+        """Per subset, the mean of the two per-order accuracies (abstentions wrong), as the
+        SugarCrepe authors scored GPT-4V; also each order, answered-only accuracy and coverage."""
+        by_category: dict[str, list[AnsweredQuestion]] = defaultdict(list)
+        n_by_category: dict[str, int] = defaultdict(int)
+        for r in results:
+            by_category[r.instance.category].extend(r.answers)
+            n_by_category[r.instance.category] += 1
+        values = choice_values("i2t_accuracy", by_category, n_by_category)
+        per_subset = [v for v in values if v.metric == "i2t_accuracy"]
+        pooled = [a for answers in by_category.values() for a in answers]
+        micro = MetricValue(
+            "i2t_accuracy_micro",
+            "all",
+            order_averaged_accuracy(pooled),
+            len(results),
+            0,
+            CHOICE_TIE_RULE,
+            "micro: mean over candidate orders of each order's pooled accuracy",
+        )
+        answered = sum(a.choice is not None for a in pooled)
+        coverage = MetricValue(
+            "coverage", "all", answered / len(pooled), len(results), 0, CHOICE_TIE_RULE, "answered / asked questions"
+        )
+        return [*values, macro_value("i2t_accuracy_macro", per_subset, what="subsets"), micro, coverage]
 
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:

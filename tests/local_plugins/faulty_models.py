@@ -8,7 +8,7 @@ import os
 import time
 
 from harness import hookimpl
-from harness.models import Identity, PairScoringModel, TextOnlyModel
+from harness.models import ChoiceAnswer, ChoiceModel, Identity, PairScoringModel, TextOnlyModel
 from plugins.models.random_baseline import hashed_uniform
 
 
@@ -116,7 +116,29 @@ class CaptionLength(TextOnlyModel):
         return [float(len(t)) for t in texts]
 
 
+class AlwaysFirst(ChoiceModel):
+    """Answers (1) to everything: pure position bias. Refuses captions that mention a dog;
+    its 'network' fails for captions that mention a cat unless TEST_NETWORK_UP is set."""
+
+    type_name = "test_first"
+
+    def identify(self):
+        return Identity("none", "-", "choose/first")
+
+    def choose(self, questions):
+        out = []
+        for q in questions:
+            text = " ".join(q.texts).lower()
+            if " cat" in text and not os.environ.get("TEST_NETWORK_UP"):
+                out.append(ChoiceAnswer(None, error="HTTP 503 after 3 retries"))
+            elif "dog" in text:
+                out.append(ChoiceAnswer(None, raw="I cannot tell."))
+            else:
+                out.append(ChoiceAnswer(0, raw="(1)"))
+        return out
+
+
 @hookimpl
 def register_models(register):
-    for cls in (Slow, Segfault, Exits, Hangs, NaNs, Pixels, CaptionLength):
+    for cls in (Slow, Segfault, Exits, Hangs, NaNs, Pixels, CaptionLength, AlwaysFirst):
         register(cls)
