@@ -13,10 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-import numpy as np
-
-from harness.benchmarks import InstanceScores
-from harness.choices import AnsweredQuestion, InstanceAnswers, Question, question_key
+from harness.cells import collect_answers, collect_scores, question_task, status_and_error
 from harness.engine import (
     AnswerFailed,
     Answers,
@@ -195,8 +192,8 @@ class Scheduler:
             "run": asdict(entry.run),
             "meta": entry.meta,
         }
-        finish = self._finish_choice_cell if issubclass(cls, ChoiceModel) else self._finish_cell
-        return [finish(entry, fingerprint, n, scores, problems, worker_error, provenance) for n in needs]
+        choices = issubclass(cls, ChoiceModel)
+        return [self._finish(entry, fingerprint, n, scores, problems, worker_error, provenance, choices) for n in needs]
 
     def _needs(self, p: PreparedBenchmark, blind: bool) -> _Needs:
         needs = _Needs(p)
@@ -268,7 +265,7 @@ class Scheduler:
                 if isinstance(keys, str):
                     continue
                 for q in n.prepared.benchmark.questions(inst):
-                    key, content, task = _question_task(inst, q, keys)
+                    key, content, task = question_task(inst, q, keys)
                     asked.setdefault(key, (content, task))
         return asked
 
@@ -315,163 +312,38 @@ class Scheduler:
             bar.close()
         return None, device
 
-    def _finish_cell(
+    def _finish(
         self,
         entry: ModelEntry,
         fingerprint: str,
         needs: _Needs,
-        scores: dict[tuple[str, str], float],
-        problems: dict[tuple[str, str], str],
-        worker_error: str | None,
-        provenance: dict[str, Any],
-    ) -> tuple[CellRecord, list[Outcome]]:
-        p = needs.prepared
-        assert p.benchmark is not None
-        if needs.unavailable:
-            return self._cell(entry, p, "unavailable", fingerprint=fingerprint, error=needs.unavailable), []
-        outcomes: list[Outcome] = []
-        results: list[InstanceScores] = []
-        failures: list[str] = []
-        for inst in p.instances:
-            keys = needs.keys[inst.id]
-            error = keys if isinstance(keys, str) else None
-            matrix = np.full((len(inst.images), len(inst.texts)), np.nan)
-            if error is None:
-                for i, j in inst.needed_pairs():
-                    pair = (keys[i], inst.texts[j])
-                    if pair in scores:
-                        matrix[i, j] = scores[pair]
-                    else:
-                        error = problems.get(pair) or worker_error or "score was not computed"
-                        break
-            if error is not None:
-                failures.append(f"{inst.id}: {error.splitlines()[0]}")
-                outcomes.append(Outcome(inst.id, inst.category, None, error))
-                continue
-            results.append(InstanceScores(inst, matrix))
-            outcomes.append(Outcome(inst.id, inst.category, _json_matrix(matrix)))
-        metrics = [m.as_dict() for m in p.benchmark.compute(results)] if results else []
-        if failures or worker_error:
-            status = "failed"
-        elif p.limit is not None:
-            status = "partial"
-        else:
-            status = "ok"
-        error_text = None
-        if failures or worker_error:
-            lines = [worker_error.splitlines()[0]] if worker_error else []
-            if failures:
-                lines.append(f"{len(failures)} of {len(p.instances)} instances failed, e.g. " + "; ".join(failures[:3]))
-            error_text = "\n".join(lines)
-            if worker_error:
-                error_text += "\n" + worker_error
-        data_files = {f.relpath: f.sha256 for f in p.benchmark.data_files()}
-        cell = self._cell(
-            entry,
-            p,
-            status,
-            fingerprint=fingerprint,
-            n_scored=len(results),
-            n_failed=len(failures),
-            complete=status == "ok",
-            error=error_text,
-            metrics=metrics,
-            provenance={**provenance, "data_files": data_files, "benchmark_params": p.entry.params_dict()},
-        )
-        return cell, outcomes
-
-    def _finish_choice_cell(
-        self,
-        entry: ModelEntry,
-        fingerprint: str,
-        needs: _Needs,
-        answers: dict[str, int | None],
+        stored: dict[Any, Any],
         problems: dict[Any, str],
         worker_error: str | None,
         provenance: dict[str, Any],
+        choices: bool,
     ) -> tuple[CellRecord, list[Outcome]]:
-        """A cell from stored answers; failed requests count as abstentions and leave it partial."""
         p = needs.prepared
         assert p.benchmark is not None
         if needs.unavailable:
             return self._cell(entry, p, "unavailable", fingerprint=fingerprint, error=needs.unavailable), []
-        outcomes: list[Outcome] = []
-        results: list[InstanceAnswers] = []
-        failures: list[str] = []
-        request_errors: list[str] = []
-        for inst in p.instances:
-            keys = needs.keys[inst.id]
-            if isinstance(keys, str):
-                failures.append(f"{inst.id}: {keys}")
-                outcomes.append(Outcome(inst.id, inst.category, None, keys))
-                continue
-            answered = []
-            for q in p.benchmark.questions(inst):
-                key, _, _ = _question_task(inst, q, keys)
-                if key in answers:
-                    answered.append(AnsweredQuestion(q, answers[key]))
-                else:
-                    error = problems.get(key) or worker_error or "question was not asked"
-                    request_errors.append(f"{inst.id}: {error.splitlines()[0]}")
-                    answered.append(AnsweredQuestion(q, None, error))
-            results.append(InstanceAnswers(inst, answered))
-            record = [
-                {
-                    "order": a.question.order,
-                    "choice": a.choice,
-                    "correct": a.question.correct,
-                    **({"error": a.error} if a.error else {}),
-                }
-                for a in answered
-            ]
-            outcomes.append(Outcome(inst.id, inst.category, None, None, record))
-        metrics = [m.as_dict() for m in p.benchmark.compute_choices(results)] if results else []
-        if failures or worker_error:
-            status = "failed"
-        elif request_errors or p.limit is not None:
-            status = "partial"  # a failed request is an abstention now, but a rerun asks it again
-        else:
-            status = "ok"
-        lines = []
-        if worker_error:
-            lines.append(worker_error.splitlines()[0])
-        if failures:
-            lines.append(f"{len(failures)} of {len(p.instances)} instances failed, e.g. " + "; ".join(failures[:3]))
-        if request_errors:
-            lines.append(
-                f"{len(request_errors)} requests failed (counted as abstentions, not stored; a rerun asks "
-                "them again), e.g. " + "; ".join(request_errors[:3])
-            )
+        collect = collect_answers if choices else collect_scores
+        collected = collect(p.benchmark, p.instances, needs.keys, stored, problems, worker_error)
+        status, error = status_and_error(collected, worker_error, len(p.instances), p.limit is not None)
         cell = self._cell(
             entry,
             p,
             status,
             fingerprint=fingerprint,
-            n_scored=len(results),
-            n_failed=len(failures),
+            n_scored=collected.n_scored,
+            n_failed=len(collected.failures),
             complete=status == "ok",
-            error="\n".join(lines) or None,
-            metrics=metrics,
+            error=error,
+            metrics=collected.metrics,
             provenance={
                 **provenance,
                 "benchmark_params": p.entry.params_dict(),
                 "data_files": {f.relpath: f.sha256 for f in p.benchmark.data_files()},
             },
         )
-        return cell, outcomes
-
-
-def _question_task(inst: Any, q: Question, keys: list[str]) -> tuple[str, dict[str, Any], QuestionTask]:
-    image_keys = [keys[i] for i in q.images]
-    texts = [inst.texts[j] for j in q.texts]
-    key = question_key(q.kind, image_keys, texts)
-    images = [
-        (keys[i], str(inst.images[i].path), dict(inst.images[i].transform) if inst.images[i].transform else None)
-        for i in q.images
-    ]
-    content = {"kind": q.kind, "images": image_keys, "texts": texts}
-    return key, content, QuestionTask(key, q.kind, images, texts)
-
-
-def _json_matrix(matrix: np.ndarray) -> list[list[float | None]]:
-    return [[None if math.isnan(v) else float(v) for v in row] for row in matrix.tolist()]
+        return cell, collected.outcomes

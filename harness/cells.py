@@ -1,0 +1,140 @@
+"""Turning stored scores (or answers) into a cell: per-instance outcomes, metrics, status.
+
+Pure functions of what the store holds, so a cell can be rebuilt at any time without a model.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from harness.benchmarks import Benchmark, InstanceScores
+from harness.choices import AnsweredQuestion, InstanceAnswers, Question, question_key
+from harness.engine import QuestionTask
+from harness.store.store import Outcome
+from harness.types import Instance
+
+InstanceKeys = dict[str, "list[str] | str"]
+"""Per instance id: its image keys, or why they cannot be had (a missing image)."""
+
+
+@dataclass
+class Collected:
+    """What a cell's metrics are computed from, and what kept instances out."""
+
+    outcomes: list[Outcome] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    request_errors: list[str] = field(default_factory=list)
+    metrics: list[dict[str, Any]] = field(default_factory=list)
+    n_scored: int = 0
+
+
+def question_task(inst: Instance, q: Question, keys: list[str]) -> tuple[str, dict[str, Any], QuestionTask]:
+    """The store key, stored description and worker task of one question of an instance."""
+    image_keys = [keys[i] for i in q.images]
+    texts = [inst.texts[j] for j in q.texts]
+    key = question_key(q.kind, image_keys, texts)
+    images = [
+        (keys[i], str(inst.images[i].path), dict(inst.images[i].transform) if inst.images[i].transform else None)
+        for i in q.images
+    ]
+    return key, {"kind": q.kind, "images": image_keys, "texts": texts}, QuestionTask(key, q.kind, images, texts)
+
+
+def collect_scores(
+    benchmark: Benchmark,
+    instances: list[Instance],
+    keys: InstanceKeys,
+    scores: dict[tuple[str, str], float],
+    problems: dict[Any, str],
+    worker_error: str | None,
+) -> Collected:
+    """Each instance's score matrix from the stored scores; metrics over the complete ones."""
+    out = Collected()
+    results = []
+    for inst in instances:
+        inst_keys = keys[inst.id]
+        error = inst_keys if isinstance(inst_keys, str) else None
+        matrix = np.full((len(inst.images), len(inst.texts)), np.nan)
+        if error is None:
+            for i, j in inst.needed_pairs():
+                pair = (inst_keys[i], inst.texts[j])
+                if pair not in scores:
+                    error = problems.get(pair) or worker_error or "score was not computed"
+                    break
+                matrix[i, j] = scores[pair]
+        if error is not None:
+            out.failures.append(f"{inst.id}: {error.splitlines()[0]}")
+            out.outcomes.append(Outcome(inst.id, inst.category, None, error))
+            continue
+        results.append(InstanceScores(inst, matrix))
+        scores_json = [[None if math.isnan(v) else float(v) for v in row] for row in matrix.tolist()]
+        out.outcomes.append(Outcome(inst.id, inst.category, scores_json))
+    out.metrics = [m.as_dict() for m in benchmark.compute(results)] if results else []
+    out.n_scored = len(results)
+    return out
+
+
+def collect_answers(
+    benchmark: Benchmark,
+    instances: list[Instance],
+    keys: InstanceKeys,
+    answers: dict[str, int | None],
+    problems: dict[Any, str],
+    worker_error: str | None,
+) -> Collected:
+    """Each instance's answers; a question without a stored answer is an abstention with its error."""
+    out = Collected()
+    results = []
+    for inst in instances:
+        inst_keys = keys[inst.id]
+        if isinstance(inst_keys, str):
+            out.failures.append(f"{inst.id}: {inst_keys}")
+            out.outcomes.append(Outcome(inst.id, inst.category, None, inst_keys))
+            continue
+        answered = []
+        for q in benchmark.questions(inst):
+            key = question_task(inst, q, inst_keys)[0]
+            if key in answers:
+                answered.append(AnsweredQuestion(q, answers[key]))
+            else:
+                error = problems.get(key) or worker_error or "question was not asked"
+                out.request_errors.append(f"{inst.id}: {error.splitlines()[0]}")
+                answered.append(AnsweredQuestion(q, None, error))
+        results.append(InstanceAnswers(inst, answered))
+        record = [
+            {"order": a.question.order, "choice": a.choice, "correct": a.question.correct}
+            | ({"error": a.error} if a.error else {})
+            for a in answered
+        ]
+        out.outcomes.append(Outcome(inst.id, inst.category, None, None, record))
+    out.metrics = [m.as_dict() for m in benchmark.compute_choices(results)] if results else []
+    out.n_scored = len(results)
+    return out
+
+
+def status_and_error(collected: Collected, worker_error: str | None, n: int, limited: bool) -> tuple[str, str | None]:
+    """``failed`` when the worker failed or instances could not be scored; ``partial`` for a
+    ``--limit`` or failed multiple-choice requests (a rerun asks them again); else ``ok``."""
+    lines = []
+    if worker_error:
+        lines.append(worker_error.splitlines()[0])
+    if collected.failures:
+        lines.append(f"{len(collected.failures)} of {n} instances failed, e.g. " + "; ".join(collected.failures[:3]))
+    if collected.request_errors:
+        lines.append(
+            f"{len(collected.request_errors)} requests failed (counted as abstentions, not stored; a rerun asks "
+            "them again), e.g. " + "; ".join(collected.request_errors[:3])
+        )
+    if worker_error:
+        lines.append(worker_error)  # the full traceback, after the summary
+    if worker_error or collected.failures:
+        status = "failed"
+    elif collected.request_errors or limited:
+        status = "partial"
+    else:
+        status = "ok"
+    return status, "\n".join(lines) or None
