@@ -10,8 +10,8 @@ from typing import Any
 import click
 
 from harness import hookimpl
-from harness.cli import App, pass_app, store_option
-from leaderboard.tables import COLUMNS, chance_rows, metric_rows, select_cells
+from harness.cli import App, pass_app, registry_option, store_option
+from leaderboard.tables import COLUMNS, chance_rows, metric_rows, reference_rows, select_cells
 
 
 @click.command()
@@ -19,15 +19,27 @@ from leaderboard.tables import COLUMNS, chance_rows, metric_rows, select_cells
 @click.option("--partial", is_flag=True, help="Also show partial, failed and unavailable cells.")
 @click.option("-m", "--model", "models", multiple=True, help="Only these model ids.")
 @click.option("-b", "--benchmark", "benchmarks", multiple=True, help="Only these benchmark ids.")
+@click.option("--references", is_flag=True, help="Also print the papers' reported numbers (as the registry selects).")
 @store_option
+@registry_option
 @pass_app
 def show(
-    app: App, fmt: str, partial: bool, models: tuple[str, ...], benchmarks: tuple[str, ...], store_url: str | None
+    app: App,
+    fmt: str,
+    partial: bool,
+    models: tuple[str, ...],
+    benchmarks: tuple[str, ...],
+    references: bool,
+    store_url: str | None,
+    registries: tuple[str, ...],
 ) -> None:
     """Print every metric, overall and per category, with n, tie count and status."""
     store = app.store(store_url)
     cells = select_cells(store, include_partial=partial, models=models, benchmarks=benchmarks)
     rows = metric_rows(cells) + chance_rows(cells, app.plugins.benchmarks)
+    if references:
+        selection = {b.id: b.references for b in app.registry(registries, required=False).benchmarks.values()}
+        rows += reference_rows(cells, app.plugins.benchmarks, selection)
     if fmt == "json":
         payload = [
             {
@@ -46,7 +58,8 @@ def show(
             }
             for c in cells
         ]
-        click.echo(json.dumps({"cells": payload, "chance": chance_rows(cells, app.plugins.benchmarks)}, indent=2))
+        extra = [r for r in rows if r["status"] == "reference"]
+        click.echo(json.dumps({"cells": payload, "reference": extra}, indent=2))
     elif fmt == "csv":
         writer = csv.DictWriter(sys.stdout, fieldnames=list(COLUMNS), extrasaction="ignore", lineterminator="\n")
         writer.writeheader()

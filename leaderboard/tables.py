@@ -95,3 +95,40 @@ def chance_rows(cells: list[CellRecord], benchmarks: Registrar[Benchmark]) -> li
                 }
             )
     return rows
+
+
+def reference_rows(
+    cells: list[CellRecord], benchmarks: Registrar[Benchmark], selection: dict[str, str | tuple[str, ...]]
+) -> list[dict[str, Any]]:
+    """Paper-reported and human numbers for the benchmarks shown, as ``selection`` chooses them.
+
+    ``selection`` maps a benchmark id to the registry entry's ``references`` ('all', 'none' or
+    row sources); benchmarks absent from it show all their rows.
+    """
+    rows = []
+    for benchmark_id, cell in {c.benchmark_id: c for c in cells}.items():
+        bench = benchmark_of(cell, benchmarks)
+        if bench is None:
+            continue
+        chosen = selection.get(benchmark_id, "all")
+        for ref in bench.reference_rows():
+            if chosen == "none" or (chosen != "all" and ref.source not in chosen):
+                continue
+            if ref.data_version and cell.data_version and ref.data_version != cell.data_version:
+                continue
+            rows.append(
+                {
+                    "model": f"[{ref.table}] {ref.source}",
+                    "benchmark": benchmark_id,
+                    "metric": ref.metric,
+                    "category": ref.category,
+                    "value": ref.value,
+                    "n": None,
+                    "ties": None,
+                    "tie_rule": "",
+                    "averaging": ref.protocol,
+                    "status": "reference",
+                    "citation": ref.citation,
+                }
+            )
+    return rows

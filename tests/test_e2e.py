@@ -253,3 +253,35 @@ def test_full_sugarcrepe_with_standin_images(vlc_cli, tmp_path, full_root, tiny_
         assert cell.status == "ok" and cell.n_scored == n
         micro = next(m for m in cell.metrics if m["metric"] == "i2t_accuracy_micro")
         assert micro["n"] == n
+
+
+def test_show_references_as_the_registry_selects(vlc_cli, tmp_path, full_root):
+    url = store_url(tmp_path)
+    registry = tmp_path / "r.yaml"
+    registry.write_text(
+        "models:\n  - {id: random, type: random}\n"
+        "benchmarks:\n  - {id: sugarcrepe, type: sugarcrepe, references: [Human, OpenAI ViT-B-32]}\n"
+    )
+    out = vlc_cli(
+        "run",
+        "--all",
+        "--registry",
+        str(registry),
+        "--data-root",
+        str(full_root),
+        "--store",
+        url,
+        "--no-progress",
+        "--limit",
+        "3",
+    )
+    assert out.exit_code == 0, out.output
+    shown = vlc_cli(
+        "show", "--partial", "--references", "--registry", str(registry), "--store", url, "--format", "json"
+    )
+    refs = json.loads(shown.output)["reference"]
+    sources = {r["model"] for r in refs}
+    assert "[Table 6] Human" in sources and "[Table 6] OpenAI ViT-B-32" in sources
+    assert not any("GPT-4V" in s for s in sources)
+    vit = {(r["metric"], r["category"]): r["value"] for r in refs if r["model"] == "[Table 6] OpenAI ViT-B-32"}
+    assert vit[("i2t_accuracy_macro", "all")] == 0.7308

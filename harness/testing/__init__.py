@@ -15,8 +15,12 @@ import importlib.util
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 CONFORMANCE_BENCHMARK = "conformance"
 CONFORMANCE_VERSION = "1"
@@ -64,7 +68,7 @@ def write_standin_images(names: Iterable[str], folder: Path, size: tuple[int, in
     for name in sorted(set(names)):
         path = folder / name
         if not path.exists():
-            standin_image(name, size).save(path, quality=90)  # type: ignore[attr-defined]
+            standin_image(name, size).save(path, quality=90)
             count += 1
     return count
 
