@@ -46,7 +46,7 @@ def require(module: str, reason: str | None = None) -> None:
     pytest.skip(message)
 
 
-def standin_image(name: str, size: tuple[int, int] = (64, 48)) -> object:
+def standin_image(name: str, size: tuple[int, int] = (64, 48)) -> Image.Image:
     """A deterministic stand-in image for a file name: distinct names give distinct bytes."""
     from PIL import Image, ImageDraw
 
