@@ -71,6 +71,7 @@ def evaluate(
     registry: Sequence[str | Path] = (),
     limit: int | None = None,
     progress: bool = False,
+    workers: int | None = None,
 ) -> Results:
     """Evaluate one model on benchmarks, exactly as ``vlc-harness run`` does.
 
@@ -135,5 +136,6 @@ def evaluate(
         progress=progress,
         registry=reg,
         live_model=live,
+        workers=workers,
     )
     return Results(report.cells)

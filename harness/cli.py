@@ -104,6 +104,12 @@ def cli() -> None:
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="First N instances per category (partial).")
 @click.option("--strict", is_flag=True, help="Also exit non-zero when a cell is unavailable.")
 @click.option("--progress/--no-progress", default=True, help="Progress bars on stderr.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: one per visible GPU, else one). On CPU they share the cores.",
+)
 @registry_option
 @store_option
 @data_root_option
@@ -116,6 +122,7 @@ def run(
     limit: int | None,
     strict: bool,
     progress: bool,
+    workers: int | None,
     registries: tuple[str, ...],
     store_url: str | None,
     data_root: str | None,
@@ -154,6 +161,7 @@ def run(
         registry=registry,
         argv=sys.argv,
         on_cell=report,
+        workers=workers,
     )
     counts: dict[str, int] = {}
     for cell in result.cells:

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.batching import AdaptiveBatches, prefetch
 from harness.images import load_image
 from harness.models import (
     ChoiceModel,
@@ -63,6 +64,26 @@ class Job:
     def n_pairs(self) -> int:
         """Number of results this job produces (scores or answers)."""
         return sum(len(t.texts) for t in self.tasks) + len(self.blind_texts) + len(self.questions)
+
+    def split(self, parts: int) -> list[Job]:
+        """Up to ``parts`` contiguous shards of about equal size (an image's texts stay together)."""
+        parts = max(1, min(parts, len(self.tasks) + len(self.blind_texts) + len(self.questions)))
+        if parts == 1:
+            return [self]
+        shards = [Job(batch_size=self.batch_size) for _ in range(parts)]
+        for name, weight in (
+            ("tasks", lambda t: len(t.texts)),
+            ("blind_texts", lambda t: 1),
+            ("questions", lambda q: 1),
+        ):
+            items = getattr(self, name)
+            total = sum(weight(x) for x in items) or 1
+            done = 0
+            for item in items:
+                index = min(parts - 1, done * parts // total)
+                getattr(shards[index], name).append(item)
+                done += weight(item)
+        return [s for s in shards if s.n_pairs]
 
 
 @dataclass(frozen=True)
@@ -141,83 +162,128 @@ def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
         yield items[start : start + size]
 
 
+def _shrinks(batches: AdaptiveBatches) -> Iterator[Event]:
+    for size in batches.shrunk:
+        yield Progress(f"CUDA out of memory: batch size now {size}", 0, 0)
+
+
 def _run_texts(model: TextOnlyModel, job: Job) -> Iterator[Event]:
-    for batch in _chunks(job.blind_texts, job.batch_size):
-        scores = model.score_texts(list(batch))
+    batches = AdaptiveBatches(job.batch_size)
+    for batch, scores in batches.run(lambda b: model.score_texts(list(b)), job.blind_texts):
         _check_len(model, len(batch), scores)
         yield Scores([(BLIND_IMAGE_KEY, t, float(s)) for t, s in zip(batch, scores)])
+    yield from _shrinks(batches)
 
 
-def _decode(model: Model, tasks: Sequence[ImageTask]) -> tuple[list[tuple[ImageTask, Any]], list[ImageFailed]]:
-    ok: list[tuple[ImageTask, Any]] = []
-    failed: list[ImageFailed] = []
-    for task in tasks:
-        if not model.needs_pixels:
-            ok.append((task, None))
-            continue
-        try:
-            image = load_image(task.path, task.transform)
-            ok.append((task, model.preprocess(image)))  # type: ignore[attr-defined]
-        except Exception as exc:  # any unreadable file fails only its own instances
-            failed.append(ImageFailed(task.key, task.path, f"{type(exc).__name__}: {exc}"))
-    return ok, failed
+def _decoded(model: Model, tasks: Sequence[ImageTask], depth: int) -> Iterator[tuple[ImageTask, Any, Any]]:
+    """``(task, preprocessed image, error)`` in order, decoded ahead in background threads."""
+    if not model.needs_pixels:
+        for task in tasks:
+            yield task, None, None
+        return
+    preprocess = model.preprocess  # type: ignore[attr-defined]
+    yield from prefetch(lambda task: preprocess(load_image(task.path, task.transform)), tasks, depth)
+
+
+def _failed(task: ImageTask, error: BaseException) -> ImageFailed:
+    return ImageFailed(task.key, task.path, f"{type(error).__name__}: {error}")
 
 
 def _run_embed(model: EmbeddingModel, job: Job) -> Iterator[Event]:
+    """Encode each unique text and image once, holding only what is still needed.
+
+    Images are taken in chunks; a chunk's new texts are encoded (sorted by length, so a batch
+    pads little) before its images, and a text's vector is dropped after the last chunk that
+    uses it. Images are decoded ahead in background threads while the model runs.
+    """
     import numpy as np
 
-    texts = sorted({t for task in job.tasks for t in task.texts})
-    index = {t: i for i, t in enumerate(texts)}
-    text_vecs = []
-    for batch in _chunks(texts, job.batch_size):
+    text_batches, image_batches = AdaptiveBatches(job.batch_size), AdaptiveBatches(job.batch_size)
+    chunks = list(_chunks(job.tasks, max(256, 8 * job.batch_size)))
+    last_use: dict[str, int] = {}
+    for c, chunk in enumerate(chunks):
+        for task in chunk:
+            for t in task.texts:
+                last_use[t] = c
+    vectors: dict[str, Any] = {}
+    encoded = 0
+    stream = _decoded(model, job.tasks, depth=2 * job.batch_size)
+
+    def embed_texts(batch: Sequence[str]) -> Any:
         vecs = np.asarray(model.embed_texts(list(batch)))
         _check_len(model, len(batch), vecs)
-        text_vecs.append(vecs)
-        yield Progress("texts", sum(len(v) for v in text_vecs), len(texts))
-    all_text_vecs = np.concatenate(text_vecs) if text_vecs else np.zeros((0, 0))
-    for batch in _chunks(job.tasks, job.batch_size):
-        decoded, failed = _decode(model, batch)
-        yield from failed
-        if not decoded:
-            continue
-        image_vecs = np.asarray(model.embed_images([x for _, x in decoded]))
-        _check_len(model, len(decoded), image_vecs)
-        rows_i, rows_t, keys = [], [], []
-        for k, (task, _) in enumerate(decoded):
+        return vecs
+
+    def embed_images(batch: Sequence[Any]) -> Any:
+        vecs = np.asarray(model.embed_images(list(batch)))
+        _check_len(model, len(batch), vecs)
+        return vecs
+
+    def score(ready: list[tuple[ImageTask, Any]]) -> Iterator[Event]:
+        offset = 0
+        for batch, image_vecs in image_batches.run(embed_images, [x for _, x in ready]):
+            rows_i, text_vecs, keys = [], [], []
+            for k, (task, _) in enumerate(ready[offset : offset + len(batch)]):
+                for t in task.texts:
+                    rows_i.append(k)
+                    text_vecs.append(vectors[t])
+                    keys.append((task.key, t))
+            offset += len(batch)
+            scores = np.asarray(model.pair_scores(image_vecs[rows_i], np.stack(text_vecs)))
+            yield Scores([(k, t, float(s)) for (k, t), s in zip(keys, scores)])
+
+    for c, chunk in enumerate(chunks):
+        new = sorted({t for task in chunk for t in task.texts if t not in vectors}, key=lambda t: (len(t), t))
+        for batch, vecs in text_batches.run(embed_texts, new):
+            vectors.update(zip(batch, vecs))
+            encoded += len(batch)
+            yield Progress("texts", encoded, len(last_use))
+        ready: list[tuple[ImageTask, Any]] = []
+        for _ in range(len(chunk)):
+            task, pixels, error = next(stream)
+            if error is not None:
+                yield _failed(task, error)
+                continue
+            ready.append((task, pixels))
+            if len(ready) >= image_batches.size:
+                yield from score(ready)
+                ready = []
+        if ready:
+            yield from score(ready)
+        for task in chunk:
             for t in task.texts:
-                rows_i.append(k)
-                rows_t.append(index[t])
-                keys.append((task.key, t))
-        scores = np.asarray(model.pair_scores(image_vecs[rows_i], all_text_vecs[rows_t]))
-        yield Scores([(k, t, float(s)) for (k, t), s in zip(keys, scores)])
+                if last_use[t] == c:
+                    vectors.pop(t, None)
+    yield from _shrinks(text_batches)
+    yield from _shrinks(image_batches)
 
 
 def _run_pairs(model: PairScoringModel, job: Job) -> Iterator[Event]:
-    batch: list[ImageTask] = []
+    batches = AdaptiveBatches(job.batch_size)
+    ready: list[PairGroup] = []
     n_pairs = 0
-    for task in job.tasks:
-        batch.append(task)
+    for task, image, error in _decoded(model, job.tasks, depth=2 * job.batch_size):
+        if error is not None:
+            yield _failed(task, error)
+            continue
+        ready.append(PairGroup(task.key, image, task.texts, task.origins))
         n_pairs += len(task.texts)
         if n_pairs >= job.batch_size:
-            yield from _score_pair_batch(model, batch)
-            batch, n_pairs = [], 0
-    if batch:
-        yield from _score_pair_batch(model, batch)
+            yield from _score_groups(model, batches, ready)
+            ready, n_pairs = [], 0
+    if ready:
+        yield from _score_groups(model, batches, ready)
+    yield from _shrinks(batches)
 
 
-def _score_pair_batch(model: PairScoringModel, tasks: list[ImageTask]) -> Iterator[Event]:
-    decoded, failed = _decode(model, tasks)
-    yield from failed
-    if not decoded:
-        return
-    groups = [PairGroup(task.key, image, task.texts, task.origins) for task, image in decoded]
-    results = model.score_pairs(groups)
-    _check_len(model, len(groups), results)
-    rows = []
-    for group, scores in zip(groups, results):
-        _check_len(model, len(group.texts), scores)
-        rows.extend((group.image_key, t, float(s)) for t, s in zip(group.texts, scores))
-    yield Scores(rows)
+def _score_groups(model: PairScoringModel, batches: AdaptiveBatches, groups: list[PairGroup]) -> Iterator[Event]:
+    for batch, results in batches.run(lambda b: model.score_pairs(list(b)), groups):
+        _check_len(model, len(batch), results)
+        rows = []
+        for group, scores in zip(batch, results):
+            _check_len(model, len(group.texts), scores)
+            rows.extend((group.image_key, t, float(s)) for t, s in zip(group.texts, scores))
+        yield Scores(rows)
 
 
 def _check_len(model: Model, expected: int, got: Any) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from harness.devices import worker_slots
 from harness.errors import RegistryError, UserError
 from harness.models import Model
 from harness.plugins import Plugins
@@ -74,6 +75,7 @@ def execute(
     argv: list[str] | None = None,
     live_model: Model | None = None,
     on_cell: Callable[[CellRecord], None] | None = None,
+    workers: int | None = None,
 ) -> RunReport:
     """Run the selected grid, recording a run with its provenance and a cell per pair."""
     provenance = run_provenance(argv)
@@ -84,15 +86,13 @@ def execute(
         registry_digest=registry.digest() if registry else None,
     )
     run_id = store.start_run(provenance)
-    scheduler = Scheduler(store, plugins, data_root, limit=limit, progress=progress, run_id=run_id)
+    slots = worker_slots(workers)
+    provenance["worker_slots"] = slots
+    scheduler = Scheduler(store, plugins, data_root, limit=limit, progress=progress, run_id=run_id, slots=slots)
     report = RunReport(run_id)
     status = "interrupted"
     try:
-        for model in models:
-            for cell in scheduler.run_model(model, benchmarks, live_model=live_model):
-                report.cells.append(cell)
-                if on_cell:
-                    on_cell(cell)
+        report.cells = scheduler.run_models(models, benchmarks, on_cell=on_cell, live_model=live_model)
         status = "finished"
     finally:
         store.finish_run(run_id, status)

@@ -8,12 +8,17 @@ computes exactly the missing pairs and ends with the same results as an uninterr
 from __future__ import annotations
 
 import math
+import queue
 import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from harness.cells import collect_answers, collect_scores, question_task, status_and_error
+from harness.devices import cpu_threads_per_worker
 from harness.engine import (
     AnswerFailed,
     Answers,
@@ -26,7 +31,7 @@ from harness.engine import (
     QuestionTask,
     Scores,
 )
-from harness.errors import Unavailable
+from harness.errors import HarnessError, Unavailable
 from harness.fingerprint import fingerprint_content, identity_record, model_fingerprint
 from harness.models import ChoiceModel, Identity, Model
 from harness.plugins import Plugins
@@ -37,6 +42,10 @@ from harness.store.store import Outcome
 from harness.worker import InProcessWorker, SubprocessWorker, WorkerFailed
 
 STATUSES = ("ok", "partial", "failed", "unavailable", "skipped")
+
+
+class Cancelled(HarnessError):
+    """The run was interrupted while this model was computing."""
 
 
 class Worker(Protocol):
@@ -83,6 +92,7 @@ class Scheduler:
         limit: int | None = None,
         progress: bool = True,
         run_id: int | None = None,
+        slots: list[str] | None = None,
     ) -> None:
         self.store = store
         self.plugins = plugins
@@ -90,7 +100,50 @@ class Scheduler:
         self.limit = limit
         self.progress = progress
         self.run_id = run_id
+        self.slots = slots or ["auto"]
+        self._threads = cpu_threads_per_worker(self.slots)
+        self._free: queue.Queue[tuple[int, str]] = queue.Queue()
+        for index, device in enumerate(self.slots):
+            self._free.put((index, device))
+        self._shards = 1
+        self._cancel = threading.Event()
         self._prepared: dict[str, PreparedBenchmark] = {}
+
+    def run_models(
+        self,
+        models: list[ModelEntry],
+        benchmarks: list[BenchmarkEntry],
+        on_cell: Callable[[CellRecord], None] | None = None,
+        live_model: Model | None = None,
+    ) -> list[CellRecord]:
+        """Run every model on every benchmark, spread over the worker slots.
+
+        With more slots than models, each model's pairs are sharded over the spare slots.
+        """
+        for b in benchmarks:
+            self.prepare(b)
+        done: dict[str, list[CellRecord]] = {}
+
+        def finished(entry: ModelEntry, cells: list[CellRecord]) -> None:
+            done[entry.id] = cells
+            for cell in cells:
+                if on_cell:
+                    on_cell(cell)
+
+        if live_model is not None or len(self.slots) == 1:
+            for entry in models:
+                finished(entry, self.run_model(entry, benchmarks, live_model))
+        else:
+            self._shards = max(1, len(self.slots) // len(models))
+            with ThreadPoolExecutor(max_workers=min(len(models), len(self.slots))) as pool:
+                futures = {pool.submit(self.run_model, entry, benchmarks): entry for entry in models}
+                try:
+                    for future in as_completed(futures):
+                        finished(futures[future], future.result())
+                except BaseException:
+                    self._cancel.set()  # stop the other models' workers, then re-raise
+                    raise
+        return [cell for entry in models for cell in done.get(entry.id, [])]
 
     def prepare(self, entry: BenchmarkEntry) -> PreparedBenchmark:
         """Load a benchmark once per run."""
@@ -140,10 +193,19 @@ class Scheduler:
             **kw,
         )
 
-    def _worker(self, entry: ModelEntry, cls: type[Model], live_model: Model | None) -> Worker:
+    def _worker(self, entry: ModelEntry, cls: type[Model], live_model: Model | None, device: str) -> Worker:
         if live_model is not None:
             return InProcessWorker(live_model, entry.id)
-        return SubprocessWorker(cls, entry.params, entry.run, entry.id)
+        return SubprocessWorker(cls, entry.params, entry.run, entry.id, device=device, threads=self._threads)
+
+    def _spare_slots(self, wanted: int) -> list[tuple[int, str]]:
+        spare = []
+        while len(spare) < wanted:
+            try:
+                spare.append(self._free.get_nowait())
+            except queue.Empty:
+                break
+        return spare
 
     def _run_available(
         self, entry: ModelEntry, cls: type[Model], prepared: list[PreparedBenchmark], live_model: Model | None
@@ -151,7 +213,9 @@ class Scheduler:
         needs = [self._needs(p, cls.image_blind) for p in prepared]
         if all(n.unavailable for n in needs):  # no images anywhere: no need to start the model
             return [(self._cell(entry, n.prepared, "unavailable", error=n.unavailable), []) for n in needs]
-        worker = self._worker(entry, cls, live_model)
+        slot = self._free.get()
+        spare: list[tuple[int, str]] = []
+        worker = self._worker(entry, cls, live_model, slot[1])
         try:
             try:
                 identity = worker.identify()
@@ -162,24 +226,17 @@ class Scheduler:
             content = fingerprint_content(entry.type, entry.params_dict(), identity, cls.scoring_version)
             fingerprint = model_fingerprint(content)
             model_row = self.store.register_model(fingerprint, entry.type, identity_record(content, identity))
-            pairs = self._union(needs, cls.needs_origins) if not issubclass(cls, ChoiceModel) else {}
             problems: dict[Any, str] = {}
+            job = self._missing_work(entry, cls, needs, model_row)
             worker_error, device = None, None
-            if issubclass(cls, ChoiceModel):
-                asked = self._questions(needs)
-                stored_answers = self.store.stored_answers(model_row)
-                missing_questions = sorted(k for k in asked if k not in stored_answers)
-                if missing_questions:
-                    job = Job(questions=[asked[k][1] for k in missing_questions], batch_size=entry.run.batch_size)
-                    worker_error, device = self._compute(worker, job, model_row, entry.id, problems)
-            else:
-                stored = self.store.stored_pairs(model_row)
-                missing = sorted(k for k in pairs if k not in stored)
-                if missing:
-                    job = self._job(missing, pairs, needs, entry, cls)
-                    worker_error, device = self._compute(worker, job, model_row, entry.id, problems)
+            if job.n_pairs:
+                spare = self._spare_slots(self._shards - 1) if live_model is None else []
+                shards = job.split(1 + len(spare))
+                worker_error, device = self._run_shards(entry, cls, worker, slot, spare, shards, model_row, problems)
         finally:
             worker.close()
+            for s in (slot, *spare):
+                self._free.put(s)
         if issubclass(cls, ChoiceModel):
             scores: Any = self.store.stored_answers(model_row)
         else:
@@ -194,6 +251,53 @@ class Scheduler:
         }
         choices = issubclass(cls, ChoiceModel)
         return [self._finish(entry, fingerprint, n, scores, problems, worker_error, provenance, choices) for n in needs]
+
+    def _missing_work(self, entry: ModelEntry, cls: type[Model], needs: list[_Needs], model_row: int) -> Job:
+        """The pairs (or questions) all selected benchmarks need that the store lacks, sorted."""
+        if issubclass(cls, ChoiceModel):
+            asked = self._questions(needs)
+            stored_answers = self.store.stored_answers(model_row)
+            missing_questions = sorted(k for k in asked if k not in stored_answers)
+            return Job(questions=[asked[k][1] for k in missing_questions], batch_size=entry.run.batch_size)
+        pairs = self._union(needs, cls.needs_origins)
+        stored = self.store.stored_pairs(model_row)
+        missing = sorted(k for k in pairs if k not in stored)
+        return self._job(missing, pairs, needs, entry, cls)
+
+    def _run_shards(
+        self,
+        entry: ModelEntry,
+        cls: type[Model],
+        worker: Worker,
+        slot: tuple[int, str],
+        spare: list[tuple[int, str]],
+        shards: list[Job],
+        model_row: int,
+        problems: dict[Any, str],
+    ) -> tuple[str | None, str | None]:
+        """Shard 0 in this thread's worker, the others in new workers on the spare slots."""
+        results: list[tuple[str | None, str | None]] = [(None, None)] * len(shards)
+
+        def run_extra(k: int) -> None:
+            index, device = spare[k - 1]
+            extra = self._worker(entry, cls, None, device)
+            try:
+                results[k] = self._compute(
+                    extra, shards[k], model_row, f"{entry.id} [{k + 1}/{len(shards)}]", problems, index
+                )
+            finally:
+                extra.close()
+
+        threads = [threading.Thread(target=run_extra, args=(k,), daemon=True) for k in range(1, len(shards))]
+        for t in threads:
+            t.start()
+        label = entry.id if len(shards) == 1 else f"{entry.id} [1/{len(shards)}]"
+        results[0] = self._compute(worker, shards[0], model_row, label, problems, slot[0])
+        for t in threads:
+            t.join()
+        errors = [e for e, _ in results if e]
+        devices = sorted({d for _, d in results if d})
+        return ("\n".join(errors) or None), (", ".join(devices) or None)
 
     def _needs(self, p: PreparedBenchmark, blind: bool) -> _Needs:
         needs = _Needs(p)
@@ -270,18 +374,28 @@ class Scheduler:
         return asked
 
     def _compute(
-        self, worker: Worker, job: Job, model_row: int, label: str, problems: dict[Any, str]
+        self, worker: Worker, job: Job, model_row: int, label: str, problems: dict[Any, str], position: int = 0
     ) -> tuple[str | None, str | None]:
         from tqdm import tqdm
 
         device = None
-        bar = tqdm(total=job.n_pairs, unit="pair", desc=label, disable=not self.progress, file=sys.stderr, leave=False)
+        bar = tqdm(
+            total=job.n_pairs,
+            unit="pair",
+            desc=label,
+            disable=not self.progress,
+            file=sys.stderr,
+            leave=False,
+            position=position,
+        )
         paths = {t.key: t for t in job.tasks}
         questions = {
             q.key: {"kind": q.kind, "images": [k for k, _, _ in q.images], "texts": q.texts} for q in job.questions
         }
         try:
             for event in worker.compute(job):
+                if self._cancel.is_set():
+                    raise Cancelled(f"{label}: cancelled")
                 if isinstance(event, Scores):
                     good = []
                     for key, text, score in event.rows:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import multiprocessing
+import os
 import signal
 import time
 import traceback
@@ -33,8 +34,13 @@ class WorkerFailed(HarnessError):
     """The model's worker raised, died, or stopped making progress."""
 
 
-def _worker_main(conn: Any, locator: dict[str, Any], params: dict[str, Any], run: dict[str, Any]) -> None:
+def _worker_main(
+    conn: Any, locator: dict[str, Any], params: dict[str, Any], run: dict[str, Any], threads: int | None
+) -> None:
     """Entry point of a spawned worker: build the model, then serve requests until ``stop``."""
+    if threads:  # before torch is imported: CPU workers share the cores instead of oversubscribing
+        for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+            os.environ[var] = str(threads)
     try:
         cls = resolve_locator(locator)
         model = cls(build(cls.Params, params), build(cls.Run, run))
@@ -78,14 +84,18 @@ def _describe(exc: BaseException) -> str:
 class SubprocessWorker:
     """A model in a spawned process (CPU too), loaded once and reused for all its work."""
 
-    def __init__(self, cls: type[Model], params: Any, run: Any, label: str) -> None:
+    def __init__(
+        self, cls: type[Model], params: Any, run: Any, label: str, device: str | None = None, threads: int | None = None
+    ) -> None:
         self.label = label
         self.timeout_s = float(getattr(run, "timeout_s", 900.0))
+        if device and device != "auto" and getattr(run, "device", "auto") == "auto":
+            run = dataclasses.replace(run, device=device)  # the slot's device, unless the entry pins one
         ctx = multiprocessing.get_context("spawn")
         self._conn, child = ctx.Pipe()
         self._proc = ctx.Process(
             target=_worker_main,
-            args=(child, class_locator(cls), dataclasses.asdict(params), dataclasses.asdict(run)),
+            args=(child, class_locator(cls), dataclasses.asdict(params), dataclasses.asdict(run), threads),
             daemon=True,
             name=f"vlc-harness worker {label}",
         )

@@ -41,7 +41,7 @@ def stored(path: Path) -> int:
 def logged(path: Path) -> list[tuple[str, str]]:
     if not path.exists():
         return []
-    return [tuple(json.loads(line)) for line in path.read_text().splitlines()]
+    return [tuple(json.loads(line)[:2]) for line in path.read_text().splitlines()]
 
 
 def test_resume_after_kill_computes_only_missing_pairs(tmp_path, sample_root):

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, delete, event, func, insert, inspect, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DatabaseError, SQLAlchemyError
+from sqlalchemy.pool import StaticPool
 
 from harness.errors import ScoreError, StoreError
 from harness.store import migrations, schema
@@ -82,7 +83,11 @@ def open_store(url: str) -> Store:
                     )
         path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        engine = create_engine(url)
+        if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
+            # one shared connection, or each thread would see its own empty in-memory database
+            engine = create_engine(url, poolclass=StaticPool, connect_args={"check_same_thread": False})
+        else:
+            engine = create_engine(url)
     except Exception as exc:
         raise StoreError(f"cannot open store {url!r}: {exc}") from None
     if engine.dialect.name == "sqlite":

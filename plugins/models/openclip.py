@@ -28,7 +28,7 @@ from typing import Any, Literal
 import numpy as np
 
 from harness import hookimpl
-from harness.models import EmbeddingModel, Identity
+from harness.models import EmbeddingModel, Identity, RunOptions
 from harness.types import canonical_json
 from harness.weights import file_identity, hub_identity
 
@@ -51,12 +51,22 @@ class OpenClipParams:
     init_seed: int = 0
 
 
+@dataclass(frozen=True)
+class OpenClipRun(RunOptions):
+    """Run options: ``truncate_text`` runs a causal text tower only up to each batch's longest
+    caption instead of the padded context (exact up to float rounding; never applied to
+    bidirectional towers, where padding changes the result)."""
+
+    truncate_text: bool = True
+
+
 class OpenClip(EmbeddingModel):
     """A contrastive model from open_clip scored by cosine similarity."""
 
     type_name = "open_clip"
     similarity = "cosine"
     Params = OpenClipParams
+    Run = OpenClipRun
 
     def _model_name(self) -> str:
         arch = self.params.arch
@@ -120,6 +130,7 @@ class OpenClip(EmbeddingModel):
         self._tokenizer = open_clip.get_tokenizer(name)
         self._device = device
         self._torch = torch
+        self._truncate = self.run.truncate_text and causal_argmax_text_tower(model)
 
     def _autocast(self) -> Any:
         torch = self._torch
@@ -144,7 +155,11 @@ class OpenClip(EmbeddingModel):
         torch = self._torch
         with torch.no_grad(), self._autocast():
             tokens = self._tokenizer(texts).to(self._device)
-            return self._model.encode_text(tokens, normalize=True).float().cpu().numpy()
+            if self._truncate:
+                features = encode_text_prefix(self._model, tokens)
+            else:
+                features = self._model.encode_text(tokens, normalize=True)
+            return features.float().cpu().numpy()
 
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> dict[str, Any]:
@@ -158,6 +173,47 @@ class OpenClip(EmbeddingModel):
             model = open_clip.create_model(register_inline_config(TINY_CONFIG), pretrained=None, pretrained_text=False)
             torch.save(model.state_dict(), checkpoint)
         return {"arch": TINY_CONFIG, "pretrained": str(checkpoint)}
+
+
+def causal_argmax_text_tower(model: Any) -> bool:
+    """True for open_clip's ``CLIP`` text tower with a causal mask and end-of-text pooling.
+
+    There, the output at a position depends only on earlier positions, so running the tower on
+    the first L tokens gives the same pooled features as on the padded context.
+    """
+    from open_clip.model import CLIP
+
+    return (
+        type(model).encode_text is CLIP.encode_text
+        and getattr(model, "attn_mask", None) is not None
+        and getattr(model, "text_pool_type", None) in ("argmax", "eos")
+    )
+
+
+def encode_text_prefix(model: Any, tokens: Any) -> Any:
+    """``model.encode_text(tokens, normalize=True)`` computed on the tokens up to the batch's
+    longest caption (see :func:`causal_argmax_text_tower` for when this is exact)."""
+    import torch
+    import torch.nn.functional as F
+    from open_clip.transformer import text_global_pool
+
+    if model.text_pool_type == "argmax":
+        last = tokens.argmax(dim=-1)  # the end-of-text token has the highest id
+    else:
+        last = (tokens == model.text_eos_id).int().argmax(dim=-1)
+    length = int(last.max()) + 1
+    tokens = tokens[:, :length]
+    cast_dtype = model.transformer.get_cast_dtype()
+    x = model.token_embedding(tokens).to(cast_dtype) + model.positional_embedding[:length].to(cast_dtype)
+    x = model.transformer(x, attn_mask=model.attn_mask[:length, :length])
+    x = model.ln_final(x)
+    x = text_global_pool(x, tokens, model.text_pool_type, eos_token_id=getattr(model, "text_eos_id", None))
+    projection = model.text_projection
+    if isinstance(projection, torch.nn.Linear):
+        x = projection(x)
+    elif projection is not None:
+        x = x @ projection
+    return F.normalize(x, dim=-1)
 
 
 def register_inline_config(config: dict[str, Any]) -> str:

@@ -31,7 +31,7 @@ class Slow(PairScoringModel):
             with open(log, "a") as f:
                 for g in groups:
                     for t in g.texts:
-                        f.write(json.dumps([g.image_key, t]) + "\n")
+                        f.write(json.dumps([g.image_key, t, os.getpid()]) + "\n")
         return [[hashed_uniform(7, g.image_key, t) for t in g.texts] for g in groups]
 
 
@@ -138,7 +138,24 @@ class AlwaysFirst(ChoiceModel):
         return out
 
 
+class OutOfMemory(PairScoringModel):
+    """Raises CUDA's out-of-memory error for batches of more than two images."""
+
+    type_name = "test_oom"
+    needs_pixels = False
+
+    def identify(self):
+        return Identity("none", "fp64", "score_pairs/test")
+
+    def score_pairs(self, groups):
+        if len(groups) > 2:
+            import torch
+
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return [[hashed_uniform(7, g.image_key, t) for t in g.texts] for g in groups]
+
+
 @hookimpl
 def register_models(register):
-    for cls in (Slow, Segfault, Exits, Hangs, NaNs, Pixels, CaptionLength, AlwaysFirst):
+    for cls in (Slow, Segfault, Exits, Hangs, NaNs, Pixels, CaptionLength, AlwaysFirst, OutOfMemory):
         register(cls)
