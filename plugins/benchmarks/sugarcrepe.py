@@ -45,10 +45,10 @@ from harness.types import ImageSource, Instance, MetricSpec, MetricValue
 
 SUBSETS = ("replace_obj", "replace_att", "replace_rel", "swap_obj", "swap_att", "add_obj", "add_att")
 UPSTREAM = "https://raw.githubusercontent.com/RAIVNLab/sugar-crepe/0047054b243992f0fad63d6f64f7544862daf846/data"
-# The pre-fix swap_obj (246 cases), byte-identical copy in t2v_metrics (upstream: sugar-crepe@6e45274).
+# The pre-fix swap_obj (246 cases): upstream at 6e45274, the last commit before 546eb51 removed case "108"
+# (a byte-identical copy is in linzhiqiu/t2v_metrics@8ab4546, datasets/sugar_crepe/swap_obj.json).
 PREFIX_SWAP_OBJ = (
-    "https://raw.githubusercontent.com/linzhiqiu/t2v_metrics/8ab4546a385edd65ef05ea8adee5fc57e4b8fa5d"
-    "/datasets/sugar_crepe/swap_obj.json"
+    "https://raw.githubusercontent.com/RAIVNLab/sugar-crepe/6e45274de98440ad8ff4207bddba0afcc1a4526f/data/swap_obj.json"
 )
 SHA256 = {
     "add_att": "012d88d729693d193760e6f3393b06a1cf874380a9db0062e937201199fe044d",
