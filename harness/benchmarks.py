@@ -32,6 +32,17 @@ class DataFile:
 
 
 @dataclass(frozen=True)
+class ImageArchive:
+    """A zip of benchmark images: where to get it and where it goes under the data root."""
+
+    url: str
+    relpath: str
+    """Folder under the data root the archive is extracted into."""
+    expect: str
+    """A path (relative to the data root) that exists once the archive is extracted."""
+
+
+@dataclass(frozen=True)
 class InstanceScores:
     """An instance and its score matrix ``scores[i, j] = s(image_i, text_j)``.
 
@@ -79,6 +90,23 @@ class Benchmark:
     def load_instances(self) -> list[Instance]:
         """Every instance of this data version, in a stable upstream order."""
         raise NotImplementedError
+
+    def image_archives(self) -> list[ImageArchive]:
+        """Image archives ``data fetch --images`` may download (none by default)."""
+        return []
+
+    def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
+        """Download what is downloadable into the data root; one report line per item.
+
+        The default fetches the pinned :meth:`data_files` (and, with ``images``, the
+        :meth:`image_archives`); benchmarks published as Hugging Face datasets override this.
+        """
+        from harness.datafetch import fetch_archive, fetch_files
+
+        lines = fetch_files(self.data_root, self.data_files(), progress)
+        if images:
+            lines += [fetch_archive(self.data_root, a, progress) for a in self.image_archives()]
+        return lines
 
     def image_dir(self) -> Path | None:
         """Folder the images are read from (``None`` when the benchmark has no image files)."""

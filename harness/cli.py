@@ -297,8 +297,11 @@ def plugins(app: App) -> None:
 
 def build_cli() -> click.Group:
     """The click group with every plugin's commands added (``register_commands``)."""
+    from harness.cli_data import data
     from harness.plugins import get_plugins
 
+    if "data" not in cli.commands:
+        cli.add_command(data)
     get_plugins().pm.hook.register_commands(cli=cli)
     return cli
 

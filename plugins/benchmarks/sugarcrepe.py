@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harness import hookimpl
-from harness.benchmarks import Benchmark, DataFile, InstanceScores
+from harness.benchmarks import Benchmark, DataFile, ImageArchive, InstanceScores
 from harness.choices import AnsweredQuestion, InstanceAnswers, Question, i2t_questions
 from harness.errors import DataUnavailable
 from harness.metrics import (
@@ -60,9 +60,10 @@ SHA256 = {
     "swap_obj": "073cdb8e253d053614e80710834d9773b09dbc1dd0a412f6f9492262caa1dcad",
 }
 PREFIX_SWAP_OBJ_SHA256 = "15624c2460f5c10e8720fca0f1c27ddd61998b3b8b10998ff007cd84ea8fd31a"
+COCO_VAL2017 = "http://images.cocodataset.org/zips/val2017.zip"
 COCO_HINT = (
-    "download COCO val2017 (http://images.cocodataset.org/zips/val2017.zip) and unzip it so that "
-    "<data root>/coco/val2017/000000000139.jpg exists, or set the benchmark's images_dir param"
+    f"run `vlc-harness data fetch -b sugarcrepe --images`, or download COCO val2017 ({COCO_VAL2017}) and "
+    "unzip it so that <data root>/coco/val2017/000000000139.jpg exists, or set the benchmark's images_dir param"
 )
 
 
@@ -157,6 +158,13 @@ class SugarCrepe(Benchmark):
                     )
                 )
         return out
+
+    def image_archives(self) -> list[ImageArchive]:
+        """COCO val2017 (about 780 MB), unzipped next to ``images_dir``."""
+        images = Path(self.params.images_dir)
+        if images.is_absolute() or images.name != "val2017":
+            return []  # a custom layout: the user places the images
+        return [ImageArchive(COCO_VAL2017, str(images.parent), str(images / "000000000139.jpg"))]
 
     def image_dir(self) -> Path:
         """COCO val2017 folder."""

@@ -1,0 +1,93 @@
+"""``vlc-harness data fetch`` and ``data verify``: get benchmark data and check what is present."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from harness.cli import App, data_root_option, pass_app, registry_option
+from harness.errors import Unavailable
+
+
+@click.group()
+def data() -> None:
+    """Download benchmark data into the data root, or check what is there."""
+
+
+def _benchmarks(app: App, registries: tuple[str, ...], ids: tuple[str, ...]) -> list:
+    from harness.runner import select_benchmarks
+
+    registry = app.registry(registries, required=False)
+    if ids:
+        return select_benchmarks(registry, app.plugins, list(ids))
+    return list(registry.benchmarks.values()) or select_benchmarks(
+        registry, app.plugins, app.plugins.benchmarks.names()
+    )
+
+
+def _root(data_root: str | None) -> Path:
+    from harness.paths import default_data_root
+
+    return Path(data_root) if data_root else default_data_root()
+
+
+@data.command("fetch")
+@click.option("-b", "--benchmark", "ids", multiple=True, help="Registry id or benchmark type (default: all).")
+@click.option("--images", is_flag=True, help="Also download image archives (COCO val2017 is about 780 MB).")
+@click.option("--progress/--no-progress", default=True)
+@registry_option
+@data_root_option
+@pass_app
+def fetch(
+    app: App, ids: tuple[str, ...], images: bool, progress: bool, registries: tuple[str, ...], data_root: str | None
+) -> None:
+    """Download each benchmark's pinned files (checked by sha256) into the data root."""
+    from harness.datafetch import FetchError
+
+    root = _root(data_root)
+    failed = 0
+    for entry in _benchmarks(app, registries, ids):
+        bench = app.plugins.benchmarks.get(entry.type).cls(entry.params, root)
+        try:
+            lines = bench.fetch(images=images, progress=progress)
+        except (FetchError, Unavailable) as exc:
+            failed += 1
+            click.echo(f"{entry.id}: failed: {exc}")
+            continue
+        for line in lines or ["nothing to download for this data version"]:
+            click.echo(f"{entry.id}: {line}")
+    if failed:
+        sys.exit(1)
+
+
+@data.command("verify")
+@click.option("-b", "--benchmark", "ids", multiple=True, help="Registry id or benchmark type (default: all).")
+@registry_option
+@data_root_option
+@pass_app
+def verify(app: App, ids: tuple[str, ...], registries: tuple[str, ...], data_root: str | None) -> None:
+    """Check annotations against their pinned sha256 and count the images present."""
+    from harness.prepared import prepare
+
+    root = _root(data_root)
+    problems = 0
+    for entry in _benchmarks(app, registries, ids):
+        prepared = prepare(entry, app.plugins.benchmarks, root, None)
+        if not prepared.ready:
+            problems += 1
+            click.echo(f"{entry.id}: {prepared.unavailable or prepared.load_error}")
+            continue
+        paths = {src.path for inst in prepared.instances for src in inst.images}
+        present = sum(1 for p in paths if p.is_file())
+        line = f"{entry.id}: {prepared.data_version}, {len(prepared.instances)} instances, annotations ok"
+        if paths:
+            line += f", images {present}/{len(paths)} present"
+            if present < len(paths):
+                problems += 1
+                assert prepared.benchmark is not None
+                line += f" ({prepared.benchmark.image_hint()})"
+        click.echo(line)
+    if problems:
+        sys.exit(1)
