@@ -83,3 +83,46 @@ def test_sugarcrepe_reference_rows_are_consistent():
             subsets = [v for k, v in values.items() if k != "all"]
             assert len(subsets) == 7
             assert np.mean(subsets) == pytest.approx(values["all"], abs=1e-4), source
+
+
+def _reference(source: str, metric: str) -> dict[str, float]:
+    rows = SugarCrepe(build(SugarCrepe.Params, {}), Path(".")).reference_rows()
+    return {r.category: r.value for r in rows if r.source == source and r.metric == metric}
+
+
+@pytest.mark.parametrize(
+    ("table6_source", "table5_source", "metric"),
+    [
+        ("NegCLIP ViT-B-32", "NegCLIP ViT-B/32 (released by ARO)", "i2t_accuracy_type"),
+        ("OpenAI ViT-B-32", "Pretrained CLIP ViT-B/32", "i2t_accuracy_type"),
+    ],
+)
+def test_sugarcrepe_types_reproduce_table5_from_table6(table6_source, table5_source, metric):
+    """Per-subset outcomes with Table 6's accuracies, pooled by type, give Table 5's numbers
+    (within 0.02 points: both tables round to 0.01 points)."""
+    counts = {"replace_obj": 1652, "replace_att": 788, "replace_rel": 1406, "swap_obj": 246, "swap_att": 666}
+    counts |= {"add_obj": 2062, "add_att": 692}
+    table6 = _reference(table6_source, "i2t_accuracy")
+    results = []
+    for subset, n in counts.items():
+        right = round(table6[subset] * n)
+        for k in range(n):
+            results.append(InstanceScores(_inst(subset, str(k)), np.array([[1.0, 0.0] if k < right else [0.0, 1.0]])))
+    values = {(v.metric, v.category): v for v in SugarCrepe(build(SugarCrepe.Params, {}), Path(".")).compute(results)}
+    expected = _reference(table5_source, metric)
+    assert set(expected) == {"REPLACE", "SWAP", "ADD"}
+    for kind, value in expected.items():
+        assert values[(metric, kind)].value == pytest.approx(value, abs=2e-4), kind
+    assert values[("i2t_accuracy_type", "SWAP")].n == 246 + 666
+
+
+def test_sugarcrepe_table5_human_row_is_the_macro_of_table6():
+    """Table 5's Human row is the unweighted mean of Table 6's human subset numbers (our
+    ``i2t_accuracy_type_macro``), not the pooled mean."""
+    from harness.types import MetricValue
+    from plugins.benchmarks.sugarcrepe import TYPES
+
+    table6 = _reference("Human", "i2t_accuracy")
+    for kind, value in _reference("Human", "i2t_accuracy_type_macro").items():
+        per = [MetricValue("i2t_accuracy", s, table6[s], 1, 0, "wrong", "") for s in TYPES[kind]]
+        assert macro_value("i2t_accuracy_type_macro", per, kind).value == pytest.approx(value, abs=5e-5)

@@ -15,7 +15,10 @@ whatever files are present without checksum pinning, under a data version named 
 
 Metrics (strict ``>``: a tie is wrong, as upstream ``main_eval.py`` does): ``i2t_accuracy`` per
 subset; ``i2t_accuracy_macro``, the unweighted mean of the subsets (Table 6's "Average", the
-headline); ``i2t_accuracy_micro``, pooled over all instances (what BiVLC reports).
+headline); ``i2t_accuracy_micro``, pooled over all instances (what BiVLC reports); per type
+(REPLACE, SWAP, ADD) ``i2t_accuracy_type``, pooled over the type's instances (Table 5's model
+rows), and ``i2t_accuracy_type_macro``, the unweighted mean of the type's subsets (Table 5's Human
+row is this one: (100+99+97)/3 = 98.67 for REPLACE).
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ from harness.metrics import (
 from harness.types import ImageSource, Instance, MetricSpec, MetricValue
 
 SUBSETS = ("replace_obj", "replace_att", "replace_rel", "swap_obj", "swap_att", "add_obj", "add_att")
+TYPES = {"REPLACE": SUBSETS[:3], "SWAP": SUBSETS[3:5], "ADD": SUBSETS[5:]}
+"""The paper's coarse groups (Table 5): each subset's prefix in upper case."""
 UPSTREAM = "https://raw.githubusercontent.com/RAIVNLab/sugar-crepe/0047054b243992f0fad63d6f64f7544862daf846/data"
 # The pre-fix swap_obj (246 cases): upstream at 6e45274, the last commit before 546eb51 removed case "108"
 # (a byte-identical copy is in linzhiqiu/t2v_metrics@8ab4546, datasets/sugar_crepe/swap_obj.json).
@@ -198,6 +203,20 @@ class SugarCrepe(Benchmark):
                 direction="i2t",
                 chance=0.5,
             ),
+            MetricSpec(
+                "i2t_accuracy_type",
+                "image-to-text accuracy per type (REPLACE, SWAP, ADD), pooled over its subsets (Table 5)",
+                "micro: mean over the type's instances",
+                direction="i2t",
+                chance=0.5,
+            ),
+            MetricSpec(
+                "i2t_accuracy_type_macro",
+                "unweighted mean of the type's subset accuracies (Table 5's Human row)",
+                "macro: unweighted mean over the type's subsets",
+                direction="i2t",
+                chance=0.5,
+            ),
             # multiple-choice answers only (the GPT-4V protocol):
             MetricSpec(
                 "i2t_accuracy_order0",
@@ -232,10 +251,16 @@ class SugarCrepe(Benchmark):
             others = [row[j] for j in range(len(row)) if j != pos]
             decisions[r.instance.category].append(pick(row[pos], others))
         per_subset = accuracy_values("i2t_accuracy", decisions, "wrong")
+        per_type = []
+        for name, subsets in _types_present(decisions):
+            per_type.append(micro_value("i2t_accuracy_type", {s: decisions[s] for s in subsets}, "wrong", name))
+            chosen = [v for v in per_subset if v.category in subsets]
+            per_type.append(macro_value("i2t_accuracy_type_macro", chosen, name, what="subsets"))
         return [
             *per_subset,
             macro_value("i2t_accuracy_macro", per_subset, what="subsets"),
             micro_value("i2t_accuracy_micro", decisions, "wrong"),
+            *per_type,
         ]
 
     def questions(self, instance: Instance) -> list[Question]:
@@ -262,11 +287,28 @@ class SugarCrepe(Benchmark):
             CHOICE_TIE_RULE,
             "micro: mean over candidate orders of each order's pooled accuracy",
         )
+        per_type = []
+        for name, subsets in _types_present(by_category):
+            of_type = [a for s in subsets for a in by_category[s]]
+            n_type = sum(n_by_category[s] for s in subsets)
+            per_type.append(
+                MetricValue(
+                    "i2t_accuracy_type",
+                    name,
+                    order_averaged_accuracy(of_type),
+                    n_type,
+                    0,
+                    CHOICE_TIE_RULE,
+                    "micro: mean over candidate orders of each order's accuracy pooled over the type",
+                )
+            )
+            chosen = [v for v in per_subset if v.category in subsets]
+            per_type.append(macro_value("i2t_accuracy_type_macro", chosen, name, what="subsets"))
         answered = sum(a.choice is not None for a in pooled)
         coverage = MetricValue(
             "coverage", "all", answered / len(pooled), len(results), 0, CHOICE_TIE_RULE, "answered / asked questions"
         )
-        return [*values, macro_value("i2t_accuracy_macro", per_subset, what="subsets"), micro, coverage]
+        return [*values, macro_value("i2t_accuracy_macro", per_subset, what="subsets"), micro, coverage, *per_type]
 
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
@@ -286,6 +328,16 @@ class SugarCrepe(Benchmark):
                 Image.new("RGB", (32, 24), (40 * s_index, 90 * k, 120)).save(root / "coco" / "val2017" / name)
             (root / "sugarcrepe" / f"{subset}.json").write_text(json.dumps(records))
         return {"version": "custom"}, root
+
+
+def _types_present(by_subset: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
+    """Each type with the subsets of it that have results (a custom subset may hold only some)."""
+    out = []
+    for name, subsets in TYPES.items():
+        present = tuple(s for s in subsets if by_subset.get(s))
+        if present:
+            out.append((name, present))
+    return out
 
 
 def _numeric_key(key: str) -> tuple[int, str]:
