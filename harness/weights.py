@@ -28,21 +28,29 @@ def file_identity(path: str | Path) -> str:
     return f"sha256:{sha256_file(Path(path))}"
 
 
-def cached_revision(repo_id: str, filenames: Sequence[str]) -> str | None:
+def cached_revision(repo_id: str, filenames: Sequence[str], revision: str | None = None) -> str | None:
     """The commit of the first of ``filenames`` present in the local hub cache, if any."""
     try:
         from huggingface_hub import try_to_load_from_cache
     except ImportError:
         return None
     for name in filenames:
-        found = try_to_load_from_cache(repo_id, name)
+        found = try_to_load_from_cache(repo_id, name, revision=revision)
         if isinstance(found, str):
             return Path(found).parent.name  # .../snapshots/<commit>/<file>
     return None
 
 
-def hub_identity(repo_id: str, filenames: Sequence[str], timeout: float = HUB_TIMEOUT_S) -> str:
-    """``hf:<repo>@<commit>`` for a hub repository, resolved online or from the local cache."""
+def hub_identity(
+    repo_id: str, filenames: Sequence[str], timeout: float = HUB_TIMEOUT_S, revision: str | None = None
+) -> str:
+    """``hf:<repo>@<commit>`` for a hub repository, resolved online or from the local cache.
+
+    ``revision`` (a branch, tag or commit) pins what is resolved; a full 40-character commit is
+    taken as is.
+    """
+    if revision is not None and len(revision) == 40 and all(c in "0123456789abcdef" for c in revision):
+        return f"hf:{repo_id}@{revision}"
     reason = "HF_HUB_OFFLINE is set"
     if not hub_offline():
         try:
@@ -52,15 +60,61 @@ def hub_identity(repo_id: str, filenames: Sequence[str], timeout: float = HUB_TI
             reason = "huggingface_hub is not installed"
         else:
             try:
-                info = HfApi().model_info(repo_id, timeout=timeout)
+                info = HfApi().model_info(repo_id, revision=revision, timeout=timeout)
                 if info.sha:
                     return f"hf:{repo_id}@{info.sha}"
             except RepositoryNotFoundError:
                 raise WeightsUnavailable(f"Hugging Face repository {repo_id} does not exist or is gated") from None
             except Exception as exc:  # no route, DNS, timeout, proxy: all mean "not now"
                 reason = f"huggingface.co is unreachable ({type(exc).__name__})"
-    revision = cached_revision(repo_id, filenames)
-    if revision:
-        return f"hf:{repo_id}@{revision}"
+    cached = cached_revision(repo_id, filenames, revision)
+    if cached:
+        return f"hf:{repo_id}@{cached}"
     wanted = " or ".join(filenames) or "its weights"
     raise WeightsUnavailable(f"{repo_id} ({wanted}) is not in the local Hugging Face cache and {reason}")
+
+
+def dir_identity(folder: str | Path) -> str:
+    """sha256 over the names and sha256 of the files in a local checkpoint folder (recursive)."""
+    import hashlib
+
+    root = Path(folder)
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    parts = [f"{p.relative_to(root).as_posix()}={file_identity(p)}" for p in files]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+HF_WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "config.json")
+
+
+def checkpoint_identity(checkpoint: str, revision: str | None = None) -> str:
+    """Identity of a transformers checkpoint: ``local-dir:<hash>`` for a folder, else the hub's.
+
+    A name that is neither an existing folder nor a hub repo id raises a clear error.
+    """
+    path = Path(checkpoint).expanduser()
+    if path.is_dir():
+        return "local-dir:" + dir_identity(path)
+    if checkpoint.count("/") != 1 or checkpoint.startswith(("/", ".", "~")):
+        raise WeightsUnavailable(f"{checkpoint} is neither a local checkpoint folder nor a hub repo id (org/name)")
+    return hub_identity(checkpoint, HF_WEIGHT_FILES, revision=revision)
+
+
+def pinned_revision(identity: str) -> str | None:
+    """The commit to load for a hub identity (``hf:<repo>@<commit>``); ``None`` for local folders."""
+    return identity.rsplit("@", 1)[1] if identity.startswith("hf:") and "@" in identity else None
+
+
+def checkpoint_config(checkpoint: str, identity: str) -> dict:
+    """The ``config.json`` of a checkpoint folder, or of the identified hub commit (from the cache
+    when offline), without importing transformers."""
+    import json
+
+    path = Path(checkpoint).expanduser()
+    if path.is_dir():
+        file = path / "config.json"
+    else:
+        from huggingface_hub import hf_hub_download
+
+        file = Path(hf_hub_download(checkpoint, "config.json", revision=pinned_revision(identity)))
+    return json.loads(file.read_text(encoding="utf-8"))

@@ -30,7 +30,7 @@ import numpy as np
 from harness import hookimpl
 from harness.models import EmbeddingModel, Identity, RunOptions
 from harness.types import canonical_json
-from harness.weights import file_identity, hub_identity
+from harness.weights import dir_identity, file_identity, hub_identity
 
 HF_WEIGHT_FILES = ("open_clip_model.safetensors", "open_clip_pytorch_model.bin")
 TINY_CONFIG: dict[str, Any] = {
@@ -81,7 +81,7 @@ class OpenClip(EmbeddingModel):
             if isinstance(arch, str) and arch.startswith("hf-hub:"):
                 weights = hub_identity(arch[len("hf-hub:") :], HF_WEIGHT_FILES)
             elif isinstance(arch, str) and arch.startswith("local-dir:"):
-                weights = "local-dir:" + _dir_identity(Path(arch[len("local-dir:") :]))
+                weights = "local-dir:" + dir_identity(Path(arch[len("local-dir:") :]))
             else:
                 import torch
 
@@ -226,12 +226,6 @@ def register_inline_config(config: dict[str, Any]) -> str:
         path.write_text(json.dumps(config))
         open_clip.add_model_config(path)
     return name
-
-
-def _dir_identity(folder: Path) -> str:
-    files = sorted(p for p in folder.iterdir() if p.is_file())
-    parts = [f"{p.name}={file_identity(p)}" for p in files]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 @hookimpl

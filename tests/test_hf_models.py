@@ -1,0 +1,197 @@
+"""transformers model plugins on tiny random-weight checkpoints saved locally (never the hub)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness.models import PairGroup, RunOptions
+from harness.params import build
+from harness.testing import require
+
+require("transformers")
+
+TEXTS = ["a red square", "a blue circle above a dog", "two cats"]
+
+
+def _images():
+    from PIL import Image
+
+    return [Image.new("RGB", (40, 30), (200, 10, 10)), Image.new("RGB", (30, 40), (10, 10, 200))]
+
+
+def _loaded(cls, params):
+    model = cls(build(cls.Params, params), RunOptions())
+    model.identify()
+    model.load("cpu")
+    return model
+
+
+def _embed_grid(model):
+    image_vecs = model.embed_images([model.preprocess(i) for i in _images()])
+    text_vecs = model.embed_texts(TEXTS)
+    return np.array(
+        [[model.pair_scores(image_vecs[i : i + 1], text_vecs[j : j + 1])[0] for j in range(3)] for i in range(2)]
+    )
+
+
+def _reference_logits(model, padding):
+    import torch
+
+    encoded = model._tokenizer(TEXTS, padding=padding, return_tensors="pt")
+    pixels = model._processor(images=_images(), return_tensors="pt")
+    with torch.no_grad():
+        return model._model(**encoded, **pixels).logits_per_image.numpy()
+
+
+def test_clip_scores_are_transformers_cosine(tmp_path):
+    from harness.testing.hf_tiny import save_tiny_clip
+    from plugins.models.hf_contrastive import HfContrastive
+
+    model = _loaded(HfContrastive, {"checkpoint": str(save_tiny_clip(tmp_path / "clip"))})
+    assert model.identify().protocol == "embed/cosine/pad-longest/raw-caption"
+    reference = _reference_logits(model, True) / float(model._model.logit_scale.detach().exp())
+    np.testing.assert_allclose(_embed_grid(model), reference, atol=1e-6)
+
+
+def test_siglip_scores_are_its_logits_with_max_length_padding(tmp_path):
+    from harness.testing.hf_tiny import save_tiny_siglip
+    from plugins.models.hf_contrastive import HfContrastive
+
+    folder = save_tiny_siglip(tmp_path / "siglip")
+    model = _loaded(HfContrastive, {"checkpoint": str(folder)})
+    assert model.identify().protocol == "embed/siglip_logit/pad-max_length/raw-caption"
+    ours = _embed_grid(model)
+    np.testing.assert_allclose(ours, _reference_logits(model, "max_length"), atol=1e-5)
+    # The bidirectional tower sees its padding: padding to the longest caption changes the scores.
+    longest = _loaded(HfContrastive, {"checkpoint": str(folder), "text_padding": "longest"})
+    assert np.abs(_embed_grid(longest) - ours).max() > 1e-4
+    cosine = _loaded(HfContrastive, {"checkpoint": str(folder), "similarity": "cosine"})
+    np.testing.assert_allclose(ours, _embed_grid(cosine) * model._scale + model._bias, atol=1e-5)
+
+
+@pytest.mark.parametrize("protocol", ["itm", "itc", "aro"])
+def test_blip_protocols_match_the_transformers_heads(tmp_path, protocol):
+    import torch
+
+    from harness.testing.hf_tiny import save_tiny_blip
+    from plugins.models.blip_itm import BlipItm
+
+    model = _loaded(BlipItm, {"checkpoint": str(save_tiny_blip(tmp_path / "blip")), "protocol": protocol})
+    images = [model.preprocess(i) for i in _images()]
+    groups = [PairGroup("a", images[0], TEXTS), PairGroup("b", images[1], TEXTS[:2])]
+    ours = model.score_pairs(groups)
+    assert [len(s) for s in ours] == [3, 2]
+    for group, scores in zip(groups, ours, strict=True):
+        n = len(group.texts)
+        tokens = model._tokenizer(list(group.texts), padding=True, return_tensors="pt")
+        pixels = group.image.unsqueeze(0).expand(n, -1, -1, -1)
+        with torch.no_grad():
+            itm = model._model(**tokens, pixel_values=pixels, use_itm_head=True).itm_score
+            itc = model._model(**tokens, pixel_values=pixels[:1], use_itm_head=False).itm_score[0]
+        expected = {"itm": itm.softmax(-1)[:, 1], "itc": itc, "aro": itm[:, 1] + itc}[protocol]
+        np.testing.assert_allclose(scores, expected.numpy(), atol=1e-5)
+
+
+def test_hf_models_run_end_to_end_on_the_sugarcrepe_sample(vlc_cli, tmp_path, sample_root):
+    from harness.testing.hf_tiny import save_tiny_blip, save_tiny_clip
+
+    clip = save_tiny_clip(tmp_path / "clip")
+    blip = save_tiny_blip(tmp_path / "blip")
+    out = vlc_cli(
+        "run",
+        "-m",
+        f"hf_contrastive:checkpoint={clip}",
+        "-m",
+        f"blip_itm:checkpoint={blip},protocol=aro",
+        "-b",
+        "sugarcrepe:version=custom",
+        "--data-root",
+        str(sample_root),
+        "--store",
+        f"sqlite:///{tmp_path / 's.sqlite'}",
+        "--no-progress",
+    )
+    assert out.exit_code == 0, out.output
+    assert out.output.count("i2t_accuracy_macro=") == 2
+
+
+def test_a_missing_hub_checkpoint_is_unavailable_offline(vlc_cli, tmp_path, sample_root, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))
+    out = vlc_cli(
+        "run",
+        "-m",
+        "hf_contrastive:checkpoint=openai/clip-vit-base-patch32",
+        "-b",
+        "sugarcrepe:version=custom",
+        "--data-root",
+        str(sample_root),
+        "--store",
+        f"sqlite:///{tmp_path / 's.sqlite'}",
+        "--no-progress",
+    )
+    assert "unavailable" in out.output and "openai/clip-vit-base-patch32" in out.output
+
+
+# Published checkpoints' layouts: their config.json values, and tensors their files are known
+# to hold (name and shape). Built on the meta device: no weights, no hub.
+REAL_LAYOUTS = {
+    "openai/clip-vit-base-patch32": (
+        "CLIPModel",
+        {
+            "text_config": {"hidden_size": 512, "intermediate_size": 2048, "num_attention_heads": 8},
+            "vision_config": {"hidden_size": 768, "intermediate_size": 3072, "patch_size": 32},
+            "projection_dim": 512,
+        },
+        {
+            "text_model.embeddings.token_embedding.weight": (49408, 512),
+            "vision_model.embeddings.patch_embedding.weight": (768, 3, 32, 32),
+            "visual_projection.weight": (512, 768),
+            "text_projection.weight": (512, 512),
+            "logit_scale": (),
+        },
+    ),
+    "google/siglip-base-patch16-224": (
+        "SiglipModel",
+        {
+            "text_config": {"hidden_size": 768, "vocab_size": 32000, "max_position_embeddings": 64},
+            "vision_config": {"hidden_size": 768, "patch_size": 16, "image_size": 224},
+        },
+        {
+            "text_model.embeddings.token_embedding.weight": (32000, 768),
+            "text_model.head.weight": (768, 768),
+            "vision_model.embeddings.patch_embedding.weight": (768, 3, 16, 16),
+            "vision_model.head.probe": (1, 1, 768),
+            "logit_scale": (1,),
+            "logit_bias": (1,),
+        },
+    ),
+    "Salesforce/blip-itm-base-coco": (
+        "BlipForImageTextRetrieval",
+        {"text_config": {"vocab_size": 30524}, "vision_config": {"image_size": 384}, "image_text_hidden_size": 256},
+        {
+            "text_encoder.embeddings.word_embeddings.weight": (30524, 768),
+            "vision_model.embeddings.patch_embedding.weight": (768, 3, 16, 16),
+            "vision_model.embeddings.position_embedding": (1, 577, 768),
+            "vision_proj.weight": (256, 768),
+            "text_proj.weight": (256, 768),
+            "itm_head.weight": (2, 768),
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("repo", sorted(REAL_LAYOUTS))
+def test_plugin_classes_hold_the_published_checkpoints_tensors(repo):
+    import torch
+    import transformers
+
+    class_name, config_values, tensors = REAL_LAYOUTS[repo]
+    cls = getattr(transformers, class_name)
+    config = cls.config_class(**config_values)
+    with torch.device("meta"):
+        model = cls(config)
+    shapes = {k: tuple(v.shape) for k, v in model.state_dict().items()}
+    for name, shape in tensors.items():
+        assert shapes.get(name) == shape, (repo, name, shapes.get(name))
