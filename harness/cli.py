@@ -298,10 +298,12 @@ def plugins(app: App) -> None:
 def build_cli() -> click.Group:
     """The click group with every plugin's commands added (``register_commands``)."""
     from harness.cli_data import data
+    from harness.cli_verify import verify
     from harness.plugins import get_plugins
 
-    if "data" not in cli.commands:
-        cli.add_command(data)
+    for command in (data, verify):
+        if command.name not in cli.commands:
+            cli.add_command(command)
     get_plugins().pm.hook.register_commands(cli=cli)
     return cli
 

@@ -1,0 +1,77 @@
+"""``vlc-harness verify -m ID``: run a registry model and compare it with its paper's numbers."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from harness.cli import App, data_root_option, pass_app, registry_option, store_option
+from harness.errors import UserError
+from harness.verify import DEFAULT_TOLERANCE, compare_cell
+
+
+@click.command()
+@click.option("-m", "--model", "model_id", required=True, help="Registry model id (meta.paper_match names its rows).")
+@click.option("-b", "--benchmark", "ids", multiple=True, help="Registry benchmark ids (default: every one).")
+@click.option("--tolerance", type=float, default=DEFAULT_TOLERANCE, show_default=True, help="Allowed |ours - paper|.")
+@click.option("--progress/--no-progress", default=True)
+@registry_option
+@store_option
+@data_root_option
+@pass_app
+def verify(
+    app: App,
+    model_id: str,
+    ids: tuple[str, ...],
+    tolerance: float,
+    progress: bool,
+    registries: tuple[str, ...],
+    store_url: str | None,
+    data_root: str | None,
+) -> None:
+    """Compute (or reuse) the model's cells and print each metric next to the paper's number.
+
+    Exit 0 when every comparable number is within the tolerance, 1 when one is not or a cell
+    could not be computed (weights or data missing), 2 for bad input.
+    """
+    from pathlib import Path
+
+    from harness.paths import default_data_root
+    from harness.runner import execute, select_benchmarks, select_models
+
+    registry = app.registry(registries)
+    (entry,) = select_models(registry, app.plugins, [model_id])
+    paper_match = entry.meta.get("paper_match")
+    if not paper_match:
+        raise UserError(f"model {model_id} has no meta.paper_match", hint="name the paper rows it reproduces")
+    benchmarks = select_benchmarks(registry, app.plugins, list(ids) or list(registry.benchmarks))
+    root = Path(data_root) if data_root else default_data_root()
+    store = app.store(store_url)
+    try:
+        report = execute(app.plugins, store, [entry], benchmarks, root, progress=progress, registry=registry)
+    finally:
+        store.close()
+    bad = 0
+    compared = 0
+    for cell in report.cells:
+        if cell.status != "ok":
+            bad += 1
+            click.echo(f"{cell.benchmark_id}: {cell.status}: {cell.error or 'not computed'}")
+            continue
+        bench = next(b for b in benchmarks if b.id == cell.benchmark_id)
+        rows = app.plugins.benchmarks.get(bench.type).cls(bench.params, root).reference_rows()
+        comparisons = compare_cell(cell, rows, paper_match)
+        if not comparisons:
+            click.echo(f"{cell.benchmark_id}: no paper rows for {paper_match} on {cell.data_version}")
+        for c in comparisons:
+            compared += 1
+            mark = "ok" if c.within(tolerance) else "DIFFERS"
+            bad += mark != "ok"
+            click.echo(
+                f"{c.benchmark_id:<14} {c.metric:<24} {c.category:<14} ours {100 * c.ours:6.2f}  "
+                f"paper {100 * c.paper:6.2f}  diff {100 * c.difference:+6.2f} pts  {mark}  ({c.table})"
+            )
+    click.echo(f"{compared} numbers compared, {bad} problem(s), tolerance {100 * tolerance:.2f} pts")
+    if bad:
+        sys.exit(1)
