@@ -6,11 +6,13 @@ Pure functions of what the store holds, so a cell can be rebuilt at any time wit
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from harness import intervals
 from harness.benchmarks import Benchmark, InstanceScores
 from harness.choices import AnsweredQuestion, InstanceAnswers, Question, question_key
 from harness.engine import QuestionTask
@@ -73,7 +75,7 @@ def collect_scores(
         results.append(InstanceScores(inst, matrix))
         scores_json = [[None if math.isnan(v) else float(v) for v in row] for row in matrix.tolist()]
         out.outcomes.append(Outcome(inst.id, inst.category, scores_json))
-    out.metrics = [m.as_dict() for m in benchmark.compute(results)] if results else []
+    out.metrics = _with_intervals(results, benchmark.compute)
     out.n_scored = len(results)
     return out
 
@@ -111,9 +113,28 @@ def collect_answers(
             for a in answered
         ]
         out.outcomes.append(Outcome(inst.id, inst.category, None, None, record))
-    out.metrics = [m.as_dict() for m in benchmark.compute_choices(results)] if results else []
+    out.metrics = _with_intervals(results, benchmark.compute_choices)
     out.n_scored = len(results)
     return out
+
+
+def _with_intervals(results: list[Any], compute: Any) -> list[dict[str, Any]]:
+    """The metrics of ``results``, each with its bootstrap interval (see :mod:`harness.intervals`)."""
+    if not results:
+        return []
+    metrics = [m.as_dict() for m in compute(results)]
+    ids = [r.instance.id for r in results]
+    categories = [r.instance.category for r in results]
+    samples = bootstrap_samples()
+    if samples:
+        intervals.attach(metrics, intervals.bootstrap(results, ids, categories, compute, samples))
+    return metrics
+
+
+def bootstrap_samples() -> int:
+    """Resamples per cell: ``$VLC_HARNESS_BOOTSTRAP`` (0 turns intervals off), else the default."""
+    value = os.environ.get("VLC_HARNESS_BOOTSTRAP")
+    return intervals.SAMPLES if value is None or value == "" else int(value)
 
 
 def status_and_error(collected: Collected, worker_error: str | None, n: int, limited: bool) -> tuple[str, str | None]:

@@ -53,7 +53,7 @@ def show(
                 "n_failed": c.n_failed,
                 "limit": c.instance_limit,
                 "error": c.error,
-                "metrics": c.metrics,
+                "metrics": [{k: v for k, v in m.items() if k != "replicates"} for m in c.metrics],
                 "created_at": c.created_at,
             }
             for c in cells

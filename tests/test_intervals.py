@@ -1,0 +1,69 @@
+"""Bootstrap intervals: seeded, paired across models, stored with each cell."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness import intervals
+from harness.benchmarks import InstanceScores
+from harness.params import build
+from harness.types import ImageSource, Instance
+from plugins.benchmarks.sugarcrepe import SugarCrepe
+
+BENCH = SugarCrepe(build(SugarCrepe.Params, {}), Path("."))
+
+
+def _results(correct: list[bool], subset: str = "add_att") -> list[InstanceScores]:
+    out = []
+    for k, ok in enumerate(correct):
+        inst = Instance(f"{subset}/{k}", subset, (ImageSource(Path("x.jpg")),), ("p", "n"), {"positive": 0})
+        out.append(InstanceScores(inst, np.array([[1.0, 0.0] if ok else [0.0, 1.0]])))
+    return out
+
+
+def _replicates(results, samples=400):
+    ids = [r.instance.id for r in results]
+    cats = [r.instance.category for r in results]
+    return intervals.bootstrap(results, ids, cats, BENCH.compute, samples)
+
+
+def test_interval_is_seeded_and_close_to_the_binomial_width():
+    rng = np.random.default_rng(1)
+    results = _results(list(rng.random(400) < 0.5))
+    a = _replicates(results)[("i2t_accuracy_micro", "all")]
+    b = _replicates(list(reversed(results)))[("i2t_accuracy_micro", "all")]
+    np.testing.assert_array_equal(a, b)  # depends on the instance ids, not on their order
+    low, high = intervals.interval(a)
+    p = np.mean([r.scores[0, 0] > r.scores[0, 1] for r in results])
+    assert low < p < high
+    assert (high - low) / 2 == pytest.approx(1.96 * np.sqrt(p * (1 - p) / 400), rel=0.2)
+
+
+def test_paired_ranks_use_the_same_resamples():
+    rng = np.random.default_rng(2)
+    base = rng.random(300) < 0.6
+    better = base | (rng.random(300) < 0.5)  # right wherever base is, and more
+    same = base.copy()
+    reps = {
+        name: _replicates(_results(list(v)))[("i2t_accuracy_micro", "all")]
+        for name, v in {"base": base, "better": better, "same": same}.items()
+    }
+    assert intervals.ranks(reps) == {"better": 1, "base": 2, "same": 2}
+    assert intervals.ranks(reps, higher_is_better=False) == {"better": 3, "base": 1, "same": 1}
+
+
+def test_cells_store_intervals_and_overall_replicates(vlc_cli, tmp_path, sample_root, monkeypatch):
+    monkeypatch.setenv("VLC_HARNESS_BOOTSTRAP", "50")
+    url = f"sqlite:///{tmp_path / 's.sqlite'}"
+    args = ["-b", "sugarcrepe:version=custom", "--data-root", str(sample_root), "--store", url, "--no-progress"]
+    assert vlc_cli("run", "-m", "random:seed=1", *args).exit_code == 0
+    shown = json.loads(vlc_cli("show", "--store", url, "--format", "json").output)
+    metrics = {(m["metric"], m["category"]): m for m in shown["cells"][0]["metrics"]}
+    macro = metrics[("i2t_accuracy_macro", "all")]
+    assert macro["ci95"][0] <= macro["value"] <= macro["ci95"][1]
+    assert "replicates" not in macro  # kept in the store for ranks, not printed
+    assert "ci95" in metrics[("i2t_accuracy", "swap_obj")]
