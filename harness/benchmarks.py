@@ -116,6 +116,10 @@ class Benchmark:
         """Where to get the images and where to put them: shown when they are missing."""
         return ""
 
+    def headline_metric(self) -> str:
+        """Metric id of the headline for these params (default: the class's :attr:`headline`)."""
+        return self.headline
+
     def metric_specs(self) -> list[MetricSpec]:
         """Every metric this benchmark reports, headline included."""
         raise NotImplementedError

@@ -75,7 +75,7 @@ def collect_scores(
         results.append(InstanceScores(inst, matrix))
         scores_json = [[None if math.isnan(v) else float(v) for v in row] for row in matrix.tolist()]
         out.outcomes.append(Outcome(inst.id, inst.category, scores_json))
-    out.metrics = _with_intervals(results, benchmark.compute)
+    out.metrics = _with_intervals(results, benchmark.compute, benchmark.headline_metric())
     out.n_scored = len(results)
     return out
 
@@ -113,16 +113,20 @@ def collect_answers(
             for a in answered
         ]
         out.outcomes.append(Outcome(inst.id, inst.category, None, None, record))
-    out.metrics = _with_intervals(results, benchmark.compute_choices)
+    out.metrics = _with_intervals(results, benchmark.compute_choices, benchmark.headline_metric())
     out.n_scored = len(results)
     return out
 
 
-def _with_intervals(results: list[Any], compute: Any) -> list[dict[str, Any]]:
-    """The metrics of ``results``, each with its bootstrap interval (see :mod:`harness.intervals`)."""
+def _with_intervals(results: list[Any], compute: Any, headline: str) -> list[dict[str, Any]]:
+    """The metrics of ``results``, each with its bootstrap interval (see :mod:`harness.intervals`);
+    the overall headline value is marked ``"headline": true``."""
     if not results:
         return []
     metrics = [m.as_dict() for m in compute(results)]
+    for m in metrics:
+        if m["metric"] == headline and m["category"] == "all":
+            m["headline"] = True
     ids = [r.instance.id for r in results]
     categories = [r.instance.category for r in results]
     samples = bootstrap_samples()

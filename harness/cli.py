@@ -173,13 +173,9 @@ def run(
 
 
 def _headline(app: App, cell: Any) -> str:
-    if not cell.metrics:
-        return ""
-    cls = app.plugins.benchmarks.entries.get(cell.benchmark_type)
-    metric = getattr(cls.cls, "headline", "") if cls else ""
     for m in cell.metrics:
-        if m["metric"] == metric and m["category"] == "all":
-            return f"{metric}={m['value']:.4f} (n={m['n']}, ties={m['ties']})"
+        if m.get("headline"):
+            return f"{m['metric']}={m['value']:.4f} (n={m['n']}, ties={m['ties']})"
     return ""
 
 

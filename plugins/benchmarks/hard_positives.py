@@ -1,0 +1,448 @@
+"""Hard positives (Kamath, Hsieh, Chang, Krishna, ECCV 2024): an image, its caption, a hard positive, a hard negative.
+
+Each case is 1 image x 3 texts: the original caption c, a hard positive c_p (a meaning-preserving
+minimal edit) and the benchmark's hard negative c_n. Texts are stored in that order.
+
+Data: github.com/amitakamath/hard_positives @ 33addaa (no license stated: read your own copy,
+never redistributed; ``captions_redistributable`` is False). Data root layout::
+
+    <data root>/hard_positives/data/vl_checklist_{attributes,relations}.json          # REPLACE: (c, c_n)
+    <data root>/hard_positives/swapped_data/vl_checklist_{attributes,relations}.json  # REPLACE: (c_p, c_n)
+    <data root>/hard_positives/data/visual_genome_attribution.json                    # SWAP: (c, c_n)
+    <data root>/hard_positives/swapped_data/visual_genome_attribution.json            # SWAP: (c_p, c_n)
+    <data root>/visual_genome/VG_100K/<id>.jpg, VG_100K_2/<id>.jpg     # REPLACE images, whole
+    <data root>/aro/images/<image_path>                                 # SWAP images (ARO's), cropped
+
+``data/`` and ``swapped_data/`` are aligned index by index (same image, same hard negative; checked
+on load). REPLACE records are ``{image_id, true_caption, false_caption, image_path}`` with
+``image_path`` ``data/VG_100K[_2]/<id>.jpg`` (read under ``images_dir`` without the ``data/``).
+SWAP records use ARO's VG-Attribution schema (``image_path``, ``bbox_*``, ``attributes``, captions)
+and the image is cropped to the box as ARO does. The REPLACE files are pinned by sha256. The SWAP
+files (over 4 MB upstream) have no published sha256 and none could be checked here: they are
+checked against the git blob ids upstream lists (prefixes ``64f742c8``, ``064e9409``, from the
+repository tree, recorded in the shared data README) and the data version says ``swap-blob``.
+
+Categories: ``replace_att`` (10,575), ``replace_rel`` (16,868), ``swap`` (28,748 per the paper),
+as upstream ``run_eval.py`` names the datasets; ``replace`` is the paper's REPLACE, the
+unweighted mean of ``replace_att`` and ``replace_rel`` ("REPLACE averages performance on
+Attributes and Relations"); ``all`` is our own aggregate, the unweighted mean of REPLACE and SWAP
+(the paper reports no overall number; the abstract's 12.9-point drop is this mean of the drops).
+
+Metrics (strict inequalities, as upstream ``run_eval.py``; a tie never satisfies one):
+``orig_accuracy`` s(c) > s(c_n); ``aug_accuracy`` (headline) s(c) > s(c_n) and s(c_p) > s(c_n);
+``brittleness`` (lower is better) s(c) > s(c_n) > s(c_p) or s(c_p) > s(c_n) > s(c);
+``accuracy_drop`` orig - aug; ``mean_score_{original,positive,negative}`` (Table 2). Ties counted:
+s(c_n) equal to s(c) or s(c_p) (``orig_accuracy``: equal to s(c)). One upstream case,
+``replace_att/10157``, has c_p identical to c_n: it always ties and is kept as upstream has it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from harness import hookimpl
+from harness.benchmarks import Benchmark, DataFile, InstanceScores, verify_files
+from harness.errors import DataUnavailable, ScoreError
+from harness.types import ImageSource, Instance, MetricSpec, MetricValue
+from plugins.benchmarks.aro import UNPINNED, VG_FIELDS, crop, read_records, vg_images_hint
+
+COMMIT = "33addaae84b58d96dc8e9251b61d497c536ed23d"
+UPSTREAM = f"https://raw.githubusercontent.com/amitakamath/hard_positives/{COMMIT}"
+ORIGINAL, SWAPPED = "data", "swapped_data"
+REPLACE_FILES = {"replace_att": "vl_checklist_attributes.json", "replace_rel": "vl_checklist_relations.json"}
+SWAP_FILE = "visual_genome_attribution.json"
+SHA256 = {
+    "data/vl_checklist_attributes.json": "4c7d262e77e1a1fd5a89ee0de43191fe697d4cf1c044e76c496761f07d824950",
+    "data/vl_checklist_relations.json": "f4aee47194df09f73c4bdb13e2f24c17901d71fbb15ab629b40c8667a841d535",
+    "swapped_data/vl_checklist_attributes.json": "7f6d2f2614ff8a037780ab4b6243c6e1165ceabc5e4db506ad70c63fd95f6441",
+    "swapped_data/vl_checklist_relations.json": "25174b3f0286c124cd7c2c844c1e57bb85179e37cdee0d55fc2857387dede9b5",
+}
+SWAP_BLOB_PREFIX = {
+    "data/visual_genome_attribution.json": "64f742c8",
+    "swapped_data/visual_genome_attribution.json": "064e9409",
+}
+REPLACE_FIELDS = ("image_id", "true_caption", "false_caption", "image_path")
+CATEGORIES = ("replace_att", "replace_rel", "swap")
+VG_HINT = (
+    "download the Visual Genome images (images.zip and images2.zip from the Visual Genome download page, "
+    "https://homes.cs.washington.edu/~ranjay/visualgenome/api.html) and unzip them so that {}/VG_100K/ and "
+    "{}/VG_100K_2/ exist, or set images_dir"
+)
+SCORE_METRICS = ("mean_score_original", "mean_score_positive", "mean_score_negative")
+
+
+@dataclass(frozen=True)
+class HardPositivesParams:
+    """Data version, which forms to load, and where the annotations and images are."""
+
+    version: Literal["upstream-33addaa", "custom"] = "upstream-33addaa"
+    forms: Literal["replace+swap", "replace", "swap"] = "replace+swap"
+    annotations_dir: str = "hard_positives"
+    images_dir: str = "visual_genome"
+    swap_images_dir: str = "aro/images"
+
+
+def git_blob_sha1(path: Path) -> str:
+    """The git blob id of a file (sha1 of ``blob <size>\\0`` + bytes)."""
+    h = hashlib.sha1(f"blob {path.stat().st_size}\0".encode(), usedforsecurity=False)
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def triple_outcomes(c: np.ndarray, p: np.ndarray, n: np.ndarray) -> dict[str, np.ndarray]:
+    """Per case: orig, aug and brittle verdicts and the tie flags, from the three score vectors."""
+    scores = np.stack([c, p, n])
+    if not np.all(np.isfinite(scores)):
+        raise ScoreError("non-finite score among a hard-positive case's scores")
+    c_above, p_above = c > n, p > n
+    return {
+        "orig": c_above,
+        "aug": c_above & p_above,
+        "brittle": (c_above & (n > p)) | (p_above & (n > c)),
+        "orig_tie": c == n,
+        "tie": (c == n) | (p == n),
+    }
+
+
+class HardPositives(Benchmark):
+    """Hard positives: the original caption and a hard positive must both beat the hard negative."""
+
+    type_name = "hard_positives"
+    title = "Hard positives"
+    citation = (
+        "Kamath, Hsieh, Chang, Krishna. The Hard Positive Truth about Vision-Language Compositionality. ECCV 2024."
+    )
+    homepage = "https://github.com/amitakamath/hard_positives"
+    license = "none stated (no LICENSE file, no license statement); images: Visual Genome (CC BY 4.0)"
+    headline = "aug_accuracy"
+    captions_redistributable = False
+    reference_file = Path(__file__).with_name("hard_positives_reference.json")
+    Params = HardPositivesParams
+
+    def _dir(self, relative: str) -> Path:
+        return Path(relative) if Path(relative).is_absolute() else self.data_root / relative
+
+    @property
+    def categories(self) -> tuple[str, ...]:
+        """The categories the ``forms`` param selects."""
+        forms = self.params.forms
+        return tuple(c for c in CATEGORIES if (c == "swap") == (forms == "swap") or forms == "replace+swap")
+
+    def _relpath(self, folder: str, name: str) -> str:
+        return str(Path(self.params.annotations_dir) / folder / name)
+
+    def _files(self, category: str) -> tuple[str, str]:
+        name = SWAP_FILE if category == "swap" else REPLACE_FILES[category]
+        return self._relpath(ORIGINAL, name), self._relpath(SWAPPED, name)
+
+    @property
+    def data_version(self) -> str:
+        """``upstream-33addaa`` (``-replace``/``-swap`` for one form) or ``custom-<hash of the files>``."""
+        if self.params.version != "custom":
+            suffix = "" if self.params.forms == "replace+swap" else f"-{self.params.forms}"
+            return f"{self.params.version}{suffix}"
+        h = hashlib.sha256(self.params.forms.encode())
+        for category in self.categories:
+            for rel in self._files(category):
+                path = self.data_root / rel
+                h.update(rel.encode() + (path.read_bytes() if path.is_file() else b""))
+        return f"custom-{h.hexdigest()[:12]}"
+
+    def data_files(self) -> list[DataFile]:
+        """REPLACE files pinned by sha256; SWAP files unpinned (their git blob ids are checked)."""
+        if self.params.version == "custom":
+            return []
+        files = []
+        for category in self.categories:
+            for rel in self._files(category):
+                upstream = str(Path(rel).relative_to(self.params.annotations_dir))
+                files.append(DataFile(rel, SHA256.get(upstream, UNPINNED), f"{UPSTREAM}/{upstream}"))
+        return files
+
+    def check_data(self) -> None:
+        """Pinned files by sha256; SWAP files by git blob id prefix; custom: presence only."""
+        what = self.title
+        missing = [self.data_root / r for c in self.categories for r in self._files(c)]
+        missing = [p for p in missing if not p.is_file()]
+        if self.params.version == "custom":
+            if missing:
+                raise DataUnavailable(f"{what} (custom): missing {', '.join(map(str, missing))}")
+            return
+        files = self.data_files()
+        verify_files(self.data_root, [f for f in files if f.sha256 != UNPINNED], what)
+        for f in files:
+            if f.sha256 != UNPINNED:
+                continue
+            path = self.data_root / f.relpath
+            prefix = SWAP_BLOB_PREFIX[str(Path(f.relpath).relative_to(self.params.annotations_dir))]
+            if not path.is_file():
+                raise DataUnavailable(f"{what} SWAP data is not ready: missing {path} (get {f.url})")
+            blob = git_blob_sha1(path)
+            if not blob.startswith(prefix):
+                raise DataUnavailable(
+                    f"{what}: {path} has git blob id {blob[:12]}..., expected {prefix}... ({f.url}); "
+                    "use version: custom to read another copy"
+                )
+
+    def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
+        """REPLACE files by sha256; SWAP files checked by git blob id after download."""
+        from harness.datafetch import FetchError, download, fetch_files
+
+        if self.params.version == "custom":
+            return []
+        files = self.data_files()
+        lines = fetch_files(self.data_root, [f for f in files if f.sha256 != UNPINNED], progress)
+        for f in files:
+            if f.sha256 != UNPINNED:
+                continue
+            dest = self.data_root / f.relpath
+            prefix = SWAP_BLOB_PREFIX[str(Path(f.relpath).relative_to(self.params.annotations_dir))]
+            if dest.is_file() and git_blob_sha1(dest).startswith(prefix):
+                lines.append(f"present  {dest}")
+                continue
+            download(f.url, dest, None, progress)
+            if not git_blob_sha1(dest).startswith(prefix):
+                dest.unlink(missing_ok=True)
+                raise FetchError(f"{f.url} is not upstream's blob {prefix}...; not saved")
+            lines.append(f"fetched  {dest} (git blob {prefix}... checked; no upstream sha256)")
+        if images:
+            lines.append(f"images: {self.image_hint()}")
+        return lines
+
+    def image_dir(self) -> Path:
+        """Visual Genome image folder (REPLACE); SWAP reads ``swap_images_dir``."""
+        return self._dir(self.params.images_dir)
+
+    def image_hint(self) -> str:
+        """Visual Genome (REPLACE) and ARO's image zip (SWAP)."""
+        hints = []
+        if self.params.forms != "swap":
+            hints.append("REPLACE: " + VG_HINT.format(self.image_dir(), self.image_dir()))
+        if self.params.forms != "replace":
+            hints.append("SWAP: " + vg_images_hint(self._dir(self.params.swap_images_dir)))
+        return "; ".join(hints)
+
+    def _pairs(self, category: str, fields: tuple[str, ...]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """Aligned (original, swapped) records of a category; misalignment is DataUnavailable."""
+        orig_rel, swap_rel = self._files(category)
+        orig = read_records(self.data_root / orig_rel, fields, self.title)
+        swapped = read_records(self.data_root / swap_rel, fields, self.title)
+        if len(orig) != len(swapped):
+            raise DataUnavailable(f"{self.title}: {orig_rel} has {len(orig)} records, {swap_rel} {len(swapped)}")
+        same = ("image_path", "false_caption") + tuple(f for f in fields if f.startswith("bbox_"))
+        for k, (a, b) in enumerate(zip(orig, swapped)):
+            if any(a[f] != b[f] for f in same):
+                raise DataUnavailable(f"{self.title}: {orig_rel} and {swap_rel} differ at record {k} ({same})")
+        return list(zip(orig, swapped))
+
+    def load_instances(self) -> list[Instance]:
+        """Every aligned case, categories in paper order, records in file order."""
+        out = []
+        for category in self.categories:
+            if category == "swap":
+                images = self._dir(self.params.swap_images_dir)
+                pairs = self._pairs(category, VG_FIELDS + ("attributes",))
+            else:
+                images = self.image_dir()
+                pairs = self._pairs(category, REPLACE_FIELDS)
+            for k, (orig, swapped) in enumerate(pairs):
+                if category == "swap":
+                    source = ImageSource(images / orig["image_path"], crop(orig))
+                else:
+                    parts = Path(orig["image_path"]).parts
+                    source = ImageSource(images.joinpath(*(parts[1:] if parts[0] == ORIGINAL else parts)))
+                out.append(
+                    Instance(
+                        id=f"{category}/{k}",
+                        category=category,
+                        images=(source,),
+                        texts=(orig["true_caption"], swapped["true_caption"], orig["false_caption"]),
+                        gold={"original": 0, "positive": 1, "negative": 2},
+                    )
+                )
+        return out
+
+    def metric_specs(self) -> list[MetricSpec]:
+        """Orig and Aug accuracy, brittleness, the drop, and mean scores per caption role."""
+        per = "per category: mean over its cases; replace: unweighted mean of replace_att and replace_rel; "
+        per += "all: unweighted mean of REPLACE and SWAP"
+        return [
+            MetricSpec("orig_accuracy", "s(c) > s(c_n) (Orig. Test Acc.)", per, direction="i2t", chance=0.5),
+            MetricSpec(
+                "aug_accuracy",
+                "s(c) > s(c_n) and s(c_p) > s(c_n) (Aug. Test Acc.)",
+                per,
+                direction="i2t",
+                chance=1 / 3,
+            ),
+            MetricSpec(
+                "brittleness",
+                "s(c_n) strictly between s(c) and s(c_p), in either order (lower is better; a tie is never brittle)",
+                per,
+                higher_is_better=False,
+                direction="i2t",
+                chance=1 / 3,
+            ),
+            MetricSpec(
+                "accuracy_drop",
+                "orig_accuracy - aug_accuracy (the paper's '(-drop)')",
+                per,
+                higher_is_better=False,
+                direction="i2t",
+            ),
+            *(
+                MetricSpec(m, f"mean raw score of the {m.rsplit('_', 1)[1]} caption (Table 2)", per, direction="i2t")
+                for m in SCORE_METRICS
+            ),
+        ]
+
+    def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
+        """Verdicts per case from the three scores; means per category, then the macro groupings."""
+        scores: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
+        for r in results:
+            g, row = r.instance.gold, r.scores[0]
+            scores[r.instance.category].append((row[g["original"]], row[g["positive"]], row[g["negative"]]))
+        by_category: dict[str, list[MetricValue]] = {}
+        for category in sorted(scores):
+            c, p, n = (np.array(x, dtype=float) for x in zip(*scores[category]))
+            by_category[category] = category_values(category, c, p, n)
+        out = [v for vs in by_category.values() for v in vs]
+        groups: dict[str, list[MetricValue]] = {}
+        replace = [by_category[c] for c in ("replace_att", "replace_rel") if c in by_category]
+        if replace:
+            groups["replace"] = macro_values("replace", replace, "REPLACE sub-splits")
+        if "swap" in by_category:
+            groups["swap_form"] = by_category["swap"]
+        out += groups.get("replace", [])
+        forms = [groups[k] for k in ("replace", "swap_form") if k in groups]
+        out += macro_values("all", forms, "forms (REPLACE, SWAP)")
+        return out
+
+    @classmethod
+    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
+        """Generated REPLACE and SWAP cases in the upstream schemas, with stand-in images."""
+        root = tmp_path / "hard_positives_example"
+        write_example(root)
+        return {"version": "custom"}, root
+
+
+def category_values(category: str, c: np.ndarray, p: np.ndarray, n: np.ndarray) -> list[MetricValue]:
+    """Every metric of one category from its score vectors (original, positive, negative)."""
+    o = triple_outcomes(c, p, n)
+    size, ties, orig_ties = len(c), int(o["tie"].sum()), int(o["orig_tie"].sum())
+    mean = "mean over the category's cases"
+    orig, aug = float(o["orig"].mean()), float(o["aug"].mean())
+    values = [
+        MetricValue("orig_accuracy", category, orig, size, orig_ties, "wrong", mean),
+        MetricValue("aug_accuracy", category, aug, size, ties, "wrong", mean),
+        MetricValue("brittleness", category, float(o["brittle"].mean()), size, ties, "wrong", mean),
+        MetricValue("accuracy_drop", category, orig - aug, size, ties, "wrong", mean),
+    ]
+    for metric, vec in zip(SCORE_METRICS, (c, p, n)):
+        values.append(MetricValue(metric, category, float(vec.mean()), size, 0, "n/a", mean))
+    return values
+
+
+def macro_values(category: str, parts: list[list[MetricValue]], what: str) -> list[MetricValue]:
+    """Per metric, the unweighted mean of the parts' values (each part: one category's values)."""
+    by_metric: dict[str, list[MetricValue]] = defaultdict(list)
+    for part in parts:
+        for v in part:
+            by_metric[v.metric].append(v)
+    out = []
+    for metric, vs in by_metric.items():
+        rules = {v.tie_rule for v in vs}
+        out.append(
+            MetricValue(
+                metric,
+                category,
+                float(np.mean([v.value for v in vs])),
+                int(sum(v.n for v in vs)),
+                int(sum(v.ties for v in vs)),
+                rules.pop() if len(rules) == 1 else "mixed",
+                f"macro: unweighted mean over {len(vs)} {what}",
+            )
+        )
+    return out
+
+
+def write_example(root: Path, forms: str = "replace+swap") -> Path:
+    """Write generated REPLACE and/or SWAP files (upstream schemas) and stand-in images."""
+    from harness.testing import write_standin_images
+
+    base = root / "hard_positives"
+    if forms != "swap":
+        words = {
+            "replace_att": [
+                ("walking", "strolling", "jumping"),
+                ("brown", "chestnut", "blue"),
+                ("small", "little", "huge"),
+            ],
+            "replace_rel": [("next to", "near", "far from"), ("on", "on top of", "under"), ("in", "within", "out of")],
+        }
+        nouns = ("elephant", "grass", "dog", "table")
+        names = set()
+        for category, triples in words.items():
+            orig, swapped = [], []
+            for k in range(4):
+                word, synonym, antonym = triples[k % len(triples)]
+                noun, other = nouns[k], nouns[(k + 1) % len(nouns)]
+                image_id = str(8_000_000 + 10 * len(names) + k)
+                path = f"data/VG_100K{'_2' if k % 2 else ''}/{image_id}.jpg"
+                names.add(path)
+                if category == "replace_att":
+                    c, cp, cn = f"{word} {noun}", f"{synonym} {noun}", f"{antonym} {noun}"
+                else:
+                    c, cp, cn = f"{noun} {word} {other}", f"{noun} {synonym} {other}", f"{noun} {antonym} {other}"
+                orig.append({"image_id": image_id, "true_caption": c, "false_caption": cn, "image_path": path})
+                swapped.append({"image_id": image_id, "true_caption": cp, "false_caption": cn, "image_path": path})
+            for folder, records in ((ORIGINAL, orig), (SWAPPED, swapped)):
+                (base / folder).mkdir(parents=True, exist_ok=True)
+                (base / folder / REPLACE_FILES[category]).write_text(json.dumps(records, indent=1), encoding="utf-8")
+        for path in names:
+            rel = Path(path).relative_to(ORIGINAL)
+            write_standin_images([rel.name], root / "visual_genome" / rel.parent)
+    if forms != "replace":
+        write_swap_example(base, root / "aro" / "images")
+    return root
+
+
+def write_swap_example(base: Path, images: Path, count: int = 5) -> None:
+    """Generated SWAP cases: ARO VG-Attribution records and their conjunct-swapped hard positives."""
+    from harness.testing import write_standin_images
+
+    attrs = (("crouched", "open", "cat", "door"), ("brown", "gray", "hair", "tie"), ("white", "red", "plane", "sky"))
+    orig, swapped = [], []
+    for k in range(count):
+        a1, a2, o1, o2 = attrs[k % len(attrs)]
+        rec = {
+            "image_path": f"{7_000_000 + k}.jpg",
+            "bbox_x": 3,
+            "bbox_y": 2 + k % 2,
+            "bbox_w": 50,
+            "bbox_h": 40,
+            "attributes": [a1, a2],
+            "true_caption": f"the {a1} {o1} and the {a2} {o2}",
+            "false_caption": f"the {a2} {o1} and the {a1} {o2}",
+        }
+        orig.append(rec)
+        swapped.append(rec | {"true_caption": f"the {a2} {o2} and the {a1} {o1}"})
+    for folder, records in ((ORIGINAL, orig), (SWAPPED, swapped)):
+        (base / folder).mkdir(parents=True, exist_ok=True)
+        (base / folder / SWAP_FILE).write_text(json.dumps(records, indent=1), encoding="utf-8")
+    write_standin_images([r["image_path"] for r in orig], images)
+
+
+@hookimpl
+def register_benchmarks(register: Any) -> None:
+    """Register the hard-positives benchmark."""
+    register(HardPositives)

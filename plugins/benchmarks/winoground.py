@@ -1,0 +1,383 @@
+"""Winoground (Thrush et al., CVPR 2022): 400 pairs of images and captions that share their words.
+
+Each instance has two images and two captions made of the same words in a different order;
+image ``k`` matches caption ``k``.
+
+Data: the gated Hugging Face dataset ``facebook/winoground`` (``data/examples.jsonl`` and
+``data/images.zip``) and the fine-grained tags of "Why is Winoground Hard?" (Diwan et al., EMNLP
+2022; github.com/ajd12342/why-winoground-hard, MIT). Data root layout (overridable with the
+``data_dir`` and ``images_dir`` params)::
+
+    <data root>/winoground/examples.jsonl              # one JSON object per line: id, image_0, image_1,
+                                                       # caption_0, caption_1, tag, secondary_tag,
+                                                       # num_main_preds, collapsed_tag
+    <data root>/winoground/images/ex_<id>_img_<k>.png  # images.zip, extracted
+    <data root>/winoground/new_tag_assignments.json    # why-winoground-hard: {"<id>": [tag, ...]}
+
+``vlc-harness data fetch -b winoground`` downloads the tags file (pinned by sha256) and exports
+the test split from Hugging Face with the ``datasets`` library into that layout (the dataset is
+gated: accept its terms on the Hub, then ``huggingface-cli login`` or set ``HF_TOKEN``). A manual
+download of ``examples.jsonl`` plus ``images.zip`` unzipped into the same folder works too.
+
+Versions: ``hf-400`` (default) is the 400-example test split; its ``examples.jsonl`` is checked
+for the 400 ids and the fields above but not pinned by sha256 (no checksum of the gated file
+could be verified when this was written). ``custom`` reads any ``examples.jsonl`` (fixtures,
+subsets) under a data version named by its hash.
+
+Metrics (strict ``>``: a tie is wrong, as in the paper's definitions): ``text_score`` (both
+images pick their caption), ``image_score`` (both captions pick their image) and
+``group_score`` (both; the headline), micro-averaged over instances overall (``all``), per
+upstream ``collapsed_tag`` (the instance category: Object, Relation, Both), per number of main
+predicates (``1 Main Pred``, ``2 Main Preds``), per non-empty ``secondary_tag`` value and per
+why-winoground-hard tag (``Complex Reasoning`` ... and ``No Tag`` for untagged examples). Chance
+is 1/4, 1/4 and 1/6.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from harness import hookimpl
+from harness.benchmarks import Benchmark, DataFile, InstanceScores, verify_files
+from harness.errors import DataUnavailable
+from harness.metrics import Decision
+from harness.metrics_group import (
+    CHANCE_GROUP,
+    CHANCE_IMAGE,
+    CHANCE_TEXT,
+    MATCHED_PAIRS,
+    TIE_RULE,
+    group_decisions,
+    group_values,
+)
+from harness.types import ImageSource, Instance, MetricSpec, MetricValue
+
+HF_DATASET = "facebook/winoground"
+HF_PAGE = f"https://huggingface.co/datasets/{HF_DATASET}"
+EXAMPLES = "examples.jsonl"
+TAGS = "new_tag_assignments.json"
+TAGS_URL = (
+    "https://raw.githubusercontent.com/ajd12342/why-winoground-hard/7069ff68709b493c7b32cdd7e3f5d65178cd9273/"
+    "new_tag_assignments.json"
+)
+TAGS_SHA256 = "8a635dac806bb63484dbe9b0763ee3df6525a2ffbbab6b9c0a77a0fc3c41fc86"
+FIELDS = (
+    "id",
+    "image_0",
+    "image_1",
+    "caption_0",
+    "caption_1",
+    "tag",
+    "secondary_tag",
+    "num_main_preds",
+    "collapsed_tag",
+)
+N_EXAMPLES = 400
+NO_TAG = "No Tag"
+METRICS = ("text_score", "image_score", "group_score")
+AVERAGING = "micro: mean over instances (overall and per tag)"
+GATED_HINT = (
+    f"{HF_DATASET} is gated: accept its terms at {HF_PAGE} while logged in, then run `huggingface-cli login` "
+    "(or set HF_TOKEN to an access token from https://huggingface.co/settings/tokens) and retry"
+)
+GET_HINT = (
+    "run `vlc-harness data fetch -b winoground` (needs `pip install 'vlc-harness[data]'`; "
+    f"{GATED_HINT}), or download data/examples.jsonl and data/images.zip from {HF_PAGE} into the data folder "
+    "and unzip images.zip there"
+)
+
+
+@dataclass(frozen=True)
+class WinogroundParams:
+    """Data version and where the files are (relative to the data root)."""
+
+    version: Literal["hf-400", "custom"] = "hf-400"
+    data_dir: str = "winoground"
+    images_dir: str = "winoground/images"
+
+
+class Winoground(Benchmark):
+    """Winoground: match two images with two captions that use the same words in a different order."""
+
+    type_name = "winoground"
+    title = "Winoground"
+    citation = (
+        "Thrush, Jiang, Bartolo, Singh, Williams, Kiela, Ross. Winoground: Probing Vision and Language Models "
+        "for Visio-Linguistic Compositionality. CVPR 2022. Tags: Diwan, Berry, Choi, Harwath, Mahowald. "
+        "Why is Winoground Hard? Investigating Failures in Visuolinguistic Compositionality. EMNLP 2022."
+    )
+    homepage = HF_PAGE
+    license = "Winoground: gated research-only license (images from Getty Images); why-winoground-hard tags: MIT"
+    headline = "group_score"
+    captions_redistributable = False
+    reference_file = Path(__file__).with_name("winoground_reference.json")
+    Params = WinogroundParams
+
+    def _dir(self, relative: str) -> Path:
+        return Path(relative) if Path(relative).is_absolute() else self.data_root / relative
+
+    def _file(self, name: str) -> Path:
+        return self._dir(self.params.data_dir) / name
+
+    @property
+    def data_version(self) -> str:
+        """``hf-400``, or ``custom-<hash of examples.jsonl and the tags>``."""
+        if self.params.version != "custom":
+            return self.params.version
+        h = hashlib.sha256()
+        for name in (EXAMPLES, TAGS):
+            path = self._file(name)
+            h.update(name.encode() + (path.read_bytes() if path.is_file() else b""))
+        return f"custom-{h.hexdigest()[:12]}"
+
+    def data_files(self) -> list[DataFile]:
+        """The pinned why-winoground-hard tags (examples.jsonl is gated and checked by content)."""
+        if self.params.version == "custom":
+            return []
+        return [DataFile(str(Path(self.params.data_dir) / TAGS), TAGS_SHA256, TAGS_URL)]
+
+    def check_data(self) -> None:
+        """The tags file (pinned) and examples.jsonl (400 ids with their fields, unless custom)."""
+        if self.params.version == "custom":
+            if not self._file(TAGS).is_file():
+                raise DataUnavailable(f"Winoground (custom): missing {self._file(TAGS)}")
+        else:
+            verify_files(self.data_root, self.data_files(), self.title)
+        path = self._file(EXAMPLES)
+        if not path.is_file():
+            raise DataUnavailable(f"Winoground data is not ready: missing {path}; {GET_HINT}")
+        records = self._records()
+        problem = _examples_problem(records, self.params.version != "custom")
+        if problem:
+            raise DataUnavailable(f"Winoground: {path} {problem}; {GET_HINT}")
+
+    def _records(self) -> list[dict[str, Any]]:
+        lines = self._file(EXAMPLES).read_text(encoding="utf-8").splitlines()
+        return [json.loads(line) for line in lines if line.strip()]
+
+    def load_instances(self) -> list[Instance]:
+        """The examples in id order; ids are ``<collapsed_tag>/<id>``, tags kept in ``gold``."""
+        tags: dict[str, list[str]] = json.loads(self._file(TAGS).read_text(encoding="utf-8"))
+        images = self._dir(self.params.images_dir)
+        out = []
+        for rec in sorted(self._records(), key=lambda r: int(r["id"])):
+            key = str(rec["id"])
+            category = rec["collapsed_tag"]
+            out.append(
+                Instance(
+                    id=f"{category}/{key}",
+                    category=category,
+                    images=(
+                        ImageSource(images / _image_file(rec["image_0"])),
+                        ImageSource(images / _image_file(rec["image_1"])),
+                    ),
+                    texts=(rec["caption_0"], rec["caption_1"]),
+                    gold={
+                        "matches": MATCHED_PAIRS,
+                        "num_main_preds": int(rec["num_main_preds"]),
+                        "secondary_tags": _split_tags(rec.get("secondary_tag", "")),
+                        "why_hard_tags": list(tags.get(key, [])) or [NO_TAG],
+                    },
+                )
+            )
+        return out
+
+    def image_dir(self) -> Path:
+        """The extracted images.zip folder."""
+        return self._dir(self.params.images_dir)
+
+    def image_hint(self) -> str:
+        """Where to get the (gated) images."""
+        return GET_HINT
+
+    def metric_specs(self) -> list[MetricSpec]:
+        """Text, image and group scores (the headline), strict ``>``."""
+        return [
+            MetricSpec(
+                "text_score",
+                "text score: both images give their own caption the higher score",
+                AVERAGING,
+                TIE_RULE,
+                direction="i2t",
+                chance=CHANCE_TEXT,
+            ),
+            MetricSpec(
+                "image_score",
+                "image score: both captions give their own image the higher score",
+                AVERAGING,
+                TIE_RULE,
+                direction="t2i",
+                chance=CHANCE_IMAGE,
+            ),
+            MetricSpec(
+                "group_score",
+                "group score: text and image scores both right",
+                AVERAGING,
+                TIE_RULE,
+                chance=CHANCE_GROUP,
+            ),
+        ]
+
+    def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
+        """The three scores per instance; micro averages overall, per collapsed tag and per tag."""
+        by_category: dict[str, dict[str, list[Decision]]] = {m: defaultdict(list) for m in METRICS}
+        by_tag: dict[str, dict[str, list[Decision]]] = {m: defaultdict(list) for m in METRICS}
+        for r in results:
+            g = group_decisions(r.scores)
+            gold = r.instance.gold
+            n = int(gold["num_main_preds"])
+            tags = [f"{n} Main Pred" + ("s" if n != 1 else ""), *gold["secondary_tags"], *gold["why_hard_tags"]]
+            for metric, d in zip(METRICS, (g.text, g.image, g.group)):
+                by_category[metric][r.instance.category].append(d)
+                for tag in tags:
+                    by_tag[metric][tag].append(d)
+        values = []
+        for metric in METRICS:
+            values += group_values(metric, by_category[metric], extra=by_tag[metric])
+        return values
+
+    def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
+        """The pinned tags; then examples.jsonl and the images exported from the gated HF dataset."""
+        lines = super().fetch(images=images, progress=progress)
+        if self.params.version == "custom":
+            return lines
+        examples, folder = self._file(EXAMPLES), self.image_dir()
+        if examples.is_file() and not _examples_problem(self._records(), True):
+            names = [_image_file(r[f"image_{k}"]) for r in self._records() for k in (0, 1)]
+            if all((folder / n).is_file() for n in names):
+                return [*lines, f"present  {examples} and {len(names)} images"]
+        return [*lines, *export_hf_split(_load_hf_test_split(progress), examples, folder)]
+
+    @classmethod
+    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
+        """Six generated examples (synthetic captions, stand-in images) and generated tags."""
+        root = tmp_path / "winoground_example"
+        write_example(root, 6)
+        return {"version": "custom"}, root
+
+
+def _image_file(name: str) -> str:
+    """Upstream ``image_0`` values are file stems (``ex_0_img_0``); the files are PNG."""
+    return name if Path(name).suffix else f"{name}.png"
+
+
+def _split_tags(value: Any) -> list[str]:
+    if not value:
+        return []
+    return [t.strip() for t in str(value).split(",") if t.strip()]
+
+
+def _examples_problem(records: list[dict[str, Any]], full: bool) -> str:
+    """What is wrong with the examples ('' when nothing): fields, unique ids, and 400 ids 0..399."""
+    if not records:
+        return "has no examples"
+    for rec in records:
+        absent = [f for f in FIELDS if f not in rec]
+        if absent:
+            return f"has an example without {', '.join(absent)}"
+    ids = [int(r["id"]) for r in records]
+    if len(set(ids)) != len(ids):
+        return "repeats an id"
+    if full and sorted(ids) != list(range(N_EXAMPLES)):
+        return f"has {len(ids)} examples, expected ids 0..{N_EXAMPLES - 1}"
+    return ""
+
+
+def _load_hf_test_split(progress: bool) -> Any:
+    """The gated ``test`` split, images as undecoded bytes (``datasets`` imported here only)."""
+    from harness.datafetch import FetchError
+
+    try:
+        import datasets
+    except ImportError:
+        raise FetchError(
+            f"Winoground comes from the gated Hugging Face dataset {HF_DATASET}, which needs the `datasets` "
+            "library: pip install 'vlc-harness[data]'"
+        ) from None
+    if not progress:
+        datasets.disable_progress_bars()
+    try:
+        split = datasets.load_dataset(HF_DATASET, split="test")
+    except Exception as exc:  # gated, offline, not found: the hub raises many types
+        raise FetchError(f"cannot load {HF_DATASET}: {type(exc).__name__}: {exc}. {GATED_HINT}") from None
+    for column in ("image_0", "image_1"):
+        split = split.cast_column(column, datasets.Image(decode=False))
+    return split
+
+
+def export_hf_split(split: Any, examples: Path, images: Path) -> list[str]:
+    """Write the HF test split as upstream's layout: examples.jsonl and ``ex_<id>_img_<k>.png``.
+
+    Images are written with their stored bytes (never re-encoded).
+    """
+    from harness.datafetch import FetchError
+
+    images.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for k in range(len(split)):
+        rec = split[k]
+        absent = [f for f in FIELDS if f not in rec]
+        if absent:
+            raise FetchError(f"{HF_DATASET} row {k} has no {', '.join(absent)}: the dataset's layout has changed")
+        out = {"id": int(rec["id"])}
+        for i in (0, 1):
+            stem = f"ex_{out['id']}_img_{i}"
+            value = rec[f"image_{i}"]
+            data = bytes(value["bytes"]) if value.get("bytes") else Path(value["path"]).read_bytes()
+            _write_atomically(images / f"{stem}.png", data)
+            out[f"image_{i}"] = stem
+        for field in FIELDS[3:]:
+            out[field] = rec[field]
+        lines.append(json.dumps(out, ensure_ascii=False))
+    examples.parent.mkdir(parents=True, exist_ok=True)
+    _write_atomically(examples, ("\n".join(lines) + "\n").encode("utf-8"))
+    return [f"fetched  {examples} ({len(lines)} examples) and {2 * len(lines)} images into {images} from {HF_DATASET}"]
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    partial = path.with_name(path.name + ".partial")
+    partial.write_bytes(data)
+    partial.replace(path)
+
+
+def write_example(root: Path, n: int = 6) -> None:
+    """A generated Winoground-format data root: examples.jsonl, stand-in PNGs and a tags file."""
+    from PIL import Image
+
+    folder = root / "winoground"
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    collapsed = ["Object", "Relation", "Both"]
+    why_hard = [[], ["Visually Difficult"], ["Unusual Text", "Complex Reasoning"]]
+    colours = ["red", "blue", "green", "yellow", "white", "black", "purple"]
+    records, tags = [], {}
+    for i in range(n):
+        a, b = colours[i % 7], colours[(i + 2) % 7]
+        records.append(
+            {
+                "id": i,
+                "image_0": f"ex_{i}_img_0",
+                "image_1": f"ex_{i}_img_1",
+                "caption_0": f"a {a} cube left of a {b} ball",
+                "caption_1": f"a {b} cube left of a {a} ball",
+                "tag": collapsed[i % 3],
+                "secondary_tag": "Symbolic" if i % 4 == 3 else "",
+                "num_main_preds": 1 + i % 2,
+                "collapsed_tag": collapsed[i % 3],
+            }
+        )
+        tags[str(i)] = why_hard[i % 3]
+        for k in (0, 1):
+            Image.new("RGB", (36, 28), (40 * i % 256, 120 * k, 70)).save(folder / "images" / f"ex_{i}_img_{k}.png")
+    (folder / EXAMPLES).write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    (folder / TAGS).write_text(json.dumps(tags), encoding="utf-8")
+
+
+@hookimpl
+def register_benchmarks(register: Any) -> None:
+    """Register the Winoground benchmark."""
+    register(Winoground)
