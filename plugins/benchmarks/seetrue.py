@@ -1,0 +1,404 @@
+"""SeeTRUE (Yarom, Bitton et al., NeurIPS 2023): binary image-text alignment, scored by ROC AUC per source.
+
+Each instance is one (image, text) pair with a human 0/1 label (1: every detail of the text is
+shown in the image). A model scores the pair; the metric is the ROC AUC of those scores against
+the labels, per source (``dataset_source``), as the paper's Table 2 reports it.
+
+Data: the CSV ``image,text,label,original_dataset_id,dataset_source`` of the Hugging Face
+dataset ``yonatanbitton/SeeTRUE`` (gated: accept its terms on the dataset page first) and its
+``images.zip``. The public CSV holds 3 of the paper's 7 sources: DrawBench (1,312 pairs; the
+paper's 1,968 included Imagen images), EditBench (3,827, as in the paper) and COCO t2i (1,791;
+the paper had 2,586). SNLI-VE, COCO-Con and PickaPic-Con are not public. Data root layout
+(overridable with the ``csv`` and ``images_dir`` params)::
+
+    <data root>/seetrue/SeeTRUE.csv           # the HF file; also linzhiqiu/t2v_metrics datasets/SeeTRUE.csv
+    <data root>/seetrue/images/<image>.png     # images.zip of the HF dataset, extracted in seetrue/
+
+``vlc-harness data fetch -b seetrue [--images]`` downloads both from Hugging Face at a pinned
+revision (``pip install 'vlc-harness[data]'``; a token from ``huggingface-cli login`` or
+``HF_TOKEN``). The CSV is pinned by sha256; its license is unverified, so captions are never
+published next to scores.
+
+Winoground in SeeTRUE form: the paper's Winoground source is the Cartesian product of each
+Winoground example's 2 images and 2 captions (1,600 pairs, label 1 when image k meets caption k),
+built as upstream ``wysiwyr/datasets/process_winoground.py`` does. Set ``winoground_dir`` to the
+folder of the ``facebook/winoground`` export (``examples.jsonl`` and ``images/ex_<id>_img_<k>.png``;
+``winoground``, the layout the winoground benchmark reads and fetches) to add it as source
+``winoground``; the data version then names the examples file's hash.
+
+Versions: ``hf-6930`` (default) is the pinned public CSV. ``custom`` reads any CSV of the same
+schema (e.g. a fuller SeeTRUE export) without pinning, under a data version named by its hash.
+
+Metrics (a pair of a positive and a negative with equal scores counts 1/2, the Mann-Whitney form
+of the AUC; there is no pick, so no strict ``>`` rule): ``auc``, ROC AUC of the continuous score
+per source (t2v_metrics' convention); ``auc_binary``, ROC AUC of hard predictions
+``1[score > threshold]`` per source (the official BLIP2 test script's convention on yes/no
+answers; a model that answers yes/no scores 1/0 and keeps the default threshold 0.5);
+``auc_macro`` (headline) and ``auc_binary_macro``, unweighted means over the sources present,
+whose averaging text names those sources. The paper's "Avg." covers 7 sources and is kept as a
+reference row under a category our mean never takes. A source with a single class (possible
+under ``--limit``) has no AUC and is left out of the mean. Chance (and any constant score) is 0.5.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import shutil
+import zipfile
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from harness import hookimpl
+from harness.benchmarks import Benchmark, DataFile, InstanceScores
+from harness.errors import DataUnavailable
+from harness.metrics_auc import AUC_TIE_RULE, AucResult, binary_predictions, roc_auc, roc_auc_binary
+from harness.types import ImageSource, Instance, MetricSpec, MetricValue
+
+HF_DATASET = "yonatanbitton/SeeTRUE"
+HF_REVISION = "6cc46a6e5d9388f44fdf9096d5387cd3b7988676"
+CSV_SHA256 = "175c78dffe54724259ed8466f9e71fbda8aaa4f479b99a3a3530a2c89f763fd0"
+# A byte-identical copy of the HF CSV that needs no Hugging Face login:
+CSV_URL = "https://raw.githubusercontent.com/linzhiqiu/t2v_metrics/6ecb74f92028f42c7e64546d3a71e98c8c73068f/datasets/SeeTRUE.csv"
+COLUMNS = ("image", "text", "label", "original_dataset_id", "dataset_source")
+SAMPLE_IMAGE = "id_22_Colors_sd_2_1_2.png"
+"""An image of the public CSV (DrawBench), used to tell whether images.zip was extracted."""
+PAPER_SOURCES = ("snli_ve", "winoground", "drawbench", "editbench", "coco_t2i", "coco_con", "pickapic_con")
+WINOGROUND = "winoground"
+IMAGES_HINT = (
+    "the images are in images.zip of the gated Hugging Face dataset yonatanbitton/SeeTRUE (about 5.4 GB): "
+    "accept its terms, log in (`huggingface-cli login` or HF_TOKEN), then run "
+    "`vlc-harness data fetch -b seetrue --images` (needs `pip install 'vlc-harness[data]'`), or unzip it so that "
+    f"<data root>/seetrue/images/{SAMPLE_IMAGE} exists, or set the benchmark's images_dir param"
+)
+
+
+@dataclass(frozen=True)
+class SeeTrueParams:
+    """Data version, file locations (relative to the data root) and the binary-prediction threshold."""
+
+    version: Literal["hf-6930", "custom"] = "hf-6930"
+    csv: str = "seetrue/SeeTRUE.csv"
+    images_dir: str = "seetrue/images"
+    threshold: float = 0.5
+    """``auc_binary`` predicts aligned when score > threshold (strict)."""
+    winoground_dir: str = ""
+    """Folder of the facebook/winoground export (examples.jsonl, images/); '' leaves Winoground out."""
+
+
+class SeeTrue(Benchmark):
+    """SeeTRUE: binary text-image alignment pairs with human labels, ROC AUC per source."""
+
+    type_name = "seetrue"
+    title = "SeeTRUE"
+    citation = (
+        "Yarom, Bitton, Changpinyo, Aharoni, Herzig, Lang, Ofek, Szpektor. What You See is What You Read? "
+        "Improving Text-Image Alignment Evaluation. NeurIPS 2023 (arXiv:2305.10400)."
+    )
+    homepage = "https://huggingface.co/datasets/yonatanbitton/SeeTRUE"
+    license = "unverified (gated Hugging Face dataset, research and test use only); captions not redistributed"
+    headline = "auc_macro"
+    captions_redistributable = False
+    reference_file = Path(__file__).with_name("seetrue_reference.json")
+    Params = SeeTrueParams
+
+    def _path(self, relative: str) -> Path:
+        return Path(relative) if Path(relative).is_absolute() else self.data_root / relative
+
+    @property
+    def _csv(self) -> Path:
+        return self._path(self.params.csv)
+
+    @property
+    def _winoground_examples(self) -> Path | None:
+        if not self.params.winoground_dir:
+            return None
+        return self._path(self.params.winoground_dir) / "examples.jsonl"
+
+    @property
+    def data_version(self) -> str:
+        """``hf-6930`` or ``custom-<hash>``, plus ``+winoground-<hash>`` when Winoground is added."""
+        version = self.params.version
+        if version == "custom":
+            digest = hashlib.sha256(self._csv.read_bytes() if self._csv.is_file() else b"").hexdigest()
+            version = f"custom-{digest[:12]}"
+        examples = self._winoground_examples
+        if examples is not None:
+            digest = hashlib.sha256(examples.read_bytes() if examples.is_file() else b"").hexdigest()
+            version += f"+winoground-{digest[:12]}"
+        return version
+
+    def data_files(self) -> list[DataFile]:
+        """The pinned CSV (version ``hf-6930``); nothing is pinned for ``custom``."""
+        if self.params.version == "custom":
+            return []
+        return [DataFile(self.params.csv, CSV_SHA256, CSV_URL)]
+
+    def check_data(self) -> None:
+        """The CSV (pinned or present) and, when asked for, Winoground's examples.jsonl."""
+        if self.params.version == "custom":
+            if not self._csv.is_file():
+                raise DataUnavailable(
+                    f"SeeTRUE (custom): no CSV at {self._csv} (columns {', '.join(COLUMNS)}; set the csv param)"
+                )
+        else:
+            super().check_data()
+        examples = self._winoground_examples
+        if examples is not None and not examples.is_file():
+            raise DataUnavailable(
+                f"SeeTRUE: winoground_dir is set but {examples} is missing (get data/examples.jsonl and "
+                "data/images.zip of the gated Hugging Face dataset facebook/winoground: accept its terms and log in "
+                "with `huggingface-cli login` or HF_TOKEN; or leave winoground_dir empty)"
+            )
+
+    def load_instances(self) -> list[Instance]:
+        """Every CSV row in file order, then the Winoground pairs (when asked for)."""
+        images = self._path(self.params.images_dir)
+        out = []
+        with open(self._csv, encoding="utf-8", newline="") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+            if missing:
+                raise DataUnavailable(f"SeeTRUE: {self._csv} lacks the column(s) {', '.join(missing)}")
+            for row in reader:
+                if row["label"] not in ("0", "1"):
+                    raise DataUnavailable(f"SeeTRUE: {self._csv} has label {row['label']!r} (expected 0 or 1)")
+                source = row["dataset_source"]
+                out.append(
+                    Instance(
+                        id=f"{source}/{row['original_dataset_id']}",
+                        category=source,
+                        images=(ImageSource(images / row["image"]),),
+                        texts=(row["text"],),
+                        gold={"label": int(row["label"])},
+                    )
+                )
+        if self._winoground_examples is not None:
+            out.extend(winoground_pairs(self._winoground_examples))
+        return out
+
+    def image_dir(self) -> Path:
+        """The folder of the SeeTRUE images."""
+        return self._path(self.params.images_dir)
+
+    def image_hint(self) -> str:
+        """Where to get the SeeTRUE (and Winoground) images."""
+        hint = IMAGES_HINT
+        if self.params.winoground_dir:
+            hint += "; Winoground images: data/images.zip of facebook/winoground, extracted into winoground_dir"
+        return hint
+
+    def metric_specs(self) -> list[MetricSpec]:
+        """Per-source AUC (continuous and binary) and their unweighted means; chance is 0.5."""
+        threshold = self.params.threshold
+        per_source = "per source: Mann-Whitney over the source's (positive, negative) pairs, a tie counting 1/2"
+        macro = "macro: unweighted mean of the per-source values over the sources present (named in each result)"
+        return [
+            MetricSpec(
+                "auc",
+                "ROC AUC of the continuous alignment score per source (t2v_metrics' convention; Table 2)",
+                per_source,
+                tie_rule=AUC_TIE_RULE,
+                chance=0.5,
+            ),
+            MetricSpec(
+                "auc_binary",
+                f"ROC AUC of hard predictions 1[score > {threshold}] per source (official test script on yes/no)",
+                per_source,
+                tie_rule=AUC_TIE_RULE,
+                chance=0.5,
+            ),
+            MetricSpec(
+                "auc_macro",
+                "unweighted mean of the per-source continuous AUC over the sources present (not the paper's "
+                "7-source Avg. unless all 7 are present)",
+                macro,
+                tie_rule=AUC_TIE_RULE,
+                chance=0.5,
+            ),
+            MetricSpec(
+                "auc_binary_macro",
+                f"unweighted mean of the per-source binary AUC (score > {threshold}) over the sources present",
+                macro,
+                tie_rule=AUC_TIE_RULE,
+                chance=0.5,
+            ),
+        ]
+
+    def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
+        """AUC per source from s(image, text) of each pair; a NaN score raises ScoreError."""
+        scores: dict[str, list[float]] = defaultdict(list)
+        labels: dict[str, list[int]] = defaultdict(list)
+        for r in results:
+            scores[r.instance.category].append(float(r.scores[0, 0]))
+            labels[r.instance.category].append(int(r.instance.gold["label"]))
+        continuous: dict[str, AucResult] = {}
+        binary: dict[str, AucResult] = {}
+        for source in sorted(scores):
+            predictions = binary_predictions(scores[source], self.params.threshold)  # rejects NaN first
+            if len(set(labels[source])) < 2:
+                continue  # the AUC is undefined with one class
+            continuous[source] = roc_auc(scores[source], labels[source])
+            binary[source] = roc_auc_binary(predictions, labels[source])
+        out = []
+        for metric, by_source, what in (
+            ("auc", continuous, "ROC AUC of the continuous score"),
+            ("auc_binary", binary, f"ROC AUC of 1[score > {self.params.threshold}]"),
+        ):
+            averaging = f"per source: {what}; Mann-Whitney, a tied (positive, negative) pair counts 1/2"
+            out += [_value(metric, source, auc, averaging) for source, auc in by_source.items()]
+            if by_source:
+                out.append(_macro(f"{metric}_macro", by_source))
+        return out
+
+    def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
+        """Download the CSV (and with ``images``, images.zip) from Hugging Face at the pinned revision.
+
+        The HF dataset is script-based, which ``datasets.load_dataset`` no longer runs, so its files
+        are downloaded with ``huggingface_hub`` (installed with ``vlc-harness[data]``). The CSV must
+        match its pinned sha256. Winoground is not fetched here (see ``winoground_dir``).
+        """
+        from harness.datafetch import FetchError
+        from harness.hashing import sha256_file
+
+        try:
+            from huggingface_hub import hf_hub_download
+        except ImportError:
+            raise FetchError(
+                "fetching SeeTRUE from Hugging Face needs huggingface_hub: pip install 'vlc-harness[data]'"
+            ) from None
+
+        def download(filename: str, local_dir: Path | None = None) -> Path:
+            try:
+                return Path(
+                    hf_hub_download(
+                        HF_DATASET, filename, repo_type="dataset", revision=HF_REVISION, local_dir=local_dir
+                    )
+                )
+            except Exception as exc:  # huggingface_hub's error classes differ between its versions
+                raise FetchError(_hf_error(filename, exc)) from None
+
+        lines = []
+        if self.params.version != "custom":
+            if self._csv.is_file() and sha256_file(self._csv) == CSV_SHA256:
+                lines.append(f"present  {self._csv}")
+            else:
+                got = download("SeeTRUE.csv")
+                digest = sha256_file(got)
+                if digest != CSV_SHA256:
+                    raise FetchError(
+                        f"{HF_DATASET}@{HF_REVISION[:7]} SeeTRUE.csv has sha256 {digest[:12]}..., expected "
+                        f"{CSV_SHA256[:12]}... (the pinned copy is {CSV_URL}; or use version=custom)"
+                    )
+                self._csv.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(got, self._csv)
+                lines.append(f"fetched  {self._csv} (from {HF_DATASET}@{HF_REVISION[:7]})")
+        if images:
+            lines.append(self._fetch_images(download))
+        return lines
+
+    def _fetch_images(self, download: Any) -> str:
+        """images.zip holds ``images/<file>``: extract it next to ``images_dir``."""
+        from harness.datafetch import FetchError
+
+        target = self.image_dir()
+        if (target / SAMPLE_IMAGE).is_file():
+            return f"present  {target}"
+        if target.name != "images":
+            raise FetchError(f"images.zip extracts to a folder named images/; images_dir {target} is not one")
+        downloads = self.data_root / "downloads"
+        zip_path = download("images.zip", downloads)
+        parent = target.parent.resolve()
+        parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(zip_path) as zf:
+            for member in zf.infolist():
+                if not str((parent / member.filename).resolve()).startswith(str(parent)):
+                    raise FetchError(f"{zip_path} contains an unsafe path {member.filename!r}")
+            zf.extractall(parent)
+        if not (target / SAMPLE_IMAGE).is_file():
+            raise FetchError(f"{zip_path} did not provide {target / SAMPLE_IMAGE}; it is kept for inspection")
+        shutil.rmtree(downloads, ignore_errors=True)
+        return f"fetched  {target} (from {HF_DATASET}@{HF_REVISION[:7]} images.zip)"
+
+    @classmethod
+    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
+        """Three generated sources of 4 pairs each (both labels), stand-in images; nothing from SeeTRUE."""
+        from harness.testing import write_standin_images
+
+        root = tmp_path / "seetrue_example"
+        (root / "seetrue").mkdir(parents=True, exist_ok=True)
+        rows = []
+        for s, source in enumerate(("source_a", "source_b", "source_c")):
+            for k in range(4):
+                name = f"gen_{s}_{k}.png"
+                rows.append([name, f"a {('red', 'blue')[k % 2]} square number {k}", k % 2, f"{s}_{k}", source])
+        with open(root / "seetrue" / "generated.csv", "w", encoding="utf-8", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(COLUMNS)
+            writer.writerows(rows)
+        write_standin_images([r[0] for r in rows], root / "seetrue" / "images")
+        return {"version": "custom", "csv": "seetrue/generated.csv"}, root
+
+
+def winoground_pairs(examples_path: Path) -> list[Instance]:
+    """Winoground in SeeTRUE form: per example, image k x caption j, label 1 when k == j.
+
+    Order as upstream ``process_winoground.py`` builds it: image 0 caption 0, image 0 caption 1,
+    image 1 caption 0, image 1 caption 1, each over all examples in file order.
+    """
+    images = examples_path.parent / "images"
+    examples = [json.loads(line) for line in examples_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    out = []
+    for k in (0, 1):
+        for j in (0, 1):
+            for ex in examples:
+                out.append(
+                    Instance(
+                        id=f"{WINOGROUND}/{ex['id']}_image_{k}_caption_{j}",
+                        category=WINOGROUND,
+                        images=(ImageSource(images / f"{ex[f'image_{k}']}.png"),),
+                        texts=(ex[f"caption_{j}"],),
+                        gold={"label": int(k == j)},
+                    )
+                )
+    return out
+
+
+def _hf_error(filename: str, exc: Exception) -> str:
+    """A download failure, with what to do when the dataset is gated or the token is missing."""
+    text = f"{type(exc).__name__}: {exc}".splitlines()[0]
+    gated = any(k in text for k in ("Gated", "401", "403", "gated", "Unauthorized", "restricted"))
+    advice = (
+        f"{HF_DATASET} is gated: accept its terms at https://huggingface.co/datasets/{HF_DATASET}, then log in "
+        "with `huggingface-cli login` or set HF_TOKEN"
+        if gated
+        else "check the network, or place the file by hand (see the benchmark's docstring for the layout)"
+    )
+    return f"cannot download {filename} from {HF_DATASET}@{HF_REVISION[:7]}: {text} ({advice})"
+
+
+def _value(metric: str, category: str, auc: AucResult, averaging: str) -> MetricValue:
+    return MetricValue(metric, category, auc.value, auc.n, auc.tied_pairs, AUC_TIE_RULE, averaging)
+
+
+def _macro(metric: str, by_source: dict[str, AucResult]) -> MetricValue:
+    """The unweighted mean over sources, its averaging text naming every source it covers."""
+    names = sorted(by_source)
+    return MetricValue(
+        metric,
+        "all",
+        sum(by_source[s].value for s in names) / len(names),
+        sum(by_source[s].n for s in names),
+        sum(by_source[s].tied_pairs for s in names),
+        AUC_TIE_RULE,
+        f"macro: unweighted mean over {len(names)} source{'s' * (len(names) > 1)}: {', '.join(names)}",
+    )
+
+
+@hookimpl
+def register_benchmarks(register: Any) -> None:
+    """Register the SeeTRUE benchmark."""
+    register(SeeTrue)

@@ -1,0 +1,371 @@
+"""VL-CheckList (Zhao et al., 2022): image-to-text choice between a positive and a REPLACE negative.
+
+Data: the upstream JSON files of github.com/om-ai-lab/VL-CheckList (``data/``), each a list of
+``[image_rel_path, {"POS": [caption], "NEG": [caption]}]``, and the images of Visual Genome
+(VG and VAW items), SWiG and HAKE. Data root layout (overridable with the ``annotations_dir`` and
+``images_dir`` params; the image folders are upstream DATASETS.md's ``$DATASET``)::
+
+    <data root>/vl_checklist/data/Attribute/{vaw,vg}/{action,color,material,size,state}.json
+    <data root>/vl_checklist/data/Relation/vg/{action,spatial}.json
+    <data root>/vl_checklist/data/Relation/{swig_action,hake_action}.json
+    <data root>/vl_checklist/data/Object/{Location,Size}/...          # see OBJECT_FILES
+    <data root>/vl_checklist/images/vg/VG_100K/<id>.jpg, .../vg/VG_100K_2/<id>.jpg
+    <data root>/vl_checklist/images/swig/<verb>_<n>.jpg               # SWiG images_512
+    <data root>/vl_checklist/images/hake/<hake folders>/...
+
+The repository has no license: read the files from where they were put, never redistribute
+them or their captions.
+
+Versions: ``partial-12files`` (default) pins, by sha256, the 12 Attribute and Relation files
+that could be obtained (upstream @ 6f8d6a3; the files are unchanged since 2022): every file
+above except ``Attribute/vaw/color.json`` and ``Relation/hake_action.json``, and no Object
+files. ``custom`` reads whichever files of the upstream layout are present, Object included,
+without pinning, under a data version named by their hash.
+
+Instances: one per upstream item, ``<category>/<index in the file>``, where the category names
+the upstream corpus entry ``<Type>/<sub-type>/<source>`` (``corpus/<...>.yaml`` upstream, e.g.
+``Attribute/color/vg``, ``Object/Size/large/swig_agent``). Texts are ``POS[0]`` and ``NEG[0]``, as
+upstream ``evaluate.py`` (task ``itc``) uses them; every file obtained has exactly one of each.
+Unlike upstream, items whose image file is missing are not silently dropped (the harness
+reports them).
+
+Metrics (strict ``>``: upstream counts ``pos > neg`` as correct, a tie is wrong):
+``i2t_accuracy`` per corpus file; ``i2t_accuracy_subtype`` per sub-type (``Attribute/color``),
+the unweighted mean over the sub-type's sources of each source's mean file accuracy, as upstream
+``vl_checklist/radar.py`` averages; ``i2t_accuracy_type`` per type (Object, Attribute, Relation),
+the unweighted mean of its sub-types; ``i2t_accuracy_macro`` (headline), the unweighted mean of
+the types present; ``i2t_accuracy_micro``, pooled over all instances. Every averaged value names
+the parts it covers: with the partial data, ``Attribute/color`` is VG only and ``Relation/action``
+is VG and SWiG only, so they are not the paper's numbers. Upstream configs may cap each file at
+``MAX_NUM / 2`` items; nothing is capped here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from harness import hookimpl
+from harness.benchmarks import Benchmark, DataFile, InstanceScores
+from harness.errors import DataUnavailable
+from harness.metrics import Decision, accuracy_values, micro_value, pick
+from harness.types import ImageSource, Instance, MetricSpec, MetricValue
+
+UPSTREAM = "https://raw.githubusercontent.com/om-ai-lab/VL-CheckList/6f8d6a3281c401b89e4e154f46c6974ec2df3a82/data"
+IMAGE_ROOTS = {"vg": "vg", "vaw": "vg", "swig": "swig", "hake": "hake"}
+"""Upstream corpus IMG_ROOT per source: VAW annotates Visual Genome images."""
+
+
+@dataclass(frozen=True)
+class CorpusFile:
+    """One upstream corpus entry: its category, file (under ``data/``) and source dataset."""
+
+    category: str
+    relpath: str
+
+    @property
+    def type(self) -> str:
+        """Object, Attribute or Relation."""
+        return self.category.split("/")[0]
+
+    @property
+    def subtype(self) -> str:
+        """The category without its source (``Attribute/color``, ``Object/Size/large``)."""
+        return self.category.rsplit("/", 1)[0]
+
+    @property
+    def source(self) -> str:
+        """The dataset the radar chart averages over (vg, vaw, swig, hake); vg_obj and vg_subj are vg."""
+        return self.category.rsplit("/", 1)[1].split("_")[0]
+
+
+def _attribute_files() -> list[CorpusFile]:
+    return [
+        CorpusFile(f"Attribute/{sub}/{src}", f"Attribute/{src}/{sub}.json")
+        for sub in ("action", "color", "material", "size", "state")
+        for src in ("vaw", "vg")
+    ]
+
+
+RELATION_FILES = [
+    CorpusFile("Relation/action/vg", "Relation/vg/action.json"),
+    CorpusFile("Relation/action/swig", "Relation/swig_action.json"),
+    CorpusFile("Relation/action/hake", "Relation/hake_action.json"),
+    CorpusFile("Relation/spatial/vg", "Relation/vg/spatial.json"),
+]
+
+
+def _object_files() -> list[CorpusFile]:
+    out = []
+    for aspect, values in (("Location", ("center", "mid", "margin")), ("Size", ("large", "medium", "small"))):
+        folder = aspect.lower()
+        for value in values:
+            for src in ("vg_obj", "vg_subj"):
+                out.append(
+                    CorpusFile(f"Object/{aspect}/{value}/{src}", f"Object/{aspect}/vg_{folder}/{src}_{value}.json")
+                )
+            for role in ("agent", "destination", "item", "tool"):
+                out.append(
+                    CorpusFile(
+                        f"Object/{aspect}/{value}/swig_{role}",
+                        f"Object/{aspect}/swig_{folder}/swig_{role}/swig_{role}_{value}.json",
+                    )
+                )
+            out.append(
+                CorpusFile(f"Object/{aspect}/{value}/hake", f"Object/{aspect}/hake_{folder}/hake_obj_{value}.json")
+            )
+    return out
+
+
+ATTRIBUTE_FILES = _attribute_files()
+OBJECT_FILES = _object_files()
+CORPUS = [*OBJECT_FILES, *ATTRIBUTE_FILES, *RELATION_FILES]
+"""Every upstream corpus entry, in upstream radar order (Object, Attribute, Relation)."""
+
+SHA256 = {
+    "Attribute/vaw/action.json": "aa9b2e4348a83bfae9593eb3edd713b451d14ae041f1f553a05bc3ab22670358",
+    "Attribute/vaw/material.json": "e182bff14fa4f7e3cd212b46efa1d63ee25b7b91b05eece1cab3bb8ba65de2e9",
+    "Attribute/vaw/size.json": "847850ec3533a5425872ce349c5f6eda3377e71ba3fe124a6327fe0a8ee8a986",
+    "Attribute/vaw/state.json": "09ea607e33d7ca62014eec46ffd18a70c34d9f3bbe6a46d8cbb70fa93b2b7681",
+    "Attribute/vg/action.json": "a20b1ee682ab2fb62978cca3a95fc27aa6b35f9238ca7c8847f74671c40db7ba",
+    "Attribute/vg/color.json": "93e5d316cfc964c7b4bce2182c9916533ec3aa6e006830859af7c0d2de9f76c7",
+    "Attribute/vg/material.json": "b2c1e312cba0a8efdc5113dd451e21f7fd9d0e96a222a5406ffa8dd67b30d094",
+    "Attribute/vg/size.json": "0a2a929d9dce990cfd4b05299e2d2a7fe59b5c679a3e7f52419a5375ea42f24b",
+    "Attribute/vg/state.json": "d13bc1292de364cd787fc651f4abc0ffaafe9fbf09ec8ce25af76bb349415a2e",
+    "Relation/swig_action.json": "ed3a65cb815c1fb0947b337bbfc95bbcf517fa0124ce7cb9bd4d915de02eb4f4",
+    "Relation/vg/action.json": "2722201353c885670315f935d53cb4e08f462e629c3f88c73da9a286ea66d7a1",
+    "Relation/vg/spatial.json": "2582095a4b8515048ba2e33d37d2bffc109e6734924b47bf977236b7f9b72303",
+}
+"""The pinned files of version partial-12files."""
+PINNED = [f for f in CORPUS if f.relpath in SHA256]
+IMAGES_HINT = (
+    "put the upstream image folders (VL-CheckList DATASETS.md) under <data root>/vl_checklist/images/ or set the "
+    "images_dir param: vg/VG_100K and vg/VG_100K_2 from Visual Genome "
+    "(https://cs.stanford.edu/people/rak248/VG_100K_2/images.zip and images2.zip; VAW items use them too), "
+    "swig/ from SWiG images_512 (https://swig-data-weights.s3.us-east-2.amazonaws.com/images_512.zip), "
+    "hake/ from HAKE (https://github.com/DirtyHarryLYL/HAKE/tree/master/Images)"
+)
+
+
+@dataclass(frozen=True)
+class VLCheckListParams:
+    """Which data version to read and where its files are (relative to the data root)."""
+
+    version: Literal["partial-12files", "custom"] = "partial-12files"
+    annotations_dir: str = "vl_checklist/data"
+    images_dir: str = "vl_checklist/images"
+
+
+class VLCheckList(Benchmark):
+    """VL-CheckList: positive vs REPLACE-negative captions for objects, attributes and relations."""
+
+    type_name = "vl_checklist"
+    title = "VL-CheckList"
+    citation = (
+        "Zhao, Zhang, Zhu, Shen, Lee, Lu, Yin. VL-CheckList: Evaluating Pre-trained Vision-Language Models "
+        "with Objects, Attributes and Relations. arXiv:2207.00221, 2022."
+    )
+    homepage = "https://github.com/om-ai-lab/VL-CheckList"
+    license = "none stated upstream; annotations not redistributed; images under VG, SWiG and HAKE terms"
+    headline = "i2t_accuracy_macro"
+    captions_redistributable = False
+    reference_file = Path(__file__).with_name("vl_checklist_reference.json")
+    Params = VLCheckListParams
+
+    def _dir(self, relative: str) -> Path:
+        return Path(relative) if Path(relative).is_absolute() else self.data_root / relative
+
+    def _file(self, f: CorpusFile) -> Path:
+        return self._dir(self.params.annotations_dir) / f.relpath
+
+    def corpus(self) -> list[CorpusFile]:
+        """The corpus entries this version reads: the pinned 12, or every upstream entry present."""
+        if self.params.version == "custom":
+            return [f for f in CORPUS if self._file(f).is_file()]
+        return PINNED
+
+    @property
+    def data_version(self) -> str:
+        """``partial-12files`` or ``custom-<hash of the files present>``."""
+        if self.params.version != "custom":
+            return self.params.version
+        h = hashlib.sha256()
+        for f in CORPUS:
+            path = self._file(f)
+            h.update(f.relpath.encode() + (path.read_bytes() if path.is_file() else b""))
+        return f"custom-{h.hexdigest()[:12]}"
+
+    def data_files(self) -> list[DataFile]:
+        """The 12 pinned files of version partial-12files (none for custom)."""
+        if self.params.version == "custom":
+            return []
+        return [
+            DataFile(str(Path(self.params.annotations_dir) / f.relpath), SHA256[f.relpath], f"{UPSTREAM}/{f.relpath}")
+            for f in PINNED
+        ]
+
+    def check_data(self) -> None:
+        """Pinned: all 12 files with their sha256. Custom: at least one upstream corpus file."""
+        if self.params.version == "custom":
+            if not self.corpus():
+                raise DataUnavailable(
+                    f"VL-CheckList (custom): no upstream corpus file under {self._dir(self.params.annotations_dir)} "
+                    f"(e.g. Attribute/vg/color.json from {UPSTREAM})"
+                )
+            return
+        super().check_data()
+
+    def load_instances(self) -> list[Instance]:
+        """Every item of every corpus file, files in upstream order, items in file order."""
+        images = self._dir(self.params.images_dir)
+        out = []
+        for f in self.corpus():
+            root = images / IMAGE_ROOTS[f.source]
+            items = json.loads(self._file(f).read_text(encoding="utf-8"))
+            for index, (image, texts) in enumerate(items):
+                out.append(
+                    Instance(
+                        id=f"{f.category}/{index}",
+                        category=f.category,
+                        images=(ImageSource(root / image),),
+                        texts=(texts["POS"][0], texts["NEG"][0]),
+                        gold={"positive": 0},
+                    )
+                )
+        return out
+
+    def image_dir(self) -> Path:
+        """The folder holding vg/, swig/ and hake/."""
+        return self._dir(self.params.images_dir)
+
+    def image_hint(self) -> str:
+        """Where to get the VG, SWiG and HAKE images."""
+        return IMAGES_HINT
+
+    def metric_specs(self) -> list[MetricSpec]:
+        """Accuracy per corpus file, sub-type, type, their macro mean (headline) and micro; chance 0.5."""
+        return [
+            MetricSpec(
+                "i2t_accuracy",
+                "image-to-text accuracy per corpus file (<Type>/<sub-type>/<source>)",
+                "mean over the file's instances",
+                direction="i2t",
+                chance=0.5,
+            ),
+            MetricSpec(
+                "i2t_accuracy_subtype",
+                "accuracy per sub-type: mean over sources of each source's mean file accuracy (upstream radar.py)",
+                "macro: unweighted mean over the sub-type's sources (named in each result)",
+                direction="i2t",
+                chance=0.5,
+            ),
+            MetricSpec(
+                "i2t_accuracy_type",
+                "accuracy per type (Object, Attribute, Relation): mean of its sub-types",
+                "macro: unweighted mean over the type's sub-types (named in each result)",
+                direction="i2t",
+                chance=0.5,
+            ),
+            MetricSpec(
+                "i2t_accuracy_macro",
+                "unweighted mean of the type accuracies present (named in the result)",
+                "macro: unweighted mean over types",
+                direction="i2t",
+                chance=0.5,
+            ),
+            MetricSpec(
+                "i2t_accuracy_micro",
+                "image-to-text accuracy pooled over all instances",
+                "micro: mean over all instances",
+                direction="i2t",
+                chance=0.5,
+            ),
+        ]
+
+    def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
+        """Strict ``>`` per instance: s(image, POS) > s(image, NEG); then the upstream averages."""
+        decisions: dict[str, list[Decision]] = defaultdict(list)
+        for r in results:
+            row = r.scores[0]
+            decisions[r.instance.category].append(pick(row[0], [row[1]]))
+        per_file = accuracy_values("i2t_accuracy", decisions, "wrong")
+        by_category = {v.category: v for v in per_file}
+        files = [f for f in CORPUS if f.category in by_category]
+        # radar.py: a sub-type's score is the mean over sources of the mean over that source's files
+        per_subtype = []
+        for subtype in _ordered(f.subtype for f in files):
+            by_source: dict[str, list[MetricValue]] = defaultdict(list)
+            for f in files:
+                if f.subtype == subtype:
+                    by_source[f.source].append(by_category[f.category])
+            per_subtype.append(_mean_of_means("i2t_accuracy_subtype", subtype, by_source, "sources"))
+        per_type = []
+        for type_ in _ordered(v.category.split("/")[0] for v in per_subtype):
+            parts = {v.category: [v] for v in per_subtype if v.category.split("/")[0] == type_}
+            per_type.append(_mean_of_means("i2t_accuracy_type", type_, parts, "sub-types"))
+        macro = _mean_of_means("i2t_accuracy_macro", "all", {v.category: [v] for v in per_type}, "types")
+        return [*per_file, *per_subtype, *per_type, macro, micro_value("i2t_accuracy_micro", decisions, "wrong")]
+
+    @classmethod
+    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
+        """Two generated items in each of six corpus files (one Object, Attribute and Relation each
+        from two sources), stand-in images; nothing from VL-CheckList."""
+        from harness.testing import write_standin_images
+
+        root = tmp_path / "vl_checklist_example"
+        chosen = [
+            "Attribute/color/vg",
+            "Attribute/color/vaw",
+            "Relation/action/vg",
+            "Relation/action/swig",
+            "Object/Size/large/vg_obj",
+            "Object/Size/large/swig_agent",
+        ]
+        colours = ["red", "blue", "green", "yellow"]
+        for n, f in enumerate(c for c in CORPUS if c.category in chosen):
+            items = []
+            for k in range(2):
+                image = f"VG_100K/{n}{k}.jpg" if IMAGE_ROOTS[f.source] == "vg" else f"made_{n}{k}.jpg"
+                pos, neg = colours[k], colours[(k + n + 1) % 4]
+                items.append([image, {"POS": [f"{pos} square"], "NEG": [f"{neg} square"]}])
+                target = root / "images" / IMAGE_ROOTS[f.source] / image
+                write_standin_images([target.name], target.parent)
+            path = root / "data" / f.relpath
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(items))
+        return {"version": "custom", "annotations_dir": "data", "images_dir": "images"}, root
+
+
+def _ordered(names: Any) -> list[str]:
+    """Distinct names in first-seen order."""
+    return list(dict.fromkeys(names))
+
+
+def _mean_of_means(metric: str, category: str, groups: dict[str, list[MetricValue]], what: str) -> MetricValue:
+    """Unweighted mean over groups of each group's unweighted mean; the averaging names the groups."""
+    means = [float(np.mean([v.value for v in values])) for values in groups.values()]
+    members = [v for values in groups.values() for v in values]
+    rules = {v.tie_rule for v in members}
+    names = list(groups)
+    label = what if len(names) > 1 else what.rstrip("s")
+    return MetricValue(
+        metric=metric,
+        category=category,
+        value=float(np.mean(means)),
+        n=int(sum(v.n for v in members)),
+        ties=int(sum(v.ties for v in members)),
+        tie_rule=rules.pop() if len(rules) == 1 else "mixed",
+        averaging=f"macro: unweighted mean over {len(names)} {label}: {', '.join(names)}",
+    )
+
+
+@hookimpl
+def register_benchmarks(register: Any) -> None:
+    """Register the VL-CheckList benchmark."""
+    register(VLCheckList)
