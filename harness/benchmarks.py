@@ -64,6 +64,10 @@ class Benchmark:
     license: ClassVar[str] = ""
     headline: ClassVar[str] = ""
     """Metric id of the benchmark's headline number."""
+    index_metrics: ClassVar[tuple[str, ...]] = ()
+    """Metric ids the leaderboard's index shows beside the headline (e.g. brittleness)."""
+    gap_metrics: ClassVar[tuple[str, str] | None] = None
+    """``(image-to-text, text-to-image)`` metric ids whose difference is the directional gap."""
     captions_redistributable: ClassVar[bool] = False
     """Whether the data license allows publishing captions next to scores."""
     reference_file: ClassVar[Path | None] = None

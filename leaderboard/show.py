@@ -15,7 +15,13 @@ from leaderboard.tables import COLUMNS, chance_rows, metric_rows, reference_rows
 
 
 @click.command()
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv", "board"]),
+    default="table",
+    help="board: the site's main table (one row per model, headline metrics, gaps).",
+)
 @click.option("--partial", is_flag=True, help="Also show partial, failed and unavailable cells.")
 @click.option("-m", "--model", "models", multiple=True, help="Only these model ids.")
 @click.option("-b", "--benchmark", "benchmarks", multiple=True, help="Only these benchmark ids.")
@@ -34,6 +40,9 @@ def show(
     registries: tuple[str, ...],
 ) -> None:
     """Print every metric, overall and per category, with n, tie count and status."""
+    if fmt == "board":
+        _print_board(app, store_url, registries)
+        return
     store = app.store(store_url)
     cells = select_cells(store, include_partial=partial, models=models, benchmarks=benchmarks)
     rows = metric_rows(cells) + chance_rows(cells, app.plugins.benchmarks)
@@ -90,6 +99,45 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
     click.echo("  ".join("-" * w for w in widths))
     for row in table:
         click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+
+
+def _print_board(app: App, store_url: str | None, registries: tuple[str, ...]) -> None:
+    """The same main table as the site's index: Human and Chance rows, then one row per model."""
+    from leaderboard.board import build_board
+    from leaderboard.site import pct
+
+    store = app.store(store_url)
+    try:
+        board = build_board(store.latest_cells(), app.registry(registries, required=False), app.plugins)
+    finally:
+        store.close()
+    headers = ["model"]
+    for col in board.benchmarks:
+        headers += [f"{col.id}:{mc.metric}" for mc in col.metrics] + ([f"{col.id}:gap"] if col.gap else [])
+    table = [
+        ["Human"]
+        + [x for col in board.benchmarks for x in [pct(m.human) for m in col.metrics] + _gap(col, col.human_gap)],
+        ["Chance"] + [x for col in board.benchmarks for x in [pct(m.chance) for m in col.metrics] + _gap(col, None)],
+    ]
+    for row in board.rows:
+        line = [row.name + ("" if row.kind == "model" else f" ({row.kind})")]
+        for col in board.benchmarks:
+            cv = row.cells[col.id]
+            for k, mc in enumerate(col.metrics):
+                v = cv.values.get(mc.metric) if cv.published else None
+                line.append(f"{pct(v.value)}{f' #{v.rank}' if v.rank else ''}" if v else (cv.status if k == 0 else ""))
+            line += _gap(col, cv.gap(col.gap))
+        table.append(line)
+    widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(headers)]
+    click.echo("  ".join(h.ljust(w) for h, w in zip(headers, widths)))
+    for r in table:
+        click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+
+
+def _gap(col: Any, gap: float | None) -> list[str]:
+    if not col.gap:
+        return []
+    return ["" if gap is None else f"{100 * gap:+.1f}"]
 
 
 @hookimpl

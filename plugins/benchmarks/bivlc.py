@@ -109,6 +109,8 @@ class BiVLC(Benchmark):
     homepage = "https://github.com/IMirandaM/BiVLC"
     license = "MIT (annotations and generated images); COCO captions CC BY 4.0; COCO images under Flickr terms"
     headline = "group_score"
+    index_metrics = ("i2t_score", "t2i_score")
+    gap_metrics = ("i2t_score", "t2i_score")
     captions_redistributable = True
     reference_file = Path(__file__).with_name("bivlc_reference.json")
     Params = BiVLCParams

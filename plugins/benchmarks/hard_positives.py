@@ -124,6 +124,7 @@ class HardPositives(Benchmark):
     homepage = "https://github.com/amitakamath/hard_positives"
     license = "none stated (no LICENSE file, no license statement); images: Visual Genome (CC BY 4.0)"
     headline = "aug_accuracy"
+    index_metrics = ("brittleness",)
     captions_redistributable = False
     reference_file = Path(__file__).with_name("hard_positives_reference.json")
     Params = HardPositivesParams

@@ -114,6 +114,8 @@ class Winoground(Benchmark):
     homepage = HF_PAGE
     license = "Winoground: gated research-only license (images from Getty Images); why-winoground-hard tags: MIT"
     headline = "group_score"
+    index_metrics = ("text_score", "image_score")
+    gap_metrics = ("text_score", "image_score")
     captions_redistributable = False
     reference_file = Path(__file__).with_name("winoground_reference.json")
     Params = WinogroundParams

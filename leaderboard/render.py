@@ -1,0 +1,65 @@
+"""``vlc-harness render``: build the static site from the store's cells and the registry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from harness import hookimpl
+from harness.cli import App, pass_app, registry_option, store_option
+
+
+@click.command()
+@click.option("--out", type=click.Path(file_okay=False), default="site", show_default=True, help="Output folder.")
+@click.option("--release", default=None, help="Also freeze a copy as site/releases/NAME (never overwritten).")
+@click.option("--templates", "templates", multiple=True, type=click.Path(file_okay=False), help="Override templates.")
+@store_option
+@registry_option
+@pass_app
+def render(
+    app: App,
+    out: str,
+    release: str | None,
+    templates: tuple[str, ...],
+    store_url: str | None,
+    registries: tuple[str, ...],
+) -> None:
+    """Render index, benchmark and model pages; only complete cells are published."""
+    from harness.errors import UserError
+    from harness.provenance import run_provenance
+    from leaderboard.board import build_board
+    from leaderboard.site import render_site
+
+    registry = app.registry(registries, required=False)
+    store = app.store(store_url)
+    try:
+        cells = store.latest_cells(include_incomplete=True)
+        runs = {c.run_id: store.run_provenance(c.run_id) for c in cells if c.run_id is not None}
+    finally:
+        store.close()
+    board = build_board(cells, registry, app.plugins)
+    try:
+        written = render_site(
+            board, Path(out), run_provenance([]), release, [Path(t) for t in templates], runs=_public(runs)
+        )
+    except (FileExistsError, ValueError) as exc:
+        raise UserError(str(exc)) from None
+    published = sum(cv.published for row in board.rows for cv in row.cells.values())
+    click.echo(
+        f"wrote {len(written)} pages to {out}: {len(board.rows)} models, {len(board.benchmarks)} benchmarks, "
+        f"{published} published cells"
+    )
+
+
+def _public(runs: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """Run provenance without what a public page should not show (host names, command lines)."""
+    hidden = {"host", "argv"}
+    return {k: {key: v for key, v in prov.items() if key not in hidden} for k, prov in runs.items()}
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    """Add ``render``."""
+    cli.add_command(render)
