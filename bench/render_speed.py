@@ -1,0 +1,128 @@
+"""Time building and rendering the site for 50 models x 10 benchmarks (target: under 5 s).
+
+Cells are synthetic but shaped like real ones: each benchmark's own metric code runs on random
+scores over its generated example instances, with bootstrap replicates. The baseline, timed in
+the same run, is serialising the same cells to JSON (the least any renderer must do).
+
+    python bench/render_speed.py [--models 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from harness import intervals
+from harness.benchmarks import InstanceScores
+from harness.params import build
+from harness.plugins import get_plugins
+from harness.registry import BenchmarkEntry, ModelEntry, Registry
+from harness.store.store import CellRecord
+from leaderboard.board import build_board
+from leaderboard.site import render_site
+
+BENCHMARKS = [
+    "sugarcrepe",
+    "bivlc",
+    "winoground",
+    "seetrue",
+    "vl_checklist",
+    "hard_positives",
+    "aro_vg_relation",
+    "aro_vg_attribution",
+    "aro_coco_order",
+    "aro_flickr30k_order",
+]
+
+
+def synthetic_cells(n_models: int, work: Path) -> tuple[Registry, list[CellRecord]]:
+    plugins = get_plugins()
+    registry = Registry()
+    cells = []
+    for b_index, name in enumerate(BENCHMARKS):
+        cls = plugins.benchmarks.get(name).cls
+        example = cls.conformance_example(work / name)
+        assert example is not None, name
+        params, root = example
+        bench = cls(build(cls.Params, params), root)
+        instances = bench.load_instances()
+        registry.benchmarks[name] = BenchmarkEntry(name, name, bench.params)
+        for m in range(n_models):
+            rng = np.random.default_rng(1000 * b_index + m)
+            results = []
+            for inst in instances:
+                scores = np.full((len(inst.images), len(inst.texts)), np.nan)
+                for i, j in inst.needed_pairs():
+                    scores[i, j] = rng.random()
+                results.append(InstanceScores(inst, scores))
+            metrics = [v.as_dict() for v in bench.compute(results)]
+            ids = [r.instance.id for r in results]
+            reps = intervals.bootstrap(results, ids, [r.instance.category for r in results], bench.compute, 200)
+            intervals.attach(metrics, reps)
+            model_id = f"model-{m:02d}"
+            registry.models.setdefault(
+                model_id,
+                ModelEntry(
+                    model_id,
+                    "random",
+                    build(plugins.models.get("random").cls.Params, {"seed": m}),
+                    build(plugins.models.get("random").cls.Run, {}),
+                    meta={"family": f"family-{m % 5}", "parameters_m": 10 * m + 5, "open_weights": m % 2 == 0},
+                ),
+            )
+            cells.append(
+                CellRecord(
+                    model_id,
+                    name,
+                    name,
+                    "ok",
+                    complete=True,
+                    data_version=bench.data_version,
+                    manifest_hash=name,
+                    n_instances=len(results),
+                    n_scored=len(results),
+                    metrics=metrics,
+                    provenance={"benchmark_params": params},
+                    run_id=1,
+                )
+            )
+    return registry, cells
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", type=int, default=50)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="vlc-render-bench-"))
+    registry, cells = synthetic_cells(args.models, work)
+    plugins = get_plugins()
+
+    start = time.perf_counter()
+    payload = json.dumps([c.__dict__ for c in cells], default=str)
+    baseline = time.perf_counter() - start
+
+    start = time.perf_counter()
+    board = build_board(cells, registry, plugins)
+    built = time.perf_counter() - start
+    start = time.perf_counter()
+    pages = render_site(board, work / "site", {"harness_version": "bench", "git_sha": ""}, runs={1: {}})
+    rendered = time.perf_counter() - start
+    total = built + rendered
+    print(
+        f"{args.models} models x {len(BENCHMARKS)} benchmarks, {len(cells)} cells, {len(pages)} pages, "
+        f"{len(payload) / 1e6:.1f} MB of cell JSON"
+    )
+    print(f"baseline (json.dumps of the cells): {baseline:.3f} s")
+    print(
+        f"build_board: {built:.3f} s, render_site: {rendered:.3f} s, total {total:.3f} s "
+        f"({total / baseline:.1f}x the baseline; target under 5 s: {'met' if total < 5 else 'NOT met'})"
+    )
+
+
+if __name__ == "__main__":
+    main()
