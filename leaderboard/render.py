@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from harness import hookimpl
-from harness.cli import App, pass_app, registry_option, store_option
+from harness.cli import App, data_root_option, pass_app, registry_option, store_option
 
 
 @click.command()
@@ -17,6 +17,7 @@ from harness.cli import App, pass_app, registry_option, store_option
 @click.option("--templates", "templates", multiple=True, type=click.Path(file_okay=False), help="Override templates.")
 @store_option
 @registry_option
+@data_root_option
 @pass_app
 def render(
     app: App,
@@ -25,27 +26,38 @@ def render(
     templates: tuple[str, ...],
     store_url: str | None,
     registries: tuple[str, ...],
+    data_root: str | None,
 ) -> None:
     """Render index, benchmark and model pages; only complete cells are published."""
     from harness.errors import UserError
+    from harness.paths import default_data_root
     from harness.provenance import run_provenance
     from leaderboard.board import build_board
+    from leaderboard.downloads import write_downloads
     from leaderboard.site import render_site
 
     registry = app.registry(registries, required=False)
+    root = Path(data_root) if data_root else default_data_root()
+    provenance = run_provenance([]) | {"registry_digest": registry.digest()}
     store = app.store(store_url)
     try:
         cells = store.latest_cells(include_incomplete=True)
         runs = {c.run_id: store.run_provenance(c.run_id) for c in cells if c.run_id is not None}
+        board = build_board(cells, registry, app.plugins)
+        try:
+            written = render_site(
+                board,
+                Path(out),
+                provenance,
+                release,
+                [Path(t) for t in templates],
+                runs=_public(runs),
+                downloads=lambda target: write_downloads(board, target, store, root),
+            )
+        except (FileExistsError, ValueError) as exc:
+            raise UserError(str(exc)) from None
     finally:
         store.close()
-    board = build_board(cells, registry, app.plugins)
-    try:
-        written = render_site(
-            board, Path(out), run_provenance([]), release, [Path(t) for t in templates], runs=_public(runs)
-        )
-    except (FileExistsError, ValueError) as exc:
-        raise UserError(str(exc)) from None
     published = sum(cv.published for row in board.rows for cv in row.cells.values())
     click.echo(
         f"wrote {len(written)} pages to {out}: {len(board.rows)} models, {len(board.benchmarks)} benchmarks, "

@@ -12,6 +12,7 @@ import math
 import os
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,7 @@ def render_site(
     release: str | None = None,
     extra_templates: list[Path] | None = None,
     runs: dict[int, dict[str, Any]] | None = None,
+    downloads: Callable[[Path], list[Path]] | None = None,
 ) -> list[Path]:
     """Write the site into ``out``; with ``release``, also freeze a copy in ``out/releases/NAME``."""
     env = environment(extra_templates)
@@ -83,15 +85,19 @@ def render_site(
         "release": None,
         "runs": runs or {},
     }
-    written = _write_pages(env, board, out, context, prefix="")
+    written = _write_pages(env, board, out, context)
+    if downloads is not None:
+        written += downloads(out)
     if release is not None:
         target = releases_dir / release
-        _write_pages(env, board, target, context | {"release": release, "releases": []}, prefix="")
+        _write_pages(env, board, target, context | {"release": release, "releases": []})
+        if downloads is not None:
+            downloads(target)
         written.append(target)
     return written
 
 
-def _write_pages(env: Any, board: Board, out: Path, context: dict[str, Any], prefix: str) -> list[Path]:
+def _write_pages(env: Any, board: Board, out: Path, context: dict[str, Any]) -> list[Path]:
     (out / "benchmarks").mkdir(parents=True, exist_ok=True)
     (out / "models").mkdir(parents=True, exist_ok=True)
     if (out / "static").exists():

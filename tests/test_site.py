@@ -260,3 +260,37 @@ def test_show_prints_the_board(site_store, vlc_cli_module):
     assert lines[0].startswith("model") and "bivlc:group_score" in lines[0] and "bivlc:gap" in lines[0]
     assert lines[1].startswith("Human") and lines[2].startswith("Chance")
     assert any(line.startswith("Strong CLIP") and "#1" in line for line in lines)
+
+
+def test_downloads_hold_the_board_and_per_instance_scores(site):
+    import csv
+
+    rows = list(csv.DictReader((site / "downloads" / "leaderboard.csv").open()))
+    assert {r["model"] for r in rows} == {"strong", "weak", "random"}
+    headline = [
+        r
+        for r in rows
+        if r["model"] == "strong"
+        and r["benchmark"] == "bivlc"
+        and r["metric"] == "group_score"
+        and r["category"] == "all"
+    ]
+    assert headline and float(headline[0]["ci_low"]) <= float(headline[0]["value"])
+    board = json.loads((site / "downloads" / "leaderboard.json").read_text())
+    assert all("replicates" not in m for c in board["cells"] for m in c["metrics"])
+    lines = [json.loads(x) for x in (site / "downloads" / "scores" / "strong__bivlc.jsonl").read_text().splitlines()]
+    assert len(lines) == 42 and all(len(x["scores"]) == 2 for x in lines)
+    assert "texts" not in lines[0]  # render was not given the data root: ids and scores only
+    assert "registry" in (site / "index.html").read_text()
+
+
+def test_captions_ship_only_where_the_license_allows(site_store, vlc_cli_module):
+    out = site_store["tmp"] / "site_with_captions"
+    args = ["--out", str(out), "--registry", str(site_store["registry"]), "--store", site_store["url"]]
+    assert vlc_cli_module("render", "--data-root", str(site_store["tmp"] / "data"), *args).exit_code == 0
+    first = json.loads((out / "downloads" / "scores" / "strong__bivlc.jsonl").read_text().splitlines()[0])
+    assert len(first["texts"]) == 2  # BiVLC is MIT
+    from plugins.benchmarks.hard_positives import HardPositives
+    from plugins.benchmarks.vl_checklist import VLCheckList
+
+    assert not HardPositives.captions_redistributable and not VLCheckList.captions_redistributable
