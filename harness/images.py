@@ -9,6 +9,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from PIL import Image
 
+MAX_PIXELS = 64_000_000
+"""Largest image decoded (width x height). Benchmark images are a few megapixels; a file whose
+header claims more is refused before its pixels are read (a decompression bomb)."""
+
+
+class ImageTooLarge(ValueError):
+    """An image header claims more pixels than :data:`MAX_PIXELS`."""
+
 
 def load_image(path: str | Path, transform: Mapping[str, Any] | None = None) -> Image.Image:
     """Decode an image file to RGB and apply its transform spec.
@@ -19,6 +27,8 @@ def load_image(path: str | Path, transform: Mapping[str, Any] | None = None) -> 
     from PIL import Image
 
     with Image.open(path) as im:
+        if im.width * im.height > MAX_PIXELS:
+            raise ImageTooLarge(f"{im.width}x{im.height} pixels is over the {MAX_PIXELS:,} limit (decompression bomb?)")
         image = im.convert("RGB")
     for op, arg in (transform or {}).items():
         if op == "crop":

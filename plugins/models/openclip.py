@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,13 +119,20 @@ class OpenClip(EmbeddingModel):
         name = self._model_name()
         if self.params.pretrained is None:
             torch.manual_seed(self.params.init_seed)
-        model, _, preprocess = open_clip.create_model_and_transforms(
-            name,
-            pretrained=self.params.pretrained,
-            device=device,
-            pretrained_text=self.params.pretrained is not None,
-            force_quick_gelu=self.params.force_quick_gelu,
-        )
+        try:
+            model, _, preprocess = open_clip.create_model_and_transforms(
+                name,
+                pretrained=self.params.pretrained,
+                device=device,
+                pretrained_text=self.params.pretrained is not None,
+                force_quick_gelu=self.params.force_quick_gelu,
+            )
+        except pickle.UnpicklingError as exc:
+            # open_clip reads pickles with torch.load(weights_only=True): anything beyond tensors is refused
+            raise ValueError(
+                f"refusing to load {self.params.pretrained}: the pickle holds objects other than tensors and "
+                "could run code when loaded; save a plain state dict or safetensors instead"
+            ) from exc
         self._model = model.eval()
         self._preprocess = preprocess
         self._tokenizer = open_clip.get_tokenizer(name)
