@@ -15,6 +15,7 @@ import numpy as np
 from harness import intervals
 from harness.benchmarks import Benchmark, InstanceScores
 from harness.choices import AnsweredQuestion, InstanceAnswers, Question, question_key
+from harness.coverage import AbstainedInstance, AbstentionAwareCompute
 from harness.engine import QuestionTask
 from harness.store.store import Outcome
 from harness.types import Instance
@@ -53,29 +54,55 @@ def collect_scores(
     scores: dict[tuple[str, str], float],
     problems: dict[Any, str],
     worker_error: str | None,
+    abstained: dict[tuple[str, str], str] | None = None,
+    request_failures: dict[tuple[str, str], str] | None = None,
+    coverage: bool = False,
 ) -> Collected:
-    """Each instance's score matrix from the stored scores; metrics over the complete ones."""
+    """Each instance's score matrix from the stored scores; metrics over the complete ones.
+
+    A pair the model declined (``abstained``) or whose request failed (``request_failures``)
+    makes its instance an abstention, counted wrong, with coverage and accuracy on answered
+    instances reported too (see :mod:`harness.coverage`); ``coverage`` asks for those even when
+    every pair was answered. A failed request also leaves the cell ``partial``.
+    """
+    abstained = abstained or {}
+    request_failures = request_failures or {}
     out = Collected()
-    results = []
+    results: list[Any] = []
     for inst in instances:
         inst_keys = keys[inst.id]
         error = inst_keys if isinstance(inst_keys, str) else None
         matrix = np.full((len(inst.images), len(inst.texts)), np.nan)
+        declined: list[dict[str, Any]] = []
         if error is None:
             for i, j in inst.needed_pairs():
                 pair = (inst_keys[i], inst.texts[j])
-                if pair not in scores:
+                if pair in scores:
+                    matrix[i, j] = scores[pair]
+                elif pair in abstained:
+                    declined.append({"image": i, "text": j, "abstained": True, "raw": abstained[pair]})
+                elif pair in request_failures:
+                    declined.append({"image": i, "text": j, "abstained": True, "error": request_failures[pair]})
+                else:
                     error = problems.get(pair) or worker_error or "score was not computed"
                     break
-                matrix[i, j] = scores[pair]
         if error is not None:
             out.failures.append(f"{inst.id}: {error.splitlines()[0]}")
             out.outcomes.append(Outcome(inst.id, inst.category, None, error))
             continue
-        results.append(InstanceScores(inst, matrix))
         scores_json = [[None if math.isnan(v) else float(v) for v in row] for row in matrix.tolist()]
+        if declined:
+            failed = [d["error"] for d in declined if "error" in d]
+            out.request_errors.extend(f"{inst.id}: {e.splitlines()[0]}" for e in failed)
+            results.append(AbstainedInstance(inst, failed[0] if failed else declined[0]["raw"]))
+            out.outcomes.append(Outcome(inst.id, inst.category, scores_json, None, declined))
+            continue
+        results.append(InstanceScores(inst, matrix))
         out.outcomes.append(Outcome(inst.id, inst.category, scores_json))
-    out.metrics = _with_intervals(results, benchmark.compute, benchmark.headline_metric())
+    compute: Any = benchmark.compute
+    if coverage or abstained or request_failures:
+        compute = AbstentionAwareCompute(benchmark.compute)
+    out.metrics = _with_intervals(results, compute, benchmark.headline_metric())
     out.n_scored = len(results)
     return out
 
@@ -141,10 +168,13 @@ def bootstrap_samples() -> int:
     return intervals.SAMPLES if value is None or value == "" else int(value)
 
 
-def status_and_error(collected: Collected, worker_error: str | None, n: int, limited: bool) -> tuple[str, str | None]:
+def status_and_error(
+    collected: Collected, worker_error: str | None, n: int, limited: bool, stopped: str | None = None
+) -> tuple[str, str | None]:
     """``failed`` when the worker failed or instances could not be scored; ``partial`` for a
-    ``--limit`` or failed multiple-choice requests (a rerun asks them again); else ``ok``."""
-    lines = []
+    ``--limit`` or failed requests (a rerun asks them again); else ``ok``. ``stopped`` (why an API
+    model stopped sending, e.g. the cost budget) leads the message."""
+    lines = [stopped] if stopped else []
     if worker_error:
         lines.append(worker_error.splitlines()[0])
     if collected.failures:

@@ -110,6 +110,14 @@ def cli() -> None:
     default=None,
     help="Worker processes (default: one per visible GPU, else one). On CPU they share the cores.",
 )
+@click.option(
+    "--max-cost",
+    type=click.FloatRange(min=0),
+    default=None,
+    metavar="USD",
+    help="Stop API models before their requests could cost more than this in total "
+    "(prices: run.price_in_per_mtok / run.price_out_per_mtok of each entry).",
+)
 @registry_option
 @store_option
 @data_root_option
@@ -123,6 +131,7 @@ def run(
     strict: bool,
     progress: bool,
     workers: int | None,
+    max_cost: float | None,
     registries: tuple[str, ...],
     store_url: str | None,
     data_root: str | None,
@@ -146,6 +155,9 @@ def run(
         headline = _headline(app, cell)
         if headline:
             line += f"  {headline}"
+        coverage = _coverage(cell)
+        if coverage:
+            line += f"  {coverage}"
         if cell.error:
             line += f"  ({cell.error.splitlines()[0]})"
         click.echo(line)
@@ -162,14 +174,37 @@ def run(
         argv=sys.argv,
         on_cell=report,
         workers=workers,
+        max_cost=max_cost,
     )
     counts: dict[str, int] = {}
     for cell in result.cells:
         counts[cell.status] = counts.get(cell.status, 0) + 1
     click.echo("cells: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    for model_id, usage in result.usage.items():
+        click.echo(_usage_line(model_id, usage))
     code = result.exit_code(strict)
     if code:
         sys.exit(code)
+
+
+def _coverage(cell: Any) -> str:
+    """``coverage=answered/asked`` of a cell whose model may abstain (API models), else ''."""
+    for m in cell.metrics:
+        if m.get("metric") == "coverage" and m.get("category") == "all":
+            return f"coverage={m['value']:.4f}"
+    return ""
+
+
+def _usage_line(model_id: str, usage: dict[str, Any]) -> str:
+    cost = usage.get("cost_usd")
+    if cost is None and not usage.get("requests"):
+        cost = 0.0
+    spent = f"${cost:.4f}" if cost is not None else "cost unknown (no prices in the entry's run section)"
+    return (
+        f"api usage {model_id}: {usage.get('requests', 0)} requests ({usage.get('retries', 0)} retries, "
+        f"{usage.get('failed', 0)} failed), {usage.get('input_tokens', 0)} tokens in, "
+        f"{usage.get('output_tokens', 0)} out, {spent}"
+    )
 
 
 def _headline(app: App, cell: Any) -> str:

@@ -3,7 +3,9 @@
 A :class:`Job` lists image tasks (one image and the texts to score against it) sorted by image
 key; the engine encodes each unique input once and yields :class:`Scores` batches as they finish,
 so the main process can store them as it goes. An image that cannot be decoded yields an
-:class:`ImageFailed` event and the rest goes on.
+:class:`ImageFailed` event and the rest goes on. A pair the model declines yields
+:class:`Abstained`, a pair whose request failed :class:`PairFailed`, and an API model's spending
+a :class:`~harness.models.Usage` event after each batch.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from harness.batching import AdaptiveBatches, prefetch
 from harness.images import load_image
 from harness.models import (
+    Abstention,
     ChoiceModel,
     ChoiceQuestion,
     EmbeddingModel,
@@ -22,6 +25,7 @@ from harness.models import (
     PairGroup,
     PairScoringModel,
     TextOnlyModel,
+    Usage,
 )
 from harness.types import BLIND_IMAGE_KEY
 
@@ -59,6 +63,8 @@ class Job:
     blind_texts: list[str] = field(default_factory=list)
     questions: list[QuestionTask] = field(default_factory=list)
     batch_size: int = 32
+    max_cost_usd: float | None = None
+    """What the run may still spend on this job (API models); ``None``: no limit."""
 
     @property
     def n_pairs(self) -> int:
@@ -70,7 +76,7 @@ class Job:
         parts = max(1, min(parts, len(self.tasks) + len(self.blind_texts) + len(self.questions)))
         if parts == 1:
             return [self]
-        shards = [Job(batch_size=self.batch_size) for _ in range(parts)]
+        shards = [Job(batch_size=self.batch_size, max_cost_usd=self.max_cost_usd) for _ in range(parts)]
         for name, weight in (
             ("tasks", lambda t: len(t.texts)),
             ("blind_texts", lambda t: 1),
@@ -118,6 +124,22 @@ class AnswerFailed:
 
 
 @dataclass(frozen=True)
+class Abstained:
+    """Pairs the model declined to score: ``(image key, text, raw reply)`` rows (stored, never scores)."""
+
+    rows: list[tuple[str, str, str]]
+
+
+@dataclass(frozen=True)
+class PairFailed:
+    """A pair whose request failed (rate limit, timeout): not stored; a rerun asks it again."""
+
+    key: str
+    text: str
+    message: str
+
+
+@dataclass(frozen=True)
 class Loaded:
     """The model finished loading on ``device`` (sent once, before its first scores)."""
 
@@ -133,11 +155,26 @@ class Progress:
     total: int
 
 
-Event = Scores | ImageFailed | Answers | AnswerFailed | Loaded | Progress
+Event = Scores | ImageFailed | Answers | AnswerFailed | Abstained | PairFailed | Usage | Loaded | Progress
 
 
 def run_job(model: Model, job: Job) -> Iterator[Event]:
-    """Compute every pair (or answer every question) of ``job``, yielding events batch by batch."""
+    """Compute every pair (or answer every question) of ``job``, yielding events batch by batch.
+
+    The model is told the job's cost allowance first; its usage, if any, follows each event.
+    """
+    model.begin_job(job.max_cost_usd)
+    for event in _job_events(model, job):
+        yield event
+        usage = model.take_usage()
+        if usage:
+            yield usage
+    usage = model.take_usage()
+    if usage:
+        yield usage
+
+
+def _job_events(model: Model, job: Job) -> Iterator[Event]:
     if job.questions:
         if not isinstance(model, ChoiceModel):
             raise TypeError(f"{type(model).__name__} does not answer multiple-choice questions")
@@ -279,11 +316,19 @@ def _run_pairs(model: PairScoringModel, job: Job) -> Iterator[Event]:
 def _score_groups(model: PairScoringModel, batches: AdaptiveBatches, groups: list[PairGroup]) -> Iterator[Event]:
     for batch, results in batches.run(lambda b: model.score_pairs(list(b)), groups):
         _check_len(model, len(batch), results)
-        rows = []
+        rows, abstained = [], []
         for group, scores in zip(batch, results):
             _check_len(model, len(group.texts), scores)
-            rows.extend((group.image_key, t, float(s)) for t, s in zip(group.texts, scores))
+            for t, s in zip(group.texts, scores):
+                if not isinstance(s, Abstention):
+                    rows.append((group.image_key, t, float(s)))
+                elif s.error is not None:
+                    yield PairFailed(group.image_key, t, s.error)
+                else:
+                    abstained.append((group.image_key, t, s.raw))
         yield Scores(rows)
+        if abstained:
+            yield Abstained(abstained)
 
 
 def _check_len(model: Model, expected: int, got: Any) -> None:

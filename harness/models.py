@@ -16,6 +16,11 @@ Protocols (one per registry entry):
 * :class:`TextOnlyModel` (image-blind): a score per unique text; no image files are needed and
   every image gets the same score for a text, so text-to-image choices tie (and ties are wrong).
 * :class:`ChoiceModel` (``choose``): multiple-choice answers from models that give no scores.
+
+API models (``paid_requests``) also report their :class:`Usage` (requests, tokens, cost) through
+:meth:`Model.take_usage` and respect the run's cost allowance given to :meth:`Model.begin_job`.
+A pair-scoring model that may decline to score a pair (``can_abstain``) returns an
+:class:`Abstention` in place of that pair's score.
 """
 
 from __future__ import annotations
@@ -74,6 +79,54 @@ class PairGroup:
     filled for models with ``needs_origins`` (the precomputed-scores model)."""
 
 
+@dataclass(frozen=True)
+class Usage:
+    """What an API model spent since its last report.
+
+    ``requests`` counts HTTP attempts sent (retries included); ``cost_usd`` is ``None`` when the
+    entry gives no prices. ``stopped`` says why the model stopped sending (the cost budget).
+    """
+
+    requests: int = 0
+    retries: int = 0
+    failed: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    stopped: str | None = None
+
+    def __bool__(self) -> bool:
+        return bool(
+            self.requests or self.retries or self.failed or self.input_tokens or self.output_tokens or self.stopped
+        )
+
+    def plus(self, other: Usage) -> Usage:
+        """The sum of two reports (cost stays ``None`` only when both are unpriced)."""
+        costs = [c for c in (self.cost_usd, other.cost_usd) if c is not None]
+        return Usage(
+            self.requests + other.requests,
+            self.retries + other.retries,
+            self.failed + other.failed,
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            sum(costs) if costs else None,
+            other.stopped or self.stopped,
+        )
+
+
+@dataclass(frozen=True)
+class Abstention:
+    """In place of a pair's score: the model declined to score it, or its request failed.
+
+    Without ``error`` it is a real answer (an API reply with neither Yes nor No among its top
+    tokens): stored as an abstention, never asked again, counted wrong. With ``error`` the request
+    failed (rate limit, timeout): nothing is stored, the cell is ``partial``, a rerun asks again.
+    """
+
+    raw: str = ""
+    error: str | None = None
+
+
 class Model:
     """Base of every model type. Subclass one of the protocol classes below, not this one."""
 
@@ -102,8 +155,26 @@ class Model:
         """
         raise NotImplementedError
 
+    paid_requests: ClassVar[bool] = False
+    """True for API models that pay per request: they report :class:`Usage`, honour the run's
+    ``--max-cost`` and are never sharded over several workers (each would pace itself alone)."""
+    can_abstain: ClassVar[bool] = False
+    """True for pair-scoring models that may decline a pair (an :class:`Abstention`): their cells
+    report metrics over all asked instances (an abstention is wrong), over answered ones, and
+    coverage."""
+
     def load(self, device: str) -> None:
         """Load weights onto ``device`` (``cpu``, ``cuda``, ``cuda:1``). Heavy imports go here."""
+
+    def begin_job(self, max_cost_usd: float | None) -> None:
+        """Called before each job with what the run may still spend in USD (``None``: no limit).
+
+        Models with ``paid_requests`` must send no request that could exceed it; others ignore it.
+        """
+
+    def take_usage(self) -> Usage | None:
+        """Paid usage since the previous call (``None``: nothing to report, or not an API model)."""
+        return None
 
     def close(self) -> None:
         """Release resources; called once when the worker is done."""
@@ -158,8 +229,9 @@ class PairScoringModel(Model):
         """Turn a decoded RGB image into the model's input (may run in a decode thread)."""
         return image
 
-    def score_pairs(self, groups: list[PairGroup]) -> list[list[float]]:
-        """For each group, one score per text, in order."""
+    def score_pairs(self, groups: list[PairGroup]) -> list[list[float | Abstention]]:
+        """For each group, one score per text, in order (an :class:`Abstention` where the model
+        declines a pair: only for models with ``can_abstain``)."""
         raise NotImplementedError
 
 

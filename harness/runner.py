@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,7 +39,9 @@ def select_benchmarks(registry: Registry, plugins: Plugins, specs: list[str]) ->
             out.append(parse_inline_benchmark(spec, plugins))
         else:
             known = sorted(set(registry.benchmarks) | set(plugins.benchmarks.entries))
-            raise RegistryError(f"unknown benchmark {spec!r}; known: {', '.join(known) or '(none)'}")
+            close = difflib.get_close_matches(spec, known, n=1)
+            guess = f" (did you mean {close[0]}?)" if close else ""
+            raise RegistryError(f"unknown benchmark {spec!r}{guess}; known: {', '.join(known) or '(none)'}")
     return out
 
 
@@ -76,24 +79,34 @@ def execute(
     live_model: Model | None = None,
     on_cell: Callable[[CellRecord], None] | None = None,
     workers: int | None = None,
+    max_cost: float | None = None,
 ) -> RunReport:
-    """Run the selected grid, recording a run with its provenance and a cell per pair."""
+    """Run the selected grid, recording a run with its provenance and a cell per pair.
+
+    ``max_cost`` (USD) caps what API models may spend in this run: each stops before a request
+    could exceed it (prices come from each entry's ``run`` section). What they spent is recorded
+    with the run's provenance when it ends.
+    """
     provenance = run_provenance(argv)
     provenance.update(
         data_root=str(data_root),
         limit=limit,
         registry_files=registry.files if registry else [],
         registry_digest=registry.digest() if registry else None,
+        max_cost_usd=max_cost,
     )
     run_id = store.start_run(provenance)
     slots = worker_slots(workers)
     provenance["worker_slots"] = slots
-    scheduler = Scheduler(store, plugins, data_root, limit=limit, progress=progress, run_id=run_id, slots=slots)
+    scheduler = Scheduler(
+        store, plugins, data_root, limit=limit, progress=progress, run_id=run_id, slots=slots, max_cost=max_cost
+    )
     report = RunReport(run_id)
     status = "interrupted"
     try:
         report.cells = scheduler.run_models(models, benchmarks, on_cell=on_cell, live_model=live_model)
         status = "finished"
     finally:
-        store.finish_run(run_id, status)
+        report.usage = dict(scheduler.usage)
+        store.finish_run(run_id, status, {"usage": report.usage} if report.usage else None)
     return report

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from harness.cells import collect_answers, collect_scores, question_task, status_and_error
 from harness.devices import cpu_threads_per_worker
 from harness.engine import (
+    Abstained,
     AnswerFailed,
     Answers,
     ImageFailed,
@@ -27,13 +28,14 @@ from harness.engine import (
     Job,
     Loaded,
     Origin,
+    PairFailed,
     Progress,
     QuestionTask,
     Scores,
 )
 from harness.errors import HarnessError, Unavailable
 from harness.fingerprint import fingerprint_content, identity_record, model_fingerprint
-from harness.models import ChoiceModel, Identity, Model
+from harness.models import ChoiceModel, Identity, Model, Usage
 from harness.plugins import Plugins
 from harness.prepared import PreparedBenchmark, prepare
 from harness.registry import BenchmarkEntry, ModelEntry
@@ -58,10 +60,11 @@ class Worker(Protocol):
 
 @dataclass
 class RunReport:
-    """Every cell a run recorded, plus the run id."""
+    """Every cell a run recorded, plus the run id and what API models spent (per model id)."""
 
     run_id: int | None
     cells: list[CellRecord] = field(default_factory=list)
+    usage: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def exit_code(self, strict: bool = False) -> int:
         """0 when every cell is ok, partial, unavailable or skipped; 1 when any failed.
@@ -70,6 +73,20 @@ class RunReport:
         """
         bad = {"failed", "unavailable"} if strict else {"failed"}
         return 1 if any(c.status in bad for c in self.cells) else 0
+
+
+@dataclass
+class _Sink:
+    """What a model's computation reported besides stored results: per-pair problems (which fail
+    instances), failed requests (which leave cells partial), and API usage."""
+
+    problems: dict[Any, str] = field(default_factory=dict)
+    request_failures: dict[tuple[str, str], str] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+
+    def usage_record(self) -> dict[str, Any]:
+        """The usage as stored in provenance (``stopped`` left out: it is in the cell's error)."""
+        return {k: v for k, v in asdict(self.usage).items() if k != "stopped"}
 
 
 @dataclass
@@ -93,6 +110,7 @@ class Scheduler:
         progress: bool = True,
         run_id: int | None = None,
         slots: list[str] | None = None,
+        max_cost: float | None = None,
     ) -> None:
         self.store = store
         self.plugins = plugins
@@ -108,6 +126,12 @@ class Scheduler:
         self._shards = 1
         self._cancel = threading.Event()
         self._prepared: dict[str, PreparedBenchmark] = {}
+        self.max_cost = max_cost
+        """``--max-cost`` in USD for the whole run (``None``: no limit)."""
+        self.usage: dict[str, dict[str, Any]] = {}
+        """Per model id: what its API requests spent in this run."""
+        self._spent_usd = 0.0
+        self._paid_lock = threading.Lock()  # with a cost limit, paid models spend one at a time
 
     def run_models(
         self,
@@ -226,21 +250,24 @@ class Scheduler:
             content = fingerprint_content(entry.type, entry.params_dict(), identity, cls.scoring_version)
             fingerprint = model_fingerprint(content)
             model_row = self.store.register_model(fingerprint, entry.type, identity_record(content, identity))
-            problems: dict[Any, str] = {}
+            sink = _Sink()
             job = self._missing_work(entry, cls, needs, model_row)
             worker_error, device = None, None
             if job.n_pairs:
-                spare = self._spare_slots(self._shards - 1) if live_model is None else []
-                shards = job.split(1 + len(spare))
-                worker_error, device = self._run_shards(entry, cls, worker, slot, spare, shards, model_row, problems)
+                sharded = live_model is None and not cls.paid_requests  # API models pace themselves
+                spare = self._spare_slots(self._shards - 1) if sharded else []
+                worker_error, device = self._run_job(entry, cls, worker, slot, spare, job, model_row, sink)
         finally:
             worker.close()
             for s in (slot, *spare):
                 self._free.put(s)
+        abstained: dict[tuple[str, str], str] = {}
         if issubclass(cls, ChoiceModel):
             scores: Any = self.store.stored_answers(model_row)
         else:
             scores = self.store.scores_for(model_row)
+            if cls.can_abstain:
+                abstained = self.store.abstained_pairs(model_row)
         provenance = {
             "model": identity_record(content, identity),
             "fingerprint": fingerprint,
@@ -249,8 +276,34 @@ class Scheduler:
             "run": asdict(entry.run),
             "meta": entry.meta,
         }
-        choices = issubclass(cls, ChoiceModel)
-        return [self._finish(entry, fingerprint, n, scores, problems, worker_error, provenance, choices) for n in needs]
+        if cls.paid_requests:
+            provenance["usage"] = sink.usage_record()  # this model's requests in this run, all its cells
+            self.usage[entry.id] = sink.usage_record()
+        return [
+            self._finish(entry, cls, fingerprint, n, scores, abstained, sink, worker_error, provenance) for n in needs
+        ]
+
+    def _run_job(
+        self,
+        entry: ModelEntry,
+        cls: type[Model],
+        worker: Worker,
+        slot: tuple[int, str],
+        spare: list[tuple[int, str]],
+        job: Job,
+        model_row: int,
+        sink: _Sink,
+    ) -> tuple[str | None, str | None]:
+        """Run a model's job; with ``--max-cost``, a paid model's job gets what the run has left,
+        and paid models run one at a time so that two never spend the same remainder."""
+        if not (cls.paid_requests and self.max_cost is not None):
+            return self._run_shards(entry, cls, worker, slot, spare, job.split(1 + len(spare)), model_row, sink)
+        with self._paid_lock:
+            job.max_cost_usd = max(0.0, self.max_cost - self._spent_usd)
+            try:
+                return self._run_shards(entry, cls, worker, slot, spare, [job], model_row, sink)
+            finally:
+                self._spent_usd += sink.usage.cost_usd or 0.0
 
     def _missing_work(self, entry: ModelEntry, cls: type[Model], needs: list[_Needs], model_row: int) -> Job:
         """The pairs (or questions) all selected benchmarks need that the store lacks, sorted."""
@@ -261,6 +314,8 @@ class Scheduler:
             return Job(questions=[asked[k][1] for k in missing_questions], batch_size=entry.run.batch_size)
         pairs = self._union(needs, cls.needs_origins)
         stored = self.store.stored_pairs(model_row)
+        if cls.can_abstain:
+            stored |= set(self.store.abstained_pairs(model_row))  # an abstention is an answer too
         missing = sorted(k for k in pairs if k not in stored)
         return self._job(missing, pairs, needs, entry, cls)
 
@@ -273,7 +328,7 @@ class Scheduler:
         spare: list[tuple[int, str]],
         shards: list[Job],
         model_row: int,
-        problems: dict[Any, str],
+        sink: _Sink,
     ) -> tuple[str | None, str | None]:
         """Shard 0 in this thread's worker, the others in new workers on the spare slots."""
         results: list[tuple[str | None, str | None]] = [(None, None)] * len(shards)
@@ -283,7 +338,7 @@ class Scheduler:
             extra = self._worker(entry, cls, None, device)
             try:
                 results[k] = self._compute(
-                    extra, shards[k], model_row, f"{entry.id} [{k + 1}/{len(shards)}]", problems, index
+                    extra, shards[k], model_row, f"{entry.id} [{k + 1}/{len(shards)}]", sink, index
                 )
             finally:
                 extra.close()
@@ -292,7 +347,7 @@ class Scheduler:
         for t in threads:
             t.start()
         label = entry.id if len(shards) == 1 else f"{entry.id} [1/{len(shards)}]"
-        results[0] = self._compute(worker, shards[0], model_row, label, problems, slot[0])
+        results[0] = self._compute(worker, shards[0], model_row, label, sink, slot[0])
         for t in threads:
             t.join()
         errors = [e for e, _ in results if e]
@@ -374,10 +429,11 @@ class Scheduler:
         return asked
 
     def _compute(
-        self, worker: Worker, job: Job, model_row: int, label: str, problems: dict[Any, str], position: int = 0
+        self, worker: Worker, job: Job, model_row: int, label: str, sink: _Sink, position: int = 0
     ) -> tuple[str | None, str | None]:
         from tqdm import tqdm
 
+        problems = sink.problems
         device = None
         bar = tqdm(
             total=job.n_pairs,
@@ -416,6 +472,14 @@ class Scheduler:
                 elif isinstance(event, AnswerFailed):
                     problems[event.key] = event.message
                     bar.update(1)
+                elif isinstance(event, Abstained):
+                    self.store.add_abstentions(model_row, event.rows)
+                    bar.update(len(event.rows))
+                elif isinstance(event, PairFailed):
+                    sink.request_failures[(event.key, event.text)] = event.message
+                    bar.update(1)
+                elif isinstance(event, Usage):
+                    sink.usage = sink.usage.plus(event)
                 elif isinstance(event, Loaded):
                     device = event.device
                 elif isinstance(event, Progress):
@@ -429,21 +493,41 @@ class Scheduler:
     def _finish(
         self,
         entry: ModelEntry,
+        cls: type[Model],
         fingerprint: str,
         needs: _Needs,
         stored: dict[Any, Any],
-        problems: dict[Any, str],
+        abstained: dict[tuple[str, str], str],
+        sink: _Sink,
         worker_error: str | None,
         provenance: dict[str, Any],
-        choices: bool,
     ) -> tuple[CellRecord, list[Outcome]]:
         p = needs.prepared
         assert p.benchmark is not None
         if needs.unavailable:
             return self._cell(entry, p, "unavailable", fingerprint=fingerprint, error=needs.unavailable), []
-        collect = collect_answers if choices else collect_scores
-        collected = collect(p.benchmark, p.instances, needs.keys, stored, problems, worker_error)
-        status, error = status_and_error(collected, worker_error, len(p.instances), p.limit is not None)
+        if issubclass(cls, ChoiceModel):
+            collected = collect_answers(p.benchmark, p.instances, needs.keys, stored, sink.problems, worker_error)
+        else:
+            collected = collect_scores(
+                p.benchmark,
+                p.instances,
+                needs.keys,
+                stored,
+                sink.problems,
+                worker_error,
+                abstained=abstained,
+                request_failures=sink.request_failures,
+                coverage=cls.can_abstain,
+            )
+        stopped = None
+        if sink.usage.stopped:
+            limit = f" ${self.max_cost:g}" if self.max_cost is not None else ""
+            stopped = (
+                f"stopped before exceeding --max-cost{limit}: {sink.usage.stopped}; the requests not sent are "
+                "not stored (rerun, with a larger --max-cost, to send them)"
+            )
+        status, error = status_and_error(collected, worker_error, len(p.instances), p.limit is not None, stopped)
         cell = self._cell(
             entry,
             p,

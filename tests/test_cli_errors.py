@@ -46,4 +46,4 @@ def test_foreign_store_is_a_clear_error(tmp_path):
 
 def test_unknown_benchmark(tmp_path):
     out = harness("instances", "-b", "sugarcrep")
-    assert out.returncode == 2 and "unknown benchmark 'sugarcrep'; known: sugarcrepe" in out.stderr
+    assert out.returncode == 2 and "unknown benchmark 'sugarcrep' (did you mean sugarcrepe?); known: " in out.stderr

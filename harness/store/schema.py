@@ -5,7 +5,9 @@
 * ``scores``: raw pair scores, keyed by (model, image key, text); the image key is the image's
   sha256 (plus transform spec), or '' for image-blind models. Never verdicts.
 * ``answers``: multiple-choice answers, keyed by (model, question key); the question key hashes
-  the ordered candidates (the order is part of the question).
+  the ordered candidates (the order is part of the question). A pair-scoring model's abstention
+  (an API reply with neither Yes nor No) is stored here too, as a ``yes_no`` question (one
+  image, one text) with no answer: it is a reply, never a score.
 * ``runs``: provenance of each ``vlc-harness run``.
 * ``cells``: one record per (model, benchmark) evaluation, with its status and metrics.
 * ``outcomes``: what each instance's metrics were computed from: its score matrix, or for a

@@ -15,10 +15,13 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DatabaseError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
+from harness.choices import question_key
 from harness.errors import ScoreError, StoreError
 from harness.store import migrations, schema
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+ABSTAINED_KIND = "yes_no"
+"""Question kind under which a pair-scoring model's abstentions are stored in ``answers``."""
 _CHUNK = 500
 
 
@@ -267,6 +270,38 @@ class Store:
                 conn.execute(self._insert_ignore(schema.answers), values)
         return len(values)
 
+    # -- abstentions of pair-scoring models ---------------------------------------------------
+    def add_abstentions(self, model: int, rows: Iterable[tuple[str, str, str]]) -> int:
+        """Store pairs the model declined to score ``(image key, text, raw reply)``.
+
+        They live in the ``answers`` table as yes/no questions answered with no choice (never as
+        a score), keyed like any question, so a rerun does not ask them again.
+        """
+        return self.add_answers(
+            model,
+            [
+                (
+                    question_key(ABSTAINED_KIND, [key], [text]),
+                    {"kind": ABSTAINED_KIND, "images": [key], "texts": [text]},
+                    None,
+                    raw,
+                )
+                for key, text, raw in rows
+            ],
+        )
+
+    def abstained_pairs(self, model: int) -> dict[tuple[str, str], str]:
+        """Pairs a model declined to score: (image key, text) -> raw reply."""
+        a = schema.answers.c
+        q = select(a.question, a.raw).where((a.model == model) & a.answer.is_(None))
+        out: dict[tuple[str, str], str] = {}
+        with self.engine.connect() as conn:
+            for question, raw in conn.execute(q):
+                content = json.loads(question)
+                if content.get("kind") == ABSTAINED_KIND:
+                    out[(content["images"][0], content["texts"][0])] = raw or ""
+        return out
+
     # -- runs and cells --------------------------------------------------------------------
     def start_run(self, provenance: dict[str, Any]) -> int:
         """Record the start of a run and return its id."""
@@ -278,10 +313,16 @@ class Store:
             )
             return int(result.inserted_primary_key[0])
 
-    def finish_run(self, run_id: int, status: str) -> None:
-        """Record the end of a run."""
+    def finish_run(self, run_id: int, status: str, extra: dict[str, Any] | None = None) -> None:
+        """Record the end of a run; ``extra`` (API usage, the cost limit) joins its provenance."""
+        values: dict[str, Any] = {"finished_at": now(), "status": status}
         with self.engine.begin() as conn:
-            conn.execute(update(schema.runs).where(schema.runs.c.id == run_id).values(finished_at=now(), status=status))
+            if extra:
+                row = conn.execute(select(schema.runs.c.provenance).where(schema.runs.c.id == run_id)).first()
+                provenance = json.loads(row[0]) if row else {}
+                provenance.update(extra)
+                values["provenance"] = json.dumps(provenance, sort_keys=True, default=str)
+            conn.execute(update(schema.runs).where(schema.runs.c.id == run_id).values(**values))
 
     def run_provenance(self, run_id: int) -> dict[str, Any]:
         """The provenance recorded for a run."""
