@@ -100,3 +100,29 @@ def faulty(monkeypatch):
     yield plugins
     monkeypatch.delenv("VLC_HARNESS_PLUGINS_DIR")
     get_plugins(reload=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A throwaway PostgreSQL server for the session (Debian's postgresql; CI installs it)."""
+    from harness.testing import in_ci, require
+    from harness.testing.postgres import postgres_bin, running_postgres
+
+    require("psycopg")
+    if postgres_bin() is None:
+        message = "PostgreSQL is not installed (apt-get install postgresql)"
+        if in_ci():
+            pytest.fail(message)
+        pytest.skip(message)
+    with running_postgres() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty store's URL, once on SQLite and once on PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store.sqlite'}"
+    from harness.testing.postgres import fresh_database
+
+    return fresh_database(request.getfixturevalue("postgres_server"))

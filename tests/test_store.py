@@ -16,6 +16,14 @@ def url(path) -> str:
     return f"sqlite:///{path}"
 
 
+@pytest.fixture
+def any_store(store_url):
+    """An empty store, on SQLite and on PostgreSQL."""
+    store = open_store(store_url)
+    yield store
+    store.close()
+
+
 def test_new_store_has_schema_version_and_wal(tmp_path):
     store = open_store(url(tmp_path / "s.sqlite"))
     assert store.info()["schema_version"] == str(schema.SCHEMA_VERSION)
@@ -24,39 +32,39 @@ def test_new_store_has_schema_version_and_wal(tmp_path):
         assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
 
 
-def test_scores_are_keyed_by_model_image_and_text(vlc_store):
-    m1 = vlc_store.register_model("a" * 64, "random", {"x": 1})
-    assert vlc_store.register_model("a" * 64, "random", {"x": 1}) == m1
-    m2 = vlc_store.register_model("b" * 64, "random", {"x": 2})
-    vlc_store.add_scores(m1, [("img", "a cat", 0.5), ("img", "a dog", 0.25), ("", "a cat", 0.1)])
-    vlc_store.add_scores(m2, [("img", "a cat", 0.9)])
+def test_scores_are_keyed_by_model_image_and_text(any_store):
+    m1 = any_store.register_model("a" * 64, "random", {"x": 1})
+    assert any_store.register_model("a" * 64, "random", {"x": 1}) == m1
+    m2 = any_store.register_model("b" * 64, "random", {"x": 2})
+    any_store.add_scores(m1, [("img", "a cat", 0.5), ("img", "a dog", 0.25), ("", "a cat", 0.1)])
+    any_store.add_scores(m2, [("img", "a cat", 0.9)])
     # the first stored score wins; a repeat is ignored, not duplicated
-    vlc_store.add_scores(m1, [("img", "a cat", 0.75)])
-    assert vlc_store.scores_for(m1) == {("img", "a cat"): 0.5, ("img", "a dog"): 0.25, ("", "a cat"): 0.1}
-    assert vlc_store.scores_for(m2) == {("img", "a cat"): 0.9}
-    assert vlc_store.stored_pairs(m1) == {("img", "a cat"), ("img", "a dog"), ("", "a cat")}
-    assert vlc_store.scores_for(m1, ["img"]) == {("img", "a cat"): 0.5, ("img", "a dog"): 0.25}
+    any_store.add_scores(m1, [("img", "a cat", 0.75)])
+    assert any_store.scores_for(m1) == {("img", "a cat"): 0.5, ("img", "a dog"): 0.25, ("", "a cat"): 0.1}
+    assert any_store.scores_for(m2) == {("img", "a cat"): 0.9}
+    assert any_store.stored_pairs(m1) == {("img", "a cat"), ("img", "a dog"), ("", "a cat")}
+    assert any_store.scores_for(m1, ["img"]) == {("img", "a cat"): 0.5, ("img", "a dog"): 0.25}
 
 
-def test_unique_constraint_is_in_the_schema(vlc_store):
-    m = vlc_store.register_model("c" * 64, "random", {})
+def test_unique_constraint_is_in_the_schema(any_store):
+    m = any_store.register_model("c" * 64, "random", {})
     row = {"model": m, "image_key": "k", "text": "t", "score": 1.0}
-    with vlc_store.engine.begin() as conn:
+    with any_store.engine.begin() as conn:
         conn.execute(insert(schema.scores), [row])
     with pytest.raises(IntegrityError):
-        with vlc_store.engine.begin() as conn:
+        with any_store.engine.begin() as conn:
             conn.execute(insert(schema.scores), [row])
 
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
-def test_non_finite_scores_are_refused_naming_the_pair(vlc_store, bad):
-    m = vlc_store.register_model("d" * 64, "random", {})
+def test_non_finite_scores_are_refused_naming_the_pair(any_store, bad):
+    m = any_store.register_model("d" * 64, "random", {})
     with pytest.raises(ScoreError, match="a blue cup"):
-        vlc_store.add_scores(m, [("k1", "fine", 0.3), ("k2", "a blue cup", bad)])
-    assert vlc_store.scores_for(m) == {}  # the batch is refused whole
+        any_store.add_scores(m, [("k1", "fine", 0.3), ("k2", "a blue cup", bad)])
+    assert any_store.scores_for(m) == {}  # the batch is refused whole
 
 
-def test_cells_replace_earlier_records_of_the_same_key(vlc_store):
+def test_cells_replace_earlier_records_of_the_same_key(any_store):
     rec = CellRecord(
         model_id="m",
         benchmark_id="b",
@@ -66,7 +74,7 @@ def test_cells_replace_earlier_records_of_the_same_key(vlc_store):
         manifest_hash="h",
         metrics=[{"metric": "x", "value": 0.5}],
     )
-    first = vlc_store.save_cell(rec, [Outcome("c/1", "c", [[0.1, 0.2]])])
+    first = any_store.save_cell(rec, [Outcome("c/1", "c", [[0.1, 0.2]])])
     rec2 = CellRecord(
         model_id="m",
         benchmark_id="b",
@@ -76,12 +84,12 @@ def test_cells_replace_earlier_records_of_the_same_key(vlc_store):
         manifest_hash="h",
         metrics=[{"metric": "x", "value": 0.7}],
     )
-    second = vlc_store.save_cell(rec2, [Outcome("c/1", "c", [[0.3, 0.2]])])
-    cells = vlc_store.latest_cells()
+    second = any_store.save_cell(rec2, [Outcome("c/1", "c", [[0.3, 0.2]])])
+    cells = any_store.latest_cells()
     assert len(cells) == 1 and cells[0].id == second != first
     assert cells[0].metrics[0]["value"] == 0.7
-    assert list(vlc_store.outcomes(second)) == [Outcome("c/1", "c", [[0.3, 0.2]], None)]
-    assert list(vlc_store.outcomes(first)) == []
+    assert list(any_store.outcomes(second)) == [Outcome("c/1", "c", [[0.3, 0.2]], None)]
+    assert list(any_store.outcomes(first)) == []
 
 
 def test_not_a_sqlite_file_is_refused_and_untouched(tmp_path):
@@ -154,9 +162,9 @@ def test_missing_migration_step_is_an_error(tmp_path, monkeypatch):
         open_store(url(tmp_path / "s.sqlite"))
 
 
-def test_stats(vlc_store):
-    m = vlc_store.register_model("f" * 64, "random", {})
-    vlc_store.add_scores(m, [("k", "t", 0.5), ("k", "u", 0.6)])
-    stats = vlc_store.stats()
+def test_stats(any_store):
+    m = any_store.register_model("f" * 64, "random", {})
+    any_store.add_scores(m, [("k", "t", 0.5), ("k", "u", 0.6)])
+    stats = any_store.stats()
     assert stats["tables"]["scores"] == 2
     assert stats["models"] == [{"fingerprint": "f" * 12, "type": "random", "scores": 2}]
