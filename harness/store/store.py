@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, delete, event, func, insert, inspect, select, update
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DatabaseError, SQLAlchemyError
+from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
 from harness.choices import question_key
@@ -108,6 +109,29 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.close()
 
 
+T = TypeVar("T")
+
+
+def _writes(method: Callable[..., T]) -> Callable[..., T]:
+    """Turn a database that cannot be written (disk full, read-only file or server, lost
+    connection) into one clear :class:`StoreError`; the transaction is rolled back, so what was
+    stored before stays intact."""
+
+    @functools.wraps(method)
+    def wrapper(self: Store, *args: Any, **kwargs: Any) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        except OperationalError as exc:
+            reason = str(exc.orig) if exc.orig is not None else str(exc)
+            where = self.engine.url.render_as_string(hide_password=True)
+            raise StoreError(
+                f"cannot write to the store {where}: {reason}",
+                hint="free disk space or make the store writable, then rerun: stored scores are kept",
+            ) from None
+
+    return wrapper
+
+
 class Store:
     """Reads and writes scores, answers, cells and runs. Use :func:`open_store` to get one."""
 
@@ -175,6 +199,7 @@ class Store:
         self.engine.dispose()
 
     # -- models and scores ---------------------------------------------------------------
+    @_writes
     def register_model(self, fingerprint: str, model_type: str, identity: dict[str, Any]) -> int:
         """The row id of a model fingerprint, inserting it on first sight."""
         with self.engine.begin() as conn:
@@ -197,6 +222,7 @@ class Store:
         with self.engine.connect() as conn:
             return {(k, t) for k, t in conn.execute(q)}
 
+    @_writes
     def add_scores(self, model: int, rows: Iterable[tuple[str, str, float]]) -> int:
         """Store a batch of scores in one transaction; a non-finite score is refused.
 
@@ -252,6 +278,7 @@ class Store:
         with self.engine.connect() as conn:
             return {k: c for k, c in conn.execute(select(a.question_key, a.answer).where(a.model == model))}
 
+    @_writes
     def add_answers(self, model: int, rows: Iterable[tuple[str, dict[str, Any], int | None, str]]) -> int:
         """Store answers ``(question key, question, choice or None, raw reply)`` in one transaction."""
         values = [
@@ -271,6 +298,7 @@ class Store:
         return len(values)
 
     # -- abstentions of pair-scoring models ---------------------------------------------------
+    @_writes
     def add_abstentions(self, model: int, rows: Iterable[tuple[str, str, str]]) -> int:
         """Store pairs the model declined to score ``(image key, text, raw reply)``.
 
@@ -303,6 +331,7 @@ class Store:
         return out
 
     # -- runs and cells --------------------------------------------------------------------
+    @_writes
     def start_run(self, provenance: dict[str, Any]) -> int:
         """Record the start of a run and return its id."""
         with self.engine.begin() as conn:
@@ -313,6 +342,7 @@ class Store:
             )
             return int(result.inserted_primary_key[0])
 
+    @_writes
     def finish_run(self, run_id: int, status: str, extra: dict[str, Any] | None = None) -> None:
         """Record the end of a run; ``extra`` (API usage, the cost limit) joins its provenance."""
         values: dict[str, Any] = {"finished_at": now(), "status": status}
@@ -334,6 +364,7 @@ class Store:
         out.update(started_at=row["started_at"], finished_at=row["finished_at"], run_status=row["status"])
         return out
 
+    @_writes
     def save_cell(self, record: CellRecord, outcomes: list[Outcome]) -> int:
         """Write a cell record and its per-instance outcomes, replacing an earlier record of the same key."""
         c = schema.cells.c
