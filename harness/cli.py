@@ -111,6 +111,14 @@ def cli() -> None:
     help="Worker processes (default: one per visible GPU, else one). On CPU they share the cores.",
 )
 @click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="local: worker processes here; ray: Ray actors on a cluster (pip install 'vlc-harness[ray]').",
+)
+@click.option("--address", "ray_address", default=None, help="Ray cluster address (default: start a local Ray).")
+@click.option(
     "--max-cost",
     type=click.FloatRange(min=0),
     default=None,
@@ -131,6 +139,8 @@ def run(
     strict: bool,
     progress: bool,
     workers: int | None,
+    executor: str,
+    ray_address: str | None,
     max_cost: float | None,
     registries: tuple[str, ...],
     store_url: str | None,
@@ -175,6 +185,8 @@ def run(
         on_cell=report,
         workers=workers,
         max_cost=max_cost,
+        executor=executor,
+        ray_address=ray_address,
     )
     counts: dict[str, int] = {}
     for cell in result.cells:

@@ -7,6 +7,7 @@ needs them (image-blind models run with no image files present).
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ class PreparedBenchmark:
     _hashes: dict[Path, str] | None = None
     _missing: dict[Path, str] = field(default_factory=dict)
     _images_unavailable: str | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
     def data_version(self) -> str:
@@ -46,9 +48,17 @@ class PreparedBenchmark:
         return self.unavailable is None and self.load_error is None
 
     def resolve_images(self) -> str | None:
-        """Hash every image once; return the reason when no image of the benchmark is present."""
-        if self._hashes is not None:
+        """Hash every image once; return the reason when no image of the benchmark is present.
+
+        Models running in parallel (``--workers``) share this object: the first caller hashes,
+        the others wait for it.
+        """
+        with self._lock:
+            if self._hashes is None:
+                self._hash_images()
             return self._images_unavailable
+
+    def _hash_images(self) -> None:
         assert self.benchmark is not None
         paths = sorted({src.path for inst in self.instances for src in inst.images})
         present, missing = [], {}
@@ -57,22 +67,22 @@ class PreparedBenchmark:
                 present.append(p)
             else:
                 missing[p] = f"missing image {p}"
-        self._hashes = {}
+        hashes: dict[Path, str] = {}
         if paths and not present:
             where = self.benchmark.image_dir() or paths[0].parent
             hint = self.benchmark.image_hint()
             self._images_unavailable = f"no images of {self.entry.id} under {where}" + (f": {hint}" if hint else "")
-            return self._images_unavailable
-        try:
-            self._hashes = sha256_files(present)
-        except OSError:
-            for p in present:  # find the unreadable ones one by one
-                try:
-                    self._hashes.update(sha256_files([p]))
-                except OSError as exc:
-                    missing[p] = f"unreadable image {p}: {exc.strerror or exc}"
+        else:
+            try:
+                hashes = sha256_files(present)
+            except OSError:
+                for p in present:  # find the unreadable ones one by one
+                    try:
+                        hashes.update(sha256_files([p]))
+                    except OSError as exc:
+                        missing[p] = f"unreadable image {p}: {exc.strerror or exc}"
         self._missing = missing
-        return None
+        self._hashes = hashes  # last: other threads see the keys only once they are complete
 
     def image_key(self, path: Path, transform_spec: str) -> str | None:
         """Store key of an image, or None when the file is missing or unreadable."""

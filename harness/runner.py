@@ -80,12 +80,15 @@ def execute(
     on_cell: Callable[[CellRecord], None] | None = None,
     workers: int | None = None,
     max_cost: float | None = None,
+    executor: str = "local",
+    ray_address: str | None = None,
 ) -> RunReport:
     """Run the selected grid, recording a run with its provenance and a cell per pair.
 
     ``max_cost`` (USD) caps what API models may spend in this run: each stops before a request
     could exceed it (prices come from each entry's ``run`` section). What they spent is recorded
-    with the run's provenance when it ends.
+    with the run's provenance when it ends. ``executor`` is ``local`` (worker processes here) or
+    ``ray`` (Ray actors on the cluster at ``ray_address``; a local Ray instance when ``None``).
     """
     provenance = run_provenance(argv)
     provenance.update(
@@ -96,10 +99,24 @@ def execute(
         max_cost_usd=max_cost,
     )
     run_id = store.start_run(provenance)
-    slots = worker_slots(workers)
+    if executor == "ray":
+        from harness.ray_worker import connect
+
+        slots = connect(ray_address, workers)
+    else:
+        slots = worker_slots(workers)
     provenance["worker_slots"] = slots
+    provenance["executor"] = executor
     scheduler = Scheduler(
-        store, plugins, data_root, limit=limit, progress=progress, run_id=run_id, slots=slots, max_cost=max_cost
+        store,
+        plugins,
+        data_root,
+        limit=limit,
+        progress=progress,
+        run_id=run_id,
+        slots=slots,
+        max_cost=max_cost,
+        executor=executor,
     )
     report = RunReport(run_id)
     status = "interrupted"

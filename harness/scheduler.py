@@ -111,6 +111,7 @@ class Scheduler:
         run_id: int | None = None,
         slots: list[str] | None = None,
         max_cost: float | None = None,
+        executor: str = "local",
     ) -> None:
         self.store = store
         self.plugins = plugins
@@ -126,6 +127,8 @@ class Scheduler:
         self._shards = 1
         self._cancel = threading.Event()
         self._prepared: dict[str, PreparedBenchmark] = {}
+        self.executor = executor
+        """``local`` (spawned worker processes) or ``ray`` (Ray actors; see :mod:`harness.ray_worker`)."""
         self.max_cost = max_cost
         """``--max-cost`` in USD for the whole run (``None``: no limit)."""
         self.usage: dict[str, dict[str, Any]] = {}
@@ -220,6 +223,10 @@ class Scheduler:
     def _worker(self, entry: ModelEntry, cls: type[Model], live_model: Model | None, device: str) -> Worker:
         if live_model is not None:
             return InProcessWorker(live_model, entry.id)
+        if self.executor == "ray":
+            from harness.ray_worker import RayWorker
+
+            return RayWorker(cls, entry.params, entry.run, entry.id, device=device, threads=self._threads)
         return SubprocessWorker(cls, entry.params, entry.run, entry.id, device=device, threads=self._threads)
 
     def _spare_slots(self, wanted: int) -> list[tuple[int, str]]:

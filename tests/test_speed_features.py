@@ -206,3 +206,26 @@ def test_one_model_is_sharded_over_workers(vlc_cli, tmp_path, sample_root, fault
     assert len(pids) == 2 and os.getpid() not in pids
     (cell,) = open_store(url).latest_cells()
     assert cell.status == "ok"
+
+
+def test_two_models_in_parallel_share_one_image_hashing(vlc_cli, tmp_path, sample_root, tiny_spec):
+    """Regression: with --workers 2, two models' threads hash a benchmark's images once, together."""
+    url = f"sqlite:///{tmp_path / 's.sqlite'}"
+    out = vlc_cli(
+        "run",
+        "-m",
+        tiny_spec,
+        "-m",
+        "random:seed=8",
+        "-b",
+        "sugarcrepe:version=custom",
+        "--data-root",
+        str(sample_root),
+        "--store",
+        url,
+        "--no-progress",
+        "--workers",
+        "2",
+    )
+    assert out.exit_code == 0, out.output
+    assert out.output.count("ok ") == 2
