@@ -29,6 +29,9 @@ class Registrar(Generic[T]):
         self.kind = kind
         self.base = base
         self.entries: dict[str, Registered[T]] = {}
+        self.missing: dict[str, str] = {}
+        """Types a plugin knows but cannot offer here, with the reason (e.g. a package that does
+        not import)."""
         self.current_plugin = "<unknown>"
 
     def __call__(self, cls: type[T]) -> None:
@@ -49,11 +52,17 @@ class Registrar(Generic[T]):
             )
         self.entries[name] = Registered(cls, self.current_plugin)
 
+    def unavailable(self, name: str, reason: str) -> None:
+        """Declare a type this plugin would offer but cannot here; selecting it shows ``reason``."""
+        self.missing[name] = f"{reason} (plugin {self.current_plugin})"
+
     def get(self, name: str) -> Registered[T]:
         """The registration of ``name``; an unknown name raises a user error listing the known ones."""
         try:
             return self.entries[name]
         except KeyError:
+            if name in self.missing:
+                raise UserError(f"{self.kind} type {name!r} is not available here: {self.missing[name]}") from None
             known = ", ".join(sorted(self.entries)) or "(none)"
             raise UserError(f"unknown {self.kind} type {name!r}; known types: {known}") from None
 

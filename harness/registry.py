@@ -244,6 +244,10 @@ def _model_entry(
     raw: Any, path: list[Any], err: _ErrorFactory, plugins: Plugins, source: str, check_id: bool = True
 ) -> ModelEntry:
     _common(raw, path, err, MODEL_KEYS, check_id)
+    if raw["type"] in plugins.models.missing:
+        raise err(
+            [*path, "type"], f"model type {raw['type']!r} is not available here: {plugins.models.missing[raw['type']]}"
+        )
     if raw["type"] not in plugins.models.entries:
         known = ", ".join(plugins.models.names()) or "(none)"
         raise err([*path, "type"], f"unknown model type {raw['type']!r}; known types: {known}")
