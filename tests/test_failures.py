@@ -35,6 +35,8 @@ def cells(tmp_path):
     [
         ("test_segfault", "worker died from SIGSEGV"),
         ("test_exit", "worker exited with code 3"),
+        ("test_raises", "RuntimeError: the plugin's own bug"),
+        ("test_wrong_shape", "ValueError: WrongShape returned 15 results for 16 inputs"),
     ],
 )
 def test_a_crashing_model_fails_only_its_cell(vlc_cli, tmp_path, sample_root, faulty, model, message):

@@ -155,7 +155,45 @@ class OutOfMemory(PairScoringModel):
         return [[hashed_uniform(7, g.image_key, t) for t in g.texts] for g in groups]
 
 
+class Raises(PairScoringModel):
+    """Raises from its scoring code."""
+
+    type_name = "test_raises"
+    needs_pixels = False
+
+    def identify(self):
+        return Identity("none", "fp64", "score_pairs/test")
+
+    def score_pairs(self, groups):
+        raise RuntimeError("the plugin's own bug")
+
+
+class WrongShape(PairScoringModel):
+    """Returns one score too few."""
+
+    type_name = "test_wrong_shape"
+    needs_pixels = False
+
+    def identify(self):
+        return Identity("none", "fp64", "score_pairs/test")
+
+    def score_pairs(self, groups):
+        return [[0.5] * len(g.texts) for g in groups][:-1]
+
+
 @hookimpl
 def register_models(register):
-    for cls in (Slow, Segfault, Exits, Hangs, NaNs, Pixels, CaptionLength, AlwaysFirst, OutOfMemory):
+    for cls in (
+        Slow,
+        Segfault,
+        Exits,
+        Hangs,
+        NaNs,
+        Pixels,
+        CaptionLength,
+        AlwaysFirst,
+        OutOfMemory,
+        Raises,
+        WrongShape,
+    ):
         register(cls)
