@@ -36,6 +36,7 @@ def data_root(work: Path) -> tuple[Path, int]:
     from harness.testing import write_standin_images
 
     root = work / "data"
+    root.mkdir(parents=True)
     (root / "sugarcrepe").symlink_to(SHARED / "sugarcrepe")
     (root / "hard_positives").symlink_to(SHARED / "hard_positives")
     (root / "bivlc").mkdir(parents=True)

@@ -26,6 +26,7 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="vlc-ray-bench-"))
     root = work / "data"
+    root.mkdir(parents=True)
     (root / "sugarcrepe").symlink_to(REPO.parent / "shared" / "data" / "sugarcrepe")
     names = {r["filename"] for f in (root / "sugarcrepe").glob("*.json") for r in json.loads(f.read_text()).values()}
     write_standin_images(names, root / "coco" / "val2017", size=(64, 48))
