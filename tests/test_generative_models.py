@@ -491,6 +491,13 @@ ITMScore = CLIPScore = VQAScore
 """
 
 
+@pytest.fixture(autouse=True)
+def _forget_fake_t2v_metrics():
+    """A fake t2v_metrics imported by a test must not outlive it (plugin reloads would see it)."""
+    yield
+    sys.modules.pop("t2v_metrics", None)
+
+
 def test_t2v_metrics_adapter_registers_and_scores_through_the_package(tmp_path, monkeypatch):
     from harness.catalog import Registrar
     from harness.models import Model, RunOptions

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, delete, event, func, insert, inspect, select, update
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
 from harness.choices import question_key
@@ -201,20 +201,26 @@ class Store:
     # -- models and scores ---------------------------------------------------------------
     @_writes
     def register_model(self, fingerprint: str, model_type: str, identity: dict[str, Any]) -> int:
-        """The row id of a model fingerprint, inserting it on first sight."""
-        with self.engine.begin() as conn:
-            row = conn.execute(select(schema.models.c.id).where(schema.models.c.fingerprint == fingerprint)).first()
-            if row:
-                return int(row[0])
-            result = conn.execute(
-                insert(schema.models).values(
-                    fingerprint=fingerprint,
-                    model_type=model_type,
-                    identity=json.dumps(identity, sort_keys=True),
-                    created_at=now(),
+        """The row id of a model fingerprint, inserting it on first sight (two processes that
+        register the same fingerprint at once get the same row)."""
+        find = select(schema.models.c.id).where(schema.models.c.fingerprint == fingerprint)
+        try:
+            with self.engine.begin() as conn:
+                row = conn.execute(find).first()
+                if row:
+                    return int(row[0])
+                result = conn.execute(
+                    insert(schema.models).values(
+                        fingerprint=fingerprint,
+                        model_type=model_type,
+                        identity=json.dumps(identity, sort_keys=True),
+                        created_at=now(),
+                    )
                 )
-            )
-            return int(result.inserted_primary_key[0])
+                return int(result.inserted_primary_key[0])
+        except IntegrityError:  # the other process inserted it first
+            with self.engine.connect() as conn:
+                return int(conn.execute(find).scalar_one())
 
     def stored_pairs(self, model: int) -> set[tuple[str, str]]:
         """Every (image key, text) already scored for a model."""
@@ -375,6 +381,18 @@ class Store:
             & (c.manifest_hash == record.manifest_hash)
         )
         record.created_at = now()
+        for attempt in range(5):
+            try:
+                return self._replace_cell(key, record, outcomes)
+            except IntegrityError:
+                # another process saved the same cell between our delete and insert: the last
+                # writer wins, as for a sequential rerun
+                if attempt == 4:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _replace_cell(self, key: Any, record: CellRecord, outcomes: list[Outcome]) -> int:
+        c = schema.cells.c
         with self.engine.begin() as conn:
             old = [r[0] for r in conn.execute(select(c.id).where(key))]
             if old:
