@@ -61,6 +61,7 @@ from harness.metrics_group import (
     group_values,
 )
 from harness.types import ImageSource, Instance, MetricSpec, MetricValue, ReferenceRow
+from plugins.benchmarks.coco import val2017_archives, val2017_hint
 
 HF_DATASET = "imirandam/BiVLC"
 COMMIT = "84f0d1751e7212d97cdeaeb01353862c09908bcb"
@@ -79,7 +80,6 @@ TYPES = {
     "swap": ("swap_obj", "swap_att"),
     "add": ("add_obj", "add_att"),
 }
-COCO_VAL2017 = "http://images.cocodataset.org/zips/val2017.zip"
 I2T_ONLY = "i2t-only"
 I2T_ONLY_METRIC = "i2t_only_i_pos2t"
 FULL_METRICS = ("i2t_score", "t2i_score", "group_score", "i_pos2t", "i_neg2t", "t_pos2i", "t_neg2i")
@@ -187,10 +187,7 @@ class BiVLC(Benchmark):
 
     def image_archives(self) -> list[ImageArchive]:
         """COCO val2017 (about 780 MB), unzipped next to ``images_dir`` (the negatives come from HF)."""
-        images = Path(self.params.images_dir)
-        if images.is_absolute() or images.name != "val2017":
-            return []
-        return [ImageArchive(COCO_VAL2017, str(images.parent), str(images / "000000000139.jpg"))]
+        return val2017_archives(self.params.images_dir)
 
     def image_dir(self) -> Path:
         """COCO val2017 folder (the positive images)."""
@@ -198,10 +195,7 @@ class BiVLC(Benchmark):
 
     def image_hint(self) -> str:
         """Where to get COCO val2017 and, in full mode, the negative images."""
-        coco = (
-            f"run `vlc-harness data fetch -b bivlc --images`, or download COCO val2017 ({COCO_VAL2017}) and unzip "
-            "it so that <data root>/coco/val2017/000000000139.jpg exists, or set the benchmark's images_dir param"
-        )
+        coco = val2017_hint("bivlc")
         return coco if self.i2t_only else f"{coco}; negative images: {NEGATIVE_HINT}"
 
     def headline_metric(self) -> str:

@@ -45,6 +45,7 @@ from harness.metrics import (
     pick,
 )
 from harness.types import ImageSource, Instance, MetricSpec, MetricValue
+from plugins.benchmarks.coco import val2017_archives, val2017_hint
 
 SUBSETS = ("replace_obj", "replace_att", "replace_rel", "swap_obj", "swap_att", "add_obj", "add_att")
 TYPES = {"REPLACE": SUBSETS[:3], "SWAP": SUBSETS[3:5], "ADD": SUBSETS[5:]}
@@ -65,11 +66,7 @@ SHA256 = {
     "swap_obj": "073cdb8e253d053614e80710834d9773b09dbc1dd0a412f6f9492262caa1dcad",
 }
 PREFIX_SWAP_OBJ_SHA256 = "15624c2460f5c10e8720fca0f1c27ddd61998b3b8b10998ff007cd84ea8fd31a"
-COCO_VAL2017 = "http://images.cocodataset.org/zips/val2017.zip"
-COCO_HINT = (
-    f"run `vlc-harness data fetch -b sugarcrepe --images`, or download COCO val2017 ({COCO_VAL2017}) and "
-    "unzip it so that <data root>/coco/val2017/000000000139.jpg exists, or set the benchmark's images_dir param"
-)
+COCO_HINT = val2017_hint("sugarcrepe")
 
 
 @dataclass(frozen=True)
@@ -166,10 +163,7 @@ class SugarCrepe(Benchmark):
 
     def image_archives(self) -> list[ImageArchive]:
         """COCO val2017 (about 780 MB), unzipped next to ``images_dir``."""
-        images = Path(self.params.images_dir)
-        if images.is_absolute() or images.name != "val2017":
-            return []  # a custom layout: the user places the images
-        return [ImageArchive(COCO_VAL2017, str(images.parent), str(images / "000000000139.jpg"))]
+        return val2017_archives(self.params.images_dir)
 
     def image_dir(self) -> Path:
         """COCO val2017 folder."""

@@ -13,12 +13,11 @@ Heavy imports (torch, transformers, tokenizers) happen inside the functions only
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.weights import file_identity, hub_identity
+from harness.weights import dir_identity, hub_identity, pinned_revision
 
 HF_WEIGHT_FILES = (
     "model.safetensors",
@@ -42,9 +41,7 @@ def is_local_path(checkpoint: str) -> bool:
 
 def folder_digest(folder: Path) -> str:
     """sha256 over the relative path and sha256 of every file below ``folder`` (sorted)."""
-    files = sorted(p for p in folder.rglob("*") if p.is_file())
-    lines = [f"{p.relative_to(folder).as_posix()}={file_identity(p)}" for p in files]
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    return dir_identity(folder)
 
 
 def checkpoint_identity(checkpoint: str, extra_files: Sequence[str] = ()) -> str:
@@ -70,9 +67,8 @@ def load_source(checkpoint: str, weights: str | None) -> tuple[str, dict[str, An
     """
     if is_local_path(checkpoint):
         return str(Path(checkpoint).expanduser()), {}
-    if weights and weights.startswith("hf:") and "@" in weights:
-        return checkpoint, {"revision": weights.rsplit("@", 1)[1]}
-    return checkpoint, {}
+    revision = pinned_revision(weights or "")
+    return checkpoint, ({"revision": revision} if revision else {})
 
 
 def torch_dtype(precision: str, device: str) -> Any:
