@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 import sys
 import types
@@ -20,7 +21,7 @@ from harness.hashing import sha256_file
 from harness.params import build
 from harness.testing import write_standin_images
 from harness.types import ImageSource, Instance
-from plugins.benchmarks.seetrue import CSV_SHA256, SAMPLE_IMAGE, SeeTrue
+from plugins.benchmarks.seetrue import CSV_SHA256, CSV_URL, HF_DATASET, SAMPLE_IMAGE, SeeTrue
 
 # Data README section 4: rows per source and (label 1, label 0) counts.
 COUNTS = {"editbench": (3827, 2133, 1694), "coco_t2i": (1791, 1163, 628), "drawbench": (1312, 488, 824)}
@@ -55,7 +56,7 @@ def test_public_csv_counts_match_the_data_readme(shared_data):
 
 
 def test_missing_and_altered_csv_name_what_to_get(shared_data, tmp_path):
-    with pytest.raises(DataUnavailable, match="raw.githubusercontent.com/linzhiqiu/t2v_metrics"):
+    with pytest.raises(DataUnavailable, match=re.escape(CSV_URL)):
         bench(tmp_path).check_data()
     (tmp_path / "seetrue").mkdir()
     altered = tmp_path / "seetrue" / "SeeTRUE.csv"
@@ -176,7 +177,7 @@ def test_fetch_explains_the_missing_client_and_the_gated_dataset(tmp_path, monke
     monkeypatch.setitem(sys.modules, "huggingface_hub", types.SimpleNamespace(hf_hub_download=local_copy))
     (line,) = bench(tmp_path).fetch(progress=False)
     assert line.startswith("fetched") and sha256_file(tmp_path / "seetrue" / "SeeTRUE.csv") == CSV_SHA256
-    assert calls[0][:3] == ("yonatanbitton/SeeTRUE", "SeeTRUE.csv", "dataset") and len(calls[0][3]) == 40
+    assert calls[0][:3] == (HF_DATASET, "SeeTRUE.csv", "dataset") and len(calls[0][3]) == 40
     assert bench(tmp_path).fetch(progress=False)[0].startswith("present")
 
 
