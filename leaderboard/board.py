@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from harness import intervals
@@ -157,7 +158,7 @@ def _column(
     sample = next((c for c in cells if c.status == "ok"), cells[0] if cells else None)
     bench = benchmark_of(sample, plugins.benchmarks) if sample is not None else None
     if bench is None and entry is not None and entry.type in plugins.benchmarks.entries:
-        bench = plugins.benchmarks.get(entry.type).cls(entry.params, registry_root())
+        bench = plugins.benchmarks.get(entry.type).cls(entry.params, Path("."))  # metadata only: no data is read
     if bench is None:
         return BenchmarkColumn(bench_id, "", bench_id, "", [], None, None, "unknown benchmark type")
     specs = {s.id: s for s in bench.metric_specs()}
@@ -199,13 +200,6 @@ def _column(
     )
 
 
-def registry_root() -> Any:
-    """Benchmarks are instantiated only for their metadata: no data root is read."""
-    from pathlib import Path
-
-    return Path(".")
-
-
 def _label(metric: str) -> str:
     return metric.replace("_", " ")
 
@@ -245,9 +239,10 @@ def _rank(col: BenchmarkColumn, rows: list[Row]) -> None:
             )
             if reps:
                 groups.setdefault(cv.cell.manifest_hash, {})[row.id] = reps
+        by_id = {r.id: r for r in rows}
         for group in groups.values():
             for model_id, rank in intervals.ranks(group, mc.higher_is_better).items():
-                cv = next(r for r in rows if r.id == model_id).cells[col.id]
+                cv = by_id[model_id].cells[col.id]
                 if mc.metric in cv.values:
                     old = cv.values[mc.metric]
                     cv.values[mc.metric] = Value(

@@ -39,11 +39,6 @@ def is_local_path(checkpoint: str) -> bool:
     return checkpoint.startswith(("/", "./", "../", "~")) or Path(checkpoint).expanduser().is_dir()
 
 
-def folder_digest(folder: Path) -> str:
-    """sha256 over the relative path and sha256 of every file below ``folder`` (sorted)."""
-    return dir_identity(folder)
-
-
 def checkpoint_identity(checkpoint: str, extra_files: Sequence[str] = ()) -> str:
     """``local-dir:sha256:<hex>`` for a local folder, else ``hf:<repo>@<commit>`` of a hub name.
 
@@ -55,7 +50,7 @@ def checkpoint_identity(checkpoint: str, extra_files: Sequence[str] = ()) -> str
         path = Path(checkpoint).expanduser()
         if not path.is_dir():
             raise FileNotFoundError(f"local checkpoint folder {path} does not exist")
-        return "local-dir:sha256:" + folder_digest(path)
+        return "local-dir:sha256:" + dir_identity(path)
     return hub_identity(checkpoint, [*HF_WEIGHT_FILES, *extra_files])
 
 

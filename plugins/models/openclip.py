@@ -30,6 +30,7 @@ import numpy as np
 
 from harness import hookimpl
 from harness.models import EmbeddingModel, Identity, RunOptions
+from harness.precision import autocast, check_precision
 from harness.types import canonical_json
 from harness.weights import dir_identity, file_identity, hub_identity
 
@@ -114,8 +115,7 @@ class OpenClip(EmbeddingModel):
         import open_clip
         import torch
 
-        if self.params.precision != "fp32" and not device.startswith("cuda"):
-            raise ValueError(f"precision {self.params.precision} needs a CUDA device (autocast); on {device} use fp32")
+        check_precision(self.params.precision, device)
         name = self._model_name()
         if self.params.pretrained is None:
             torch.manual_seed(self.params.init_seed)
@@ -140,13 +140,6 @@ class OpenClip(EmbeddingModel):
         self._torch = torch
         self._truncate = self.run.truncate_text and causal_argmax_text_tower(model)
 
-    def _autocast(self) -> Any:
-        torch = self._torch
-        if self.params.precision == "fp32":
-            return torch.autocast(device_type="cpu", enabled=False)
-        dtype = torch.float16 if self.params.precision == "fp16" else torch.bfloat16
-        return torch.autocast(device_type="cuda", dtype=dtype)
-
     def preprocess(self, image: Any) -> Any:
         """open_clip's eval transform (resize, centre crop, normalise)."""
         return self._preprocess(image)
@@ -154,14 +147,14 @@ class OpenClip(EmbeddingModel):
     def embed_images(self, batch: list[Any]) -> np.ndarray:
         """L2-normalised image embeddings."""
         torch = self._torch
-        with torch.no_grad(), self._autocast():
+        with torch.no_grad(), autocast(self.params.precision):
             x = torch.stack(batch).to(self._device)
             return self._model.encode_image(x, normalize=True).float().cpu().numpy()
 
     def embed_texts(self, texts: list[str]) -> np.ndarray:
         """L2-normalised text embeddings of the raw captions."""
         torch = self._torch
-        with torch.no_grad(), self._autocast():
+        with torch.no_grad(), autocast(self.params.precision):
             tokens = self._tokenizer(texts).to(self._device)
             if self._truncate:
                 features = encode_text_prefix(self._model, tokens)
