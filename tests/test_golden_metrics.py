@@ -1,0 +1,91 @@
+"""The cell path against the golden files: v0.1's metric values on adversarial scores.
+
+Every value within 1e-12, every n and tie count exactly (see tests/fixtures/golden/README.md).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+GOLDEN = Path(__file__).parent / "fixtures" / "golden"
+sys.path.insert(0, str(GOLDEN))
+
+from cases import Case, generated_cases, shared_cases  # noqa: E402
+from inputs import case_inputs, record  # noqa: E402
+
+EXPECTED = json.loads((GOLDEN / "golden_metrics.json").read_text(encoding="utf-8"))
+SHARED_NAMES = [name for name, *_ in shared_cases(Path("."))]
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
+    return {c.name: c for c in generated_cases(tmp_path_factory.mktemp("golden"))}
+
+
+def current_cell(case: Case) -> dict:
+    from harness.cells import collect_answers, collect_scores
+
+    inputs = case_inputs(case)
+    if case.mode == "choices":
+        collected = collect_answers(case.benchmark, case.instances, inputs.keys, inputs.answers, {}, None)
+    else:
+        collected = collect_scores(
+            case.benchmark,
+            case.instances,
+            inputs.keys,
+            inputs.scores,
+            {},
+            None,
+            abstained=inputs.abstained,
+            coverage=inputs.coverage,
+        )
+    return record(collected.metrics, collected.n_scored, collected.failures, len(case.instances))
+
+
+def compare(name: str, got: dict) -> None:
+    want = EXPECTED[name]
+    for key in ("n_instances", "n_scored", "n_failed"):
+        assert got[key] == want[key], (name, key)
+    have = {(m["metric"], m["category"]): m for m in got["metrics"]}
+    expected = {(m["metric"], m["category"]): m for m in want["metrics"]}
+    assert sorted(expected) == sorted(k for k in have if k in expected), name
+    missing = sorted(set(expected) - set(have))
+    assert not missing, (name, missing)
+    for key, w in expected.items():
+        g = have[key]
+        assert (g["n"], g["ties"]) == (w["n"], w["ties"]), (name, key, g, w)
+        if math.isnan(w["value"]):
+            assert math.isnan(g["value"]), (name, key)
+        else:
+            assert abs(g["value"] - w["value"]) <= 1e-12, (name, key, g["value"], w["value"])
+
+
+@pytest.mark.parametrize("name", sorted(n for n in EXPECTED if n not in SHARED_NAMES))
+def test_generated_cases_match_the_goldens(name, generated, monkeypatch):
+    monkeypatch.setenv("VLC_HARNESS_BOOTSTRAP", "0")
+    compare(name, current_cell(generated[name]))
+
+
+@pytest.mark.parametrize("name", SHARED_NAMES)
+def test_shared_data_cases_match_the_goldens(name, shared_data, monkeypatch):
+    monkeypatch.setenv("VLC_HARNESS_BOOTSTRAP", "0")
+    from harness.params import build
+    from harness.plugins import get_plugins
+
+    _, index, type_name, params, mode = next(c for c in shared_cases(shared_data) if c[0] == name)
+    cls = get_plugins().benchmarks.get(type_name).cls
+    bench = cls(build(cls.Params, params), shared_data)
+    compare(name, current_cell(Case(name, index, bench, bench.load_instances(), mode)))
+
+
+def test_the_goldens_hold_ties_failures_and_every_benchmark():
+    types = {name.split("/")[0] for name in EXPECTED}
+    assert {"sugarcrepe", "bivlc", "hard_positives", "seetrue", "vl_checklist", "winoground", "shapes"} <= types
+    assert {"aro_vg_relation", "aro_vg_attribution", "aro_coco_order"} <= types
+    assert sum(m["ties"] for case in EXPECTED.values() for m in case["metrics"]) > 0
+    assert any(case["n_failed"] for case in EXPECTED.values())
