@@ -2,8 +2,9 @@
 
 A benchmark type is a class registered through the ``register_benchmarks`` hook. It declares its
 data (files pinned by sha256 with the URL to get each), loads :class:`~harness.types.Instance`
-objects in a deterministic order, and computes its metrics as pure functions of per-instance
-score matrices. It never sees a model.
+objects in a deterministic order, and declares its metrics as metric families
+(:mod:`harness.metrics`): one declaration gives both the specs the site shows and the values,
+computed as pure functions of per-instance score matrices. It never sees a model.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from harness.types import Instance, MetricSpec, MetricValue, ReferenceRow
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from harness.metrics.family import Family
 
 
 @dataclass(frozen=True)
@@ -73,10 +76,19 @@ class Benchmark:
     reference_file: ClassVar[Path | None] = None
     """JSON file of paper-reported :class:`~harness.types.ReferenceRow` data beside the plugin."""
     Params: ClassVar[type] = NoParams
+    metrics: ClassVar[tuple[Family, ...]] = ()
+    """The metric declaration: metric families with their options (see :mod:`harness.metrics`).
+    Override :meth:`metric_families` instead when the declaration depends on params."""
+    metrics_version: ClassVar[str] = "1"
+    """Bump when this benchmark's metric code changes results: stored cells are then rebuilt."""
 
     def __init__(self, params: Any, data_root: Path) -> None:
         self.params = params
         self.data_root = Path(data_root)
+
+    def path(self, relative: str | Path) -> Path:
+        """A params path: under the data root unless it is absolute."""
+        return Path(relative) if Path(relative).is_absolute() else self.data_root / relative
 
     @property
     def data_version(self) -> str:
@@ -124,13 +136,23 @@ class Benchmark:
         """Metric id of the headline for these params (default: the class's :attr:`headline`)."""
         return self.headline
 
+    def metric_families(self) -> tuple[Family, ...]:
+        """The metric declaration for these params (default: the class's :attr:`metrics`)."""
+        return self.metrics
+
     def metric_specs(self) -> list[MetricSpec]:
-        """Every metric this benchmark reports, headline included."""
-        raise NotImplementedError
+        """Every metric this benchmark reports, headline included (from its declaration)."""
+        from harness.metrics.cell import specs_of
+
+        return specs_of(self.metric_families())
 
     def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
-        """Every metric, overall and per category, as a pure function of the scores."""
-        raise NotImplementedError
+        """Every metric, overall and per category, as a pure function of the scores (no intervals)."""
+        from harness.metrics.cell import compute_values
+        from harness.metrics.outcomes import outcomes_from_matrices
+
+        outcomes = outcomes_from_matrices([r.instance for r in results], [r.scores for r in results])
+        return compute_values(self, outcomes)
 
     def questions(self, instance: Instance) -> list[Question]:
         """The multiple-choice form of an instance, for models that answer rather than score.
@@ -142,7 +164,30 @@ class Benchmark:
 
     def compute_choices(self, results: list[InstanceAnswers]) -> list[MetricValue]:
         """Metrics from multiple-choice answers, as the benchmark's reference protocol scores them."""
-        raise NotImplementedError(f"{type(self).__name__} has no multiple-choice metrics")
+        from harness.metrics.cell import compute_values
+        from harness.metrics.outcomes import choice_outcomes
+
+        return compute_values(self, choice_outcomes(results))
+
+    @classmethod
+    def check_declaration(cls) -> None:
+        """Build the metric declaration for default params and check it; raise ``ValueError``
+        naming the problem (called when the plugin registers the class)."""
+        from harness.metrics.cell import specs_of
+        from harness.metrics.family import Family
+        from harness.params import build
+
+        try:
+            params = build(cls.Params, {})
+        except Exception:  # params without defaults: only the class-level declaration can be checked
+            families = tuple(cls.metrics)
+        else:
+            families = tuple(cls(params, Path(".")).metric_families())
+        for family in families:
+            if not isinstance(family, Family):
+                raise ValueError(f"the metric declaration holds {family!r}, which is not a metric family")
+        if families and cls.headline and cls.headline not in {s.id for s in specs_of(families)}:
+            raise ValueError(f"headline {cls.headline!r} is not among the declared metrics")
 
     def reference_rows(self) -> list[ReferenceRow]:
         """Paper-reported and human numbers for this benchmark (data, with citations)."""

@@ -50,6 +50,15 @@ class Registrar(Generic[T]):
                 f"({first.cls.__module__}.{first.cls.__qualname__}) and by plugin {self.current_plugin} "
                 f"({cls.__module__}.{cls.__qualname__})"
             )
+        check = getattr(cls, "check_declaration", None)
+        if check is not None:
+            try:
+                check()
+            except (ValueError, TypeError) as exc:
+                raise PluginError(
+                    f"{self.kind} plugin {self.current_plugin} ({cls.__module__}.{cls.__qualname__}) declares an "
+                    f"impossible metric: {exc}"
+                ) from exc
         self.entries[name] = Registered(cls, self.current_plugin)
 
     def unavailable(self, name: str, reason: str) -> None:

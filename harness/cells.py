@@ -1,22 +1,24 @@
-"""Turning stored scores (or answers) into a cell: per-instance outcomes, metrics, status.
+"""Turning stored scores (or answers) into a cell: outcome arrays, metrics, status.
 
 Pure functions of what the store holds, so a cell can be rebuilt at any time without a model.
+Stored rows are decoded once into outcome arrays (:mod:`harness.metrics.outcomes`); every
+metric, interval and replicate is then computed by :mod:`harness.metrics`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from harness import intervals
-from harness.benchmarks import Benchmark, InstanceScores
+from harness.benchmarks import Benchmark
 from harness.choices import AnsweredQuestion, InstanceAnswers, Question, question_key
-from harness.coverage import AbstainedInstance, AbstentionAwareCompute
 from harness.engine import QuestionTask
+from harness.metrics.cell import CellMetrics, cell_metrics
+from harness.metrics.outcomes import Outcomes, choice_outcomes
 from harness.store.store import Outcome
 from harness.types import Instance
 
@@ -31,8 +33,26 @@ class Collected:
     outcomes: list[Outcome] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     request_errors: list[str] = field(default_factory=list)
-    metrics: list[dict[str, Any]] = field(default_factory=list)
+    cell: CellMetrics = field(default_factory=CellMetrics)
     n_scored: int = 0
+
+    @property
+    def metrics(self) -> list[dict[str, Any]]:
+        """The cell's metric values (dicts, with intervals)."""
+        return self.cell.metrics
+
+
+def inputs_hash(instances: list[Instance], keys: InstanceKeys) -> str:
+    """sha256 of each instance's image keys (or why it has none), in instance order.
+
+    With the instance manifest (ids, texts, needed pairs) this names every (image, text) pair a
+    cell reads, so a stored cell with the same inputs hash read the same stored scores.
+    """
+    h = hashlib.sha256()
+    for inst in instances:
+        k = keys.get(inst.id, "")
+        h.update(f"{inst.id}\t{k if isinstance(k, str) else chr(31).join(k)}\n".encode())
+    return h.hexdigest()
 
 
 def question_task(inst: Instance, q: Question, keys: list[str]) -> tuple[str, dict[str, Any], QuestionTask]:
@@ -61,49 +81,70 @@ def collect_scores(
     """Each instance's score matrix from the stored scores; metrics over the complete ones.
 
     A pair the model declined (``abstained``) or whose request failed (``request_failures``)
-    makes its instance an abstention, counted wrong, with coverage and accuracy on answered
-    instances reported too (see :mod:`harness.coverage`); ``coverage`` asks for those even when
-    every pair was answered. A failed request also leaves the cell ``partial``.
+    makes its instance an abstention (each metric states how it counts one), with coverage and
+    metrics over answered instances reported too (see :mod:`harness.metrics.engine`);
+    ``coverage`` asks for those even when every pair was answered. A failed request also leaves
+    the cell ``partial``. A pair with no score for another reason fails its instance only.
     """
     abstained = abstained or {}
     request_failures = request_failures or {}
-    out = Collected()
-    results: list[Any] = []
-    for inst in instances:
+    n = len(instances)
+    n_images = np.fromiter((len(i.images) for i in instances), dtype=np.int64, count=n)
+    n_texts = np.fromiter((len(i.texts) for i in instances), dtype=np.int64, count=n)
+    tensor = np.full((n, int(n_images.max(initial=1)), int(n_texts.max(initial=1))), np.nan)
+    errors: dict[int, str] = {}
+    where_k: list[int] = []
+    where_i: list[int] = []
+    where_j: list[int] = []
+    pairs: list[tuple[str, str]] = []
+    for k, inst in enumerate(instances):  # decoding: the one per-instance loop
         inst_keys = keys[inst.id]
-        error = inst_keys if isinstance(inst_keys, str) else None
-        matrix = np.full((len(inst.images), len(inst.texts)), np.nan)
-        declined: list[dict[str, Any]] = []
-        if error is None:
-            for i, j in inst.needed_pairs():
-                pair = (inst_keys[i], inst.texts[j])
-                if pair in scores:
-                    matrix[i, j] = scores[pair]
-                elif pair in abstained:
-                    declined.append({"image": i, "text": j, "abstained": True, "raw": abstained[pair]})
-                elif pair in request_failures:
-                    declined.append({"image": i, "text": j, "abstained": True, "error": request_failures[pair]})
-                else:
-                    error = problems.get(pair) or worker_error or "score was not computed"
-                    break
-        if error is not None:
+        if isinstance(inst_keys, str):
+            errors[k] = inst_keys
+            continue
+        for i, j in inst.needed_pairs():
+            where_k.append(k)
+            where_i.append(i)
+            where_j.append(j)
+            pairs.append((inst_keys[i], inst.texts[j]))
+    values = np.array([scores.get(p, np.nan) for p in pairs], dtype=np.float64)
+    tensor[where_k, where_i, where_j] = values
+    declined: dict[int, list[dict[str, Any]]] = {}
+    for m in np.flatnonzero(np.isnan(values)):  # only the pairs without a stored score
+        k, pair = where_k[m], pairs[m]
+        if k in errors:
+            continue
+        entry = {"image": where_i[m], "text": where_j[m], "abstained": True}
+        if pair in abstained:
+            declined.setdefault(k, []).append(entry | {"raw": abstained[pair]})
+        elif pair in request_failures:
+            declined.setdefault(k, []).append(entry | {"error": request_failures[pair]})
+        else:
+            errors[k] = problems.get(pair) or worker_error or "score was not computed"
+    out = Collected()
+    rows = tensor.tolist()
+    padded = (n_images != tensor.shape[1]) | (n_texts != tensor.shape[2]) | np.isnan(tensor).any(axis=(1, 2))
+    answered = np.ones(n, dtype=bool)
+    for k, inst in enumerate(instances):
+        if k in errors:
+            error = errors[k]
             out.failures.append(f"{inst.id}: {error.splitlines()[0]}")
             out.outcomes.append(Outcome(inst.id, inst.category, None, error))
             continue
-        scores_json = [[None if math.isnan(v) else float(v) for v in row] for row in matrix.tolist()]
-        if declined:
-            failed = [d["error"] for d in declined if "error" in d]
+        matrix = rows[k]
+        if padded[k]:
+            matrix = [[None if math.isnan(v) else v for v in row[: n_texts[k]]] for row in matrix[: n_images[k]]]
+        if k in declined:
+            failed = [d["error"] for d in declined[k] if "error" in d]
             out.request_errors.extend(f"{inst.id}: {e.splitlines()[0]}" for e in failed)
-            results.append(AbstainedInstance(inst, failed[0] if failed else declined[0]["raw"]))
-            out.outcomes.append(Outcome(inst.id, inst.category, scores_json, None, declined))
+            answered[k] = False
+            out.outcomes.append(Outcome(inst.id, inst.category, matrix, None, declined[k]))
             continue
-        results.append(InstanceScores(inst, matrix))
-        out.outcomes.append(Outcome(inst.id, inst.category, scores_json))
-    compute: Any = benchmark.compute
-    if coverage or abstained or request_failures:
-        compute = AbstentionAwareCompute(benchmark.compute)
-    out.metrics = _with_intervals(results, compute, benchmark.headline_metric())
-    out.n_scored = len(results)
+        out.outcomes.append(Outcome(inst.id, inst.category, matrix))
+    index = np.array([k for k in range(n) if k not in errors], dtype=np.int64)
+    arrays = Outcomes([instances[k] for k in index], tensor[index], answered[index])
+    out.cell = cell_metrics(benchmark, arrays, coverage=bool(coverage or abstained or request_failures))
+    out.n_scored = len(index)
     return out
 
 
@@ -140,32 +181,9 @@ def collect_answers(
             for a in answered
         ]
         out.outcomes.append(Outcome(inst.id, inst.category, None, None, record))
-    out.metrics = _with_intervals(results, benchmark.compute_choices, benchmark.headline_metric())
+    out.cell = cell_metrics(benchmark, choice_outcomes(results))
     out.n_scored = len(results)
     return out
-
-
-def _with_intervals(results: list[Any], compute: Any, headline: str) -> list[dict[str, Any]]:
-    """The metrics of ``results``, each with its bootstrap interval (see :mod:`harness.intervals`);
-    the overall headline value is marked ``"headline": true``."""
-    if not results:
-        return []
-    metrics = [m.as_dict() for m in compute(results)]
-    for m in metrics:
-        if m["metric"] == headline and m["category"] == "all":
-            m["headline"] = True
-    ids = [r.instance.id for r in results]
-    categories = [r.instance.category for r in results]
-    samples = bootstrap_samples()
-    if samples:
-        intervals.attach(metrics, intervals.bootstrap(results, ids, categories, compute, samples))
-    return metrics
-
-
-def bootstrap_samples() -> int:
-    """Resamples per cell: ``$VLC_HARNESS_BOOTSTRAP`` (0 turns intervals off), else the default."""
-    value = os.environ.get("VLC_HARNESS_BOOTSTRAP")
-    return intervals.SAMPLES if value is None or value == "" else int(value)
 
 
 def status_and_error(

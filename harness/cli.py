@@ -52,12 +52,24 @@ class App:
             return Registry()
         return load_registry(files, self.plugins)
 
-    def store(self, url: str | None) -> Any:
-        """Open the store at ``url`` (default: $VLC_HARNESS_STORE or the user cache dir)."""
-        from harness.paths import default_store_url
+    def store(self, url: str | None, data_root: str | Path | None = None) -> Any:
+        """Open the store at ``url`` (default: $VLC_HARNESS_STORE or the user cache dir).
+
+        Cells a v0.1 harness wrote are rebuilt from their stored scores on opening, with the
+        benchmarks' data under ``data_root`` (default: $VLC_HARNESS_DATA); those whose data is
+        not there are reported and kept as they are until it is.
+        """
+        from harness.metrics.rebuild import rebuild_stale
+        from harness.paths import default_data_root, default_store_url
         from harness.store import open_store
 
-        return open_store(url or default_store_url())
+        store = open_store(url or default_store_url())
+        report = rebuild_stale(store, self.plugins, Path(data_root) if data_root else default_data_root())
+        if report is not None:
+            click.echo(f"rebuilt {len(report.rebuilt)} cells of an older harness from their stored scores", err=True)
+            for reason in list(report.skipped.values())[:3]:
+                click.echo(f"  not rebuilt (shown without ranks until it is): {reason}", err=True)
+        return store
 
 
 def registry_option(f: F) -> F:
@@ -126,6 +138,12 @@ def cli() -> None:
     help="Stop API models before their requests could cost more than this in total "
     "(prices: run.price_in_per_mtok / run.price_out_per_mtok of each entry).",
 )
+@click.option(
+    "--recompute-metrics",
+    is_flag=True,
+    help="Rebuild every cell from its stored scores instead of reusing a stored cell (computes no score "
+    "that is stored).",
+)
 @registry_option
 @store_option
 @data_root_option
@@ -142,11 +160,15 @@ def run(
     executor: str,
     ray_address: str | None,
     max_cost: float | None,
+    recompute_metrics: bool,
     registries: tuple[str, ...],
     store_url: str | None,
     data_root: str | None,
 ) -> None:
     """Evaluate models on benchmarks; computed once, cached in the store.
+
+    A stored cell is reused as it is when the model, the instances, the data version and the
+    metric code are unchanged (the report says "stored"); --recompute-metrics rebuilds it.
 
     Inline model specs need no registry entry, e.g.
     -m 'open_clip:arch=ViT-B-32,pretrained=/ckpt/model.pt' or
@@ -157,8 +179,8 @@ def run(
 
     registry = app.registry(registries, required=run_all)
     chosen_models, chosen_benchmarks = plan(registry, app.plugins, run_all, list(models), list(benchmarks))
-    store = app.store(store_url)
     root = Path(data_root) if data_root else default_data_root()
+    store = app.store(store_url, root)
 
     def report(cell: Any) -> None:
         line = f"{cell.status:<11} {cell.model_id} x {cell.benchmark_id}"
@@ -170,6 +192,8 @@ def run(
             line += f"  {coverage}"
         if cell.error:
             line += f"  ({cell.error.splitlines()[0]})"
+        if getattr(cell, "reused", False):
+            line += "  [stored]"
         click.echo(line)
 
     result = execute(
@@ -187,6 +211,7 @@ def run(
         max_cost=max_cost,
         executor=executor,
         ray_address=ray_address,
+        recompute_metrics=recompute_metrics,
     )
     counts: dict[str, int] = {}
     for cell in result.cells:

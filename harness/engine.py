@@ -4,8 +4,9 @@ A :class:`Job` lists image tasks (one image and the texts to score against it) s
 key; the engine encodes each unique input once and yields :class:`Scores` batches as they finish,
 so the main process can store them as it goes. An image that cannot be decoded yields an
 :class:`ImageFailed` event and the rest goes on. A pair the model declines yields
-:class:`Abstained`, a pair whose request failed :class:`PairFailed`, and an API model's spending
-a :class:`~harness.models.Usage` event after each batch.
+:class:`Abstained`, a pair whose request failed :class:`PairFailed`, a pair the model reports as
+having no score (a :class:`~harness.models.PairError`) :class:`Unscored`, and an API model's
+spending a :class:`~harness.models.Usage` event after each batch.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from harness.models import (
     ChoiceQuestion,
     EmbeddingModel,
     Model,
+    PairError,
     PairGroup,
     PairScoringModel,
     TextOnlyModel,
@@ -140,6 +142,16 @@ class PairFailed:
 
 
 @dataclass(frozen=True)
+class Unscored:
+    """A pair the model reported as having no score (:class:`~harness.models.PairError`): nothing
+    is stored; the instances that need it fail with ``reason``."""
+
+    key: str
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Loaded:
     """The model finished loading on ``device`` (sent once, before its first scores)."""
 
@@ -155,7 +167,7 @@ class Progress:
     total: int
 
 
-Event = Scores | ImageFailed | Answers | AnswerFailed | Abstained | PairFailed | Usage | Loaded | Progress
+Event = Scores | ImageFailed | Answers | AnswerFailed | Abstained | PairFailed | Unscored | Usage | Loaded | Progress
 
 
 def run_job(model: Model, job: Job) -> Iterator[Event]:
@@ -208,7 +220,10 @@ def _run_texts(model: TextOnlyModel, job: Job) -> Iterator[Event]:
     batches = AdaptiveBatches(job.batch_size)
     for batch, scores in batches.run(lambda b: model.score_texts(list(b)), job.blind_texts):
         _check_len(model, len(batch), scores)
-        yield Scores([(BLIND_IMAGE_KEY, t, float(s)) for t, s in zip(batch, scores)])
+        for t, s in zip(batch, scores):
+            if isinstance(s, PairError):
+                yield Unscored(BLIND_IMAGE_KEY, t, s.reason)
+        yield Scores([(BLIND_IMAGE_KEY, t, float(s)) for t, s in zip(batch, scores) if not isinstance(s, PairError)])
     yield from _shrinks(batches)
 
 
@@ -320,7 +335,9 @@ def _score_groups(model: PairScoringModel, batches: AdaptiveBatches, groups: lis
         for group, scores in zip(batch, results):
             _check_len(model, len(group.texts), scores)
             for t, s in zip(group.texts, scores):
-                if not isinstance(s, Abstention):
+                if isinstance(s, PairError):
+                    yield Unscored(group.image_key, t, s.reason)
+                elif not isinstance(s, Abstention):
                     rows.append((group.image_key, t, float(s)))
                 elif s.error is not None:
                     yield PairFailed(group.image_key, t, s.error)

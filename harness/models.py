@@ -127,6 +127,17 @@ class Abstention:
     error: str | None = None
 
 
+@dataclass(frozen=True)
+class PairError:
+    """In place of a pair's score (or a text's, for image-blind models): this pair has no score.
+
+    For a fault that touches only some pairs (a precomputed file that lacks a pair). Nothing is
+    stored for the pair; only the instances that need it fail, each listed with ``reason``.
+    """
+
+    reason: str
+
+
 class Model:
     """Base of every model type. Subclass one of the protocol classes below, not this one."""
 
@@ -229,9 +240,10 @@ class PairScoringModel(Model):
         """Turn a decoded RGB image into the model's input (may run in a decode thread)."""
         return image
 
-    def score_pairs(self, groups: list[PairGroup]) -> list[list[float | Abstention]]:
+    def score_pairs(self, groups: list[PairGroup]) -> list[list[float | Abstention | PairError]]:
         """For each group, one score per text, in order (an :class:`Abstention` where the model
-        declines a pair: only for models with ``can_abstain``)."""
+        declines a pair: only for models with ``can_abstain``; a :class:`PairError` where this
+        pair has no score)."""
         raise NotImplementedError
 
 
@@ -242,8 +254,8 @@ class TextOnlyModel(Model):
     image_blind = True
     needs_pixels = False
 
-    def score_texts(self, texts: list[str]) -> list[float]:
-        """One score per text, in order."""
+    def score_texts(self, texts: list[str]) -> list[float | PairError]:
+        """One score per text, in order (a :class:`PairError` where a text has no score)."""
         raise NotImplementedError
 
 

@@ -125,14 +125,25 @@ def load_plugins() -> Plugins:
             versions[ep.name] = version
         for child in getattr(module, SUBPLUGINS_ATTR, []):
             if allowed(child, ep.name) and not pm.is_blocked(child):
-                pm.register(importlib.import_module(child), name=child)
+                try:
+                    child_module = importlib.import_module(child)
+                except Exception as exc:  # e.g. a metric declaration with an impossible option
+                    raise PluginError(f"plugin {child} (of {ep.name}) failed to import: {exc}") from exc
+                pm.register(child_module, name=child)
                 versions[child] = version
     plugin_dir = os.environ.get(ENV_DIR)
     if plugin_dir:
         for path in sorted(Path(plugin_dir).glob("*.py")):
             name = LOCAL_PREFIX + path.stem
             if allowed(name) and not pm.has_plugin(name):
-                pm.register(import_file(name, path), name=name)
+                try:
+                    local = import_file(name, path)
+                except PluginError:
+                    raise
+                except Exception as exc:
+                    sys.modules.pop(name, None)
+                    raise PluginError(f"plugin {name} ({path}) failed to import: {exc}") from exc
+                pm.register(local, name=name)
                 versions[name] = None
     try:
         pm.check_pending()

@@ -82,6 +82,7 @@ def execute(
     max_cost: float | None = None,
     executor: str = "local",
     ray_address: str | None = None,
+    recompute_metrics: bool = False,
 ) -> RunReport:
     """Run the selected grid, recording a run with its provenance and a cell per pair.
 
@@ -89,6 +90,7 @@ def execute(
     could exceed it (prices come from each entry's ``run`` section). What they spent is recorded
     with the run's provenance when it ends. ``executor`` is ``local`` (worker processes here) or
     ``ray`` (Ray actors on the cluster at ``ray_address``; a local Ray instance when ``None``).
+    ``recompute_metrics`` rebuilds stored cells from their stored scores instead of reusing them.
     """
     provenance = run_provenance(argv)
     provenance.update(
@@ -117,6 +119,7 @@ def execute(
         slots=slots,
         max_cost=max_cost,
         executor=executor,
+        recompute_metrics=recompute_metrics,
     )
     report = RunReport(run_id)
     status = "interrupted"

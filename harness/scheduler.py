@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from harness.cells import collect_answers, collect_scores, question_task, status_and_error
+from harness.cells import collect_answers, collect_scores, inputs_hash, question_task, status_and_error
 from harness.devices import cpu_threads_per_worker
 from harness.engine import (
     Abstained,
@@ -32,9 +32,11 @@ from harness.engine import (
     Progress,
     QuestionTask,
     Scores,
+    Unscored,
 )
 from harness.errors import HarnessError, Unavailable
 from harness.fingerprint import fingerprint_content, identity_record, model_fingerprint
+from harness.metrics.cell import NO_METRICS, bootstrap_samples, metrics_version
 from harness.models import ChoiceModel, Identity, Model, Usage
 from harness.plugins import Plugins
 from harness.prepared import PreparedBenchmark, prepare
@@ -112,6 +114,7 @@ class Scheduler:
         slots: list[str] | None = None,
         max_cost: float | None = None,
         executor: str = "local",
+        recompute_metrics: bool = False,
     ) -> None:
         self.store = store
         self.plugins = plugins
@@ -127,6 +130,8 @@ class Scheduler:
         self._shards = 1
         self._cancel = threading.Event()
         self._prepared: dict[str, PreparedBenchmark] = {}
+        self.recompute_metrics = recompute_metrics
+        """Rebuild every cell from its stored scores instead of reusing a stored cell."""
         self.executor = executor
         """``local`` (spawned worker processes) or ``ray`` (Ray actors; see :mod:`harness.ray_worker`)."""
         self.max_cost = max_cost
@@ -187,7 +192,7 @@ class Scheduler:
         """Evaluate one model on the given benchmarks and record a cell for each."""
         cls = type(live_model) if live_model is not None else self.plugins.models.get(entry.type).cls
         prepared = [self.prepare(b) for b in benchmarks]
-        cells: list[tuple[CellRecord, list[Outcome]]] = []
+        cells: list[tuple[CellRecord, list[Outcome] | None]] = []
         runnable = []
         for p in prepared:
             if p.unavailable:
@@ -202,11 +207,13 @@ class Scheduler:
         if runnable:
             cells.extend(self._run_available(entry, cls, runnable, live_model))
         for cell, outcomes in cells:
-            self.store.save_cell(cell, outcomes)
+            if outcomes is not None:  # None: a stored cell reused as it is
+                self.store.save_cell(cell, outcomes)
         return [cell for cell, _ in cells]
 
     # -- internals ---------------------------------------------------------------------
     def _cell(self, entry: ModelEntry, p: PreparedBenchmark, status: str, **kw: Any) -> CellRecord:
+        kw.setdefault("metrics_version", NO_METRICS)
         return CellRecord(
             model_id=entry.id,
             benchmark_id=p.entry.id,
@@ -240,38 +247,44 @@ class Scheduler:
 
     def _run_available(
         self, entry: ModelEntry, cls: type[Model], prepared: list[PreparedBenchmark], live_model: Model | None
-    ) -> list[tuple[CellRecord, list[Outcome]]]:
+    ) -> list[tuple[CellRecord, list[Outcome] | None]]:
         needs = [self._needs(p, cls.image_blind) for p in prepared]
         if all(n.unavailable for n in needs):  # no images anywhere: no need to start the model
             return [(self._cell(entry, n.prepared, "unavailable", error=n.unavailable), []) for n in needs]
-        slot = self._free.get()
-        spare: list[tuple[int, str]] = []
-        worker = self._worker(entry, cls, live_model, slot[1])
-        try:
+        try:  # in this process: identifying a model never loads it (see Model.identify)
+            identity = (live_model if live_model is not None else cls(entry.params, entry.run)).identify()
+        except Unavailable as exc:
+            return [(self._cell(entry, p, "unavailable", error=str(exc)), []) for p in prepared]
+        except Exception as exc:  # a plugin's bug fails its cells, never the run
+            return [
+                (self._cell(entry, p, "failed", error=f"identify failed: {type(exc).__name__}: {exc}"), [])
+                for p in prepared
+            ]
+        content = fingerprint_content(entry.type, entry.params_dict(), identity, cls.scoring_version)
+        fingerprint = model_fingerprint(content)
+        model_row = self.store.register_model(fingerprint, entry.type, identity_record(content, identity))
+        reused = {id(n): self._reusable(entry, fingerprint, n) for n in needs}
+        todo = [n for n in needs if reused[id(n)] is None]
+        sink = _Sink()
+        worker_error, device = None, None
+        job = self._missing_work(entry, cls, todo, model_row) if todo else Job()
+        if job.n_pairs:  # a worker starts only for a model with missing work
+            slot = self._free.get()
+            spare: list[tuple[int, str]] = []
+            worker = self._worker(entry, cls, live_model, slot[1])
             try:
-                identity = worker.identify()
-            except Unavailable as exc:
-                return [(self._cell(entry, p, "unavailable", error=str(exc)), []) for p in prepared]
-            except WorkerFailed as exc:
-                return [(self._cell(entry, p, "failed", error=f"identify failed: {exc}"), []) for p in prepared]
-            content = fingerprint_content(entry.type, entry.params_dict(), identity, cls.scoring_version)
-            fingerprint = model_fingerprint(content)
-            model_row = self.store.register_model(fingerprint, entry.type, identity_record(content, identity))
-            sink = _Sink()
-            job = self._missing_work(entry, cls, needs, model_row)
-            worker_error, device = None, None
-            if job.n_pairs:
                 sharded = live_model is None and not cls.paid_requests  # API models pace themselves
                 spare = self._spare_slots(self._shards - 1) if sharded else []
                 worker_error, device = self._run_job(entry, cls, worker, slot, spare, job, model_row, sink)
-        finally:
-            worker.close()
-            for s in (slot, *spare):
-                self._free.put(s)
+            finally:
+                worker.close()
+                for s in (slot, *spare):
+                    self._free.put(s)
         abstained: dict[tuple[str, str], str] = {}
-        if issubclass(cls, ChoiceModel):
-            scores: Any = self.store.stored_answers(model_row)
-        else:
+        scores: Any = {}
+        if todo and issubclass(cls, ChoiceModel):
+            scores = self.store.stored_answers(model_row)
+        elif todo:
             scores = self.store.scores_for(model_row)
             if cls.can_abstain:
                 abstained = self.store.abstained_pairs(model_row)
@@ -286,9 +299,34 @@ class Scheduler:
         if cls.paid_requests:
             provenance["usage"] = sink.usage_record()  # this model's requests in this run, all its cells
             self.usage[entry.id] = sink.usage_record()
-        return [
-            self._finish(entry, cls, fingerprint, n, scores, abstained, sink, worker_error, provenance) for n in needs
-        ]
+        out: list[tuple[CellRecord, list[Outcome] | None]] = []
+        for n in needs:
+            stored = reused[id(n)]
+            if stored is not None:
+                stored.reused = True
+                out.append((stored, None))
+            else:
+                out.append(self._finish(entry, cls, fingerprint, n, scores, abstained, sink, worker_error, provenance))
+        return out
+
+    def _reusable(self, entry: ModelEntry, fingerprint: str, needs: _Needs) -> CellRecord | None:
+        """The stored cell of this model and benchmark when nothing it depends on changed.
+
+        Same model fingerprint, instance manifest, data version, image keys (so every score it
+        read is still stored: scores are never deleted) and metrics version; a cell that failed,
+        or is partial for another reason than ``--limit``, is computed again.
+        """
+        p = needs.prepared
+        if self.recompute_metrics or needs.unavailable or p.benchmark is None:
+            return None
+        stored = self.store.stored_cell(entry.id, fingerprint, p.entry.id, p.manifest_hash)
+        if stored is None or stored.status not in ("ok", "partial") or stored.error or stored.n_failed:
+            return None
+        if stored.instance_limit != p.limit or stored.data_version != p.data_version:
+            return None
+        if stored.metrics_version != metrics_version(p.benchmark, bootstrap_samples()):
+            return None
+        return stored if stored.inputs_hash == inputs_hash(p.instances, needs.keys) else None
 
     def _run_job(
         self,
@@ -485,6 +523,9 @@ class Scheduler:
                 elif isinstance(event, PairFailed):
                     sink.request_failures[(event.key, event.text)] = event.message
                     bar.update(1)
+                elif isinstance(event, Unscored):
+                    problems[(event.key, event.text)] = event.reason
+                    bar.update(1)
                 elif isinstance(event, Usage):
                     sink.usage = sink.usage.plus(event)
                 elif isinstance(event, Loaded):
@@ -545,6 +586,9 @@ class Scheduler:
             complete=status == "ok",
             error=error,
             metrics=collected.metrics,
+            replicates=collected.cell.replicates,
+            metrics_version=metrics_version(p.benchmark, collected.cell.samples or bootstrap_samples()),
+            inputs_hash=inputs_hash(p.instances, needs.keys),
             provenance={
                 **provenance,
                 "benchmark_params": p.entry.params_dict(),

@@ -7,12 +7,12 @@ failed shows its reason; partial cells (``--limit``, interrupted) are never show
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness import intervals
 from harness.benchmarks import Benchmark
+from harness.metrics import bootstrap as intervals
 from harness.registry import Registry
 from harness.store import CellRecord
 from harness.types import MetricSpec, ReferenceRow
@@ -33,11 +33,15 @@ class Value:
     tie_rule: str = ""
     averaging: str = ""
     rank: int | None = None
+    expected_ties_half: float | None = None
+    """The stored ``<metric>_ties_half``: the expected value when ties are broken at random."""
 
     @property
     def ties_half(self) -> float:
-        """The value with ties counted half instead of wrong (exact for pooled accuracies;
-        for macro means it spreads the ties evenly over categories)."""
+        """The value with ties broken at random: the stored ``<metric>_ties_half`` where the cell
+        has one, else ties counted half (exact for pooled two-way accuracies only)."""
+        if self.expected_ties_half is not None:
+            return self.expected_ties_half
         if self.tie_rule != "wrong" or not self.n:
             return self.value
         return self.value + 0.5 * self.ties / self.n
@@ -212,42 +216,42 @@ def _cell_view(cell: CellRecord, col: BenchmarkColumn) -> CellView:
         return CellView(cell.status, reason, cell=cell)
     values = {}
     coverage = None
-    for m in cell.metrics:
-        if m["category"] != "all":
-            continue
+    overall = {m["metric"]: m for m in cell.metrics if m["category"] == "all"}
+    for m in overall.values():
         if m["metric"] == "coverage":
             coverage = float(m["value"])
         ci = tuple(m["ci95"]) if m.get("ci95") else None
+        half = overall.get(m["metric"] + "_ties_half")
         values[m["metric"]] = Value(
-            float(m["value"]), ci, int(m.get("n") or 0), int(m.get("ties") or 0), m["tie_rule"], m["averaging"]
+            float(m["value"]),
+            ci,
+            int(m.get("n") or 0),
+            int(m.get("ties") or 0),
+            m["tie_rule"],
+            m["averaging"],
+            expected_ties_half=float(half["value"]) if half else None,
         )
     return CellView("ok", "", values, coverage, cell)
 
 
 def _rank(col: BenchmarkColumn, rows: list[Row]) -> None:
     """Per index metric: 1 + the number of models significantly better on the same resamples
-    (paired bootstrap; only cells over the same instances are compared)."""
+    (paired bootstrap; only cells over the same instances with the same resamples are compared)."""
     for mc in col.metrics:
-        groups: dict[str, dict[str, list[float]]] = {}
+        groups: dict[tuple[str, int], dict[str, Any]] = {}
         for row in rows:
             cv = row.cells.get(col.id)
             if cv is None or not cv.published or cv.cell is None or row.kind == "baseline":
                 continue
-            reps = next(
-                (m.get("replicates") for m in cv.cell.metrics if m["metric"] == mc.metric and m["category"] == "all"),
-                None,
-            )
-            if reps:
-                groups.setdefault(cv.cell.manifest_hash, {})[row.id] = reps
+            reps = (cv.cell.replicates or {}).get((mc.metric, "all"))
+            if reps is not None and len(reps) and cv.cell.metrics_version:
+                groups.setdefault((cv.cell.manifest_hash, len(reps)), {})[row.id] = reps
         by_id = {r.id: r for r in rows}
         for group in groups.values():
             for model_id, rank in intervals.ranks(group, mc.higher_is_better).items():
                 cv = by_id[model_id].cells[col.id]
                 if mc.metric in cv.values:
-                    old = cv.values[mc.metric]
-                    cv.values[mc.metric] = Value(
-                        old.value, old.ci95, old.n, old.ties, old.tie_rule, old.averaging, rank
-                    )
+                    cv.values[mc.metric] = replace(cv.values[mc.metric], rank=rank)
 
 
 def _hackable(col: BenchmarkColumn, rows: list[Row]) -> bool:

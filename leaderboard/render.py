@@ -41,7 +41,7 @@ def render(
     provenance = run_provenance([]) | {"registry_digest": registry.digest()}
     store = app.store(store_url)
     try:
-        cells = store.latest_cells(include_incomplete=True)
+        cells = store.latest_cells(include_incomplete=True, with_replicates=True)
         runs = {c.run_id: store.run_provenance(c.run_id) for c in cells if c.run_id is not None}
         board = build_board(cells, registry, app.plugins)
         try:

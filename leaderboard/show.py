@@ -108,7 +108,9 @@ def _print_board(app: App, store_url: str | None, registries: tuple[str, ...]) -
 
     store = app.store(store_url)
     try:
-        board = build_board(store.latest_cells(), app.registry(registries, required=False), app.plugins)
+        board = build_board(
+            store.latest_cells(with_replicates=True), app.registry(registries, required=False), app.plugins
+        )
     finally:
         store.close()
     headers = ["model"]

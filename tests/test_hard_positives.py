@@ -13,10 +13,11 @@ import pytest
 
 from harness.benchmarks import InstanceScores
 from harness.errors import DataUnavailable, ScoreError
+from harness.metrics.outcomes import outcomes_from_matrices
 from harness.params import build
 from harness.testing import write_standin_images
 from harness.types import ImageSource, Instance
-from plugins.benchmarks.hard_positives import HardPositives, triple_outcomes, write_example
+from plugins.benchmarks.hard_positives import HardPositives, write_example
 
 SWAP_FIXTURE = Path(__file__).parent / "fixtures" / "hard_positives_swap_sample"
 README_COUNTS = {"replace_att": 10575, "replace_rel": 16868}
@@ -56,8 +57,17 @@ def test_every_weak_ordering_of_three_scores():
     # 27 assignments cover all 13 weak orderings of 3 items (6 strict, 6 with one tie, 1 all tied)
     weak = {tuple(sum(b < a for b in scores) for a in scores) for scores in ASSIGNMENTS}
     assert len(weak) == 13
-    c, p, n = (np.array(x) for x in zip(*ASSIGNMENTS))
-    got = triple_outcomes(c, p, n)
+    outcomes = outcomes_from_matrices(
+        [r.instance for r in instances_for("swap", ASSIGNMENTS)], [np.array([a]) for a in ASSIGNMENTS]
+    )
+    columns = {c.metric: c for f in bench(Path("."), version="custom").metric_families() for c in f.columns(outcomes)}
+    got = {
+        "orig": columns["orig_accuracy"].credit,
+        "aug": columns["aug_accuracy"].credit,
+        "brittle": columns["brittleness"].credit,
+        "tie": columns["aug_accuracy"].ties,
+        "orig_tie": columns["orig_accuracy"].ties,
+    }
     for k, (ck, pk, nk) in enumerate(ASSIGNMENTS):
         expected = oracle(ck, pk, nk)
         assert {key: bool(got[key][k]) for key in expected} == expected, (ck, pk, nk)
@@ -104,7 +114,8 @@ def test_compute_pools_categories_then_takes_the_paper_means():
         assert got[(metric, "replace")].value == pytest.approx(replace)  # unweighted, not pooled
         assert got[(metric, "all")].value == pytest.approx(np.mean([replace, got[(metric, "swap")].value]))
     assert "macro" in got[("aug_accuracy", "replace")].averaging
-    assert b.metric_specs()[2].higher_is_better is False and b.headline == "aug_accuracy"
+    assert {s.id: s for s in b.metric_specs()}["brittleness"].higher_is_better is False
+    assert b.headline == "aug_accuracy"
 
 
 def test_all_tied_scores_count_ties_and_nan_is_rejected():

@@ -8,8 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness import intervals
 from harness.benchmarks import InstanceScores
+from harness.metrics import bootstrap as intervals
+from harness.metrics.cell import cell_metrics
+from harness.metrics.outcomes import outcomes_from_matrices
 from harness.params import build
 from harness.types import ImageSource, Instance
 from plugins.benchmarks.sugarcrepe import SugarCrepe
@@ -25,10 +27,12 @@ def _results(correct: list[bool], subset: str = "add_att") -> list[InstanceScore
     return out
 
 
+def _outcomes(results):
+    return outcomes_from_matrices([r.instance for r in results], [r.scores for r in results])
+
+
 def _replicates(results, samples=400):
-    ids = [r.instance.id for r in results]
-    cats = [r.instance.category for r in results]
-    return intervals.bootstrap(results, ids, cats, BENCH.compute, samples)
+    return cell_metrics(BENCH, _outcomes(results), samples=samples).replicates
 
 
 def test_interval_is_seeded_and_close_to_the_binomial_width():
@@ -41,6 +45,31 @@ def test_interval_is_seeded_and_close_to_the_binomial_width():
     p = np.mean([r.scores[0, 0] > r.scores[0, 1] for r in results])
     assert low < p < high
     assert (high - low) / 2 == pytest.approx(1.96 * np.sqrt(p * (1 - p) / 400), rel=0.2)
+
+
+def test_resamples_do_not_depend_on_the_block_size():
+    ids = [f"c{k % 3}/{k}" for k in range(301)]
+    category = np.array([k % 3 for k in range(301)])
+    resampler = intervals.Resampler(ids, category, 3, 50)
+    whole = [np.concatenate(parts) for parts in zip(*resampler.blocks(["c0", "c1", "c2"], block_cells=10**9))]
+    small = [np.concatenate(parts) for parts in zip(*resampler.blocks(["c0", "c1", "c2"], block_cells=700))]
+    assert len(list(resampler.blocks(["c0", "c1", "c2"], block_cells=700))) > 10
+    for a, b in zip(whole, small):
+        np.testing.assert_array_equal(a, b)
+        assert a.shape[0] == 50 and (a.sum(axis=1) == a.shape[1]).all()  # each resample keeps the category size
+
+
+def test_every_value_has_replicates_and_a_finite_interval():
+    rng = np.random.default_rng(4)
+    results = []
+    for subset in ("add_att", "swap_obj", "replace_rel"):
+        results += _results(list(rng.random(60) < 0.7), subset)
+    cell = cell_metrics(BENCH, _outcomes(results), samples=200)
+    for m in cell.metrics:
+        reps = cell.replicates[(m["metric"], m["category"])]
+        assert reps.shape == (200,)
+        assert m["ci95"][0] <= m["value"] <= m["ci95"][1]
+    assert ("i2t_accuracy", "swap_obj") in cell.replicates and ("i2t_accuracy_type", "SWAP") in cell.replicates
 
 
 def test_paired_ranks_use_the_same_resamples():

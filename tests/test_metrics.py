@@ -7,41 +7,82 @@ import pytest
 
 from harness.benchmarks import InstanceScores
 from harness.errors import ScoreError
-from harness.metrics import Decision, accuracy_values, macro_value, micro_value, pick
+from harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
+from harness.metrics.engine import evaluate
+from harness.metrics.outcomes import outcomes_from_matrices
 from harness.params import build
 from harness.types import ImageSource, Instance
 from plugins.benchmarks.sugarcrepe import SugarCrepe
 
 
-def test_pick_is_strict_and_counts_ties():
-    assert pick(0.6, [0.5]) == Decision(won=True, tied=False)
-    assert pick(0.5, [0.5]) == Decision(won=False, tied=True)
-    assert pick(0.4, [0.5]) == Decision(won=False, tied=False)
-    assert pick(0.5, [0.1, 0.5]) == Decision(won=False, tied=True)
+def pairwise(rows, rule: str = "wrong", categories=None, aggregate=("per-category", "micro")):
+    """Columns and values of a pairwise accuracy over rows of text scores (gold: text 0)."""
+    family = PairwiseAccuracy("acc", "test", aggregate, tie_rule=rule)
+    cats = categories or ["a"] * len(rows)
+    instances = [
+        Instance(f"{c}/{k}", c, (ImageSource(Path("x.jpg")),), tuple(f"t{j}" for j in range(len(r))), {"positive": 0})
+        for k, (c, r) in enumerate(zip(cats, rows))
+    ]
+    outcomes = outcomes_from_matrices(instances, [np.array([r], dtype=float) for r in rows])
+    column = family.columns(outcomes)[0]
+    values = {(v.metric, v.category): v for v in evaluate(outcomes, [column]).values}
+    return column, values
+
+
+def test_pairwise_is_strict_and_counts_ties():
+    column, _ = pairwise([[0.6, 0.5], [0.5, 0.5], [0.4, 0.5], [0.5, 0.1, 0.5]])
+    assert column.credit.tolist() == [1.0, 0.0, 0.0, 0.0]
+    assert column.ties.tolist() == [False, True, False, True]
 
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf")])
-def test_pick_rejects_non_finite(bad):
+def test_pairwise_rejects_non_finite(bad):
     with pytest.raises(ScoreError):
-        pick(bad, [0.5])
+        pairwise([[bad, 0.5]])
     with pytest.raises(ScoreError):
-        pick(0.5, [bad])
+        pairwise([[0.5, bad]])
 
 
 def test_tie_rules():
-    ds = {"a": [Decision(True, False), Decision(False, True), Decision(False, False), Decision(False, True)]}
-    assert accuracy_values("acc", ds, "wrong")[0].value == 0.25
-    assert accuracy_values("acc", ds, "right")[0].value == 0.75
-    assert accuracy_values("acc", ds, "half")[0].value == 0.5
-    assert accuracy_values("acc", ds, "wrong")[0].ties == 2
+    rows = [[0.9, 0.1], [0.5, 0.5], [0.1, 0.9], [0.5, 0.5]]
+    assert pairwise(rows, "wrong")[1][("acc", "a")].value == 0.25
+    assert pairwise(rows, "right")[1][("acc", "a")].value == 0.75
+    assert pairwise(rows, "first-index")[1][("acc", "a")].value == 0.75  # the gold is listed first
+    assert pairwise(rows, "wrong")[1][("acc_ties_half", "a")].value == 0.5
+    assert pairwise(rows, "wrong")[1][("acc", "a")].ties == 2
+    with pytest.raises(ValueError, match="tie rule 'half' is not supported"):
+        PairwiseAccuracy("acc", "test", tie_rule="half")
+
+
+def test_first_index_gives_the_tie_to_whichever_candidate_is_listed_first():
+    family = PairwiseAccuracy("acc", "test", tie_rule="first-index")
+    instances = [
+        Instance(f"a/{k}", "a", (ImageSource(Path("x.jpg")),), ("t0", "t1", "t2"), {"positive": gold})
+        for k, gold in enumerate((0, 1, 2))
+    ]
+    outcomes = outcomes_from_matrices(instances, [np.array([[0.5, 0.5, 0.1]])] * 3)
+    # gold 0 ties text 1 and is listed first; gold 1 ties text 0, listed before it; gold 2 loses
+    assert family.columns(outcomes)[0].credit.tolist() == [1.0, 0.0, 0.0]
+
+
+def test_ties_half_is_one_over_the_tied_candidates():
+    column, _ = pairwise([[0.5, 0.5, 0.5], [0.5, 0.5, 0.1], [0.5, 0.6, 0.5], [0.7, 0.5, 0.5]])
+    assert column.ties_half.tolist() == pytest.approx([1 / 3, 1 / 2, 0.0, 1.0])
 
 
 def test_macro_weights_categories_equally_micro_weights_instances():
-    ds = {"big": [Decision(True, False)] * 9 + [Decision(False, False)], "small": [Decision(False, False)]}
-    per = accuracy_values("acc", ds, "wrong")
-    assert macro_value("m", per).value == pytest.approx(0.45)
-    assert micro_value("u", ds, "wrong").value == pytest.approx(9 / 11)
-    assert macro_value("m", per).n == 11
+    rows = [[1.0, 0.0]] * 9 + [[0.0, 1.0]] + [[0.0, 1.0]]
+    cats = ["big"] * 10 + ["small"]
+    aggregate = (PerCategory(), Macro("m"), Micro("u"))
+    _, values = pairwise(rows, categories=cats, aggregate=aggregate)
+    assert values[("m", "all")].value == pytest.approx(0.45)
+    assert values[("u", "all")].value == pytest.approx(9 / 11)
+    assert values[("m", "all")].n == 11
+
+
+def test_unknown_aggregations_are_refused_when_declared():
+    with pytest.raises(ValueError, match="unknown aggregation 'macor'"):
+        PairwiseAccuracy("acc", "test", ("per-category", "macor"))
 
 
 def _inst(cat: str, key: str) -> Instance:
@@ -64,7 +105,9 @@ def test_sugarcrepe_metrics_by_hand():
     assert values[("i2t_accuracy_macro", "all")].value == pytest.approx((1 / 3 + 1) / 2)
     assert values[("i2t_accuracy_micro", "all")].value == pytest.approx(2 / 4)
     assert values[("i2t_accuracy_micro", "all")].ties == 1
-    assert {v.tie_rule for v in values.values()} == {"wrong"}
+    assert {v.tie_rule for v in values.values() if not v.metric.endswith("_ties_half")} == {"wrong"}
+    assert values[("i2t_accuracy_ties_half", "swap_obj")].value == pytest.approx(1.5 / 3)
+    assert values[("i2t_accuracy_ties_half", "swap_obj")].tie_rule == "random"
     with pytest.raises(ScoreError):
         bench.compute([InstanceScores(_inst("add_att", "9"), np.array([[np.nan, 0.1]]))])
 
@@ -119,10 +162,16 @@ def test_sugarcrepe_types_reproduce_table5_from_table6(table6_source, table5_sou
 def test_sugarcrepe_table5_human_row_is_the_macro_of_table6():
     """Table 5's Human row is the unweighted mean of Table 6's human subset numbers (our
     ``i2t_accuracy_type_macro``), not the pooled mean."""
-    from harness.types import MetricValue
     from plugins.benchmarks.sugarcrepe import TYPES
 
     table6 = _reference("Human", "i2t_accuracy")
+    results = []
+    for subset, value in table6.items():
+        right = round(value * 100)
+        assert right == pytest.approx(value * 100)
+        for k in range(100):
+            results.append(InstanceScores(_inst(subset, str(k)), np.array([[1.0, 0.0] if k < right else [0.0, 1.0]])))
+    values = {(v.metric, v.category): v for v in SugarCrepe(build(SugarCrepe.Params, {}), Path(".")).compute(results)}
     for kind, value in _reference("Human", "i2t_accuracy_type_macro").items():
-        per = [MetricValue("i2t_accuracy", s, table6[s], 1, 0, "wrong", "") for s in TYPES[kind]]
-        assert macro_value("i2t_accuracy_type_macro", per, kind).value == pytest.approx(value, abs=5e-5)
+        assert set(TYPES[kind]) <= set(table6)
+        assert values[("i2t_accuracy_type_macro", kind)].value == pytest.approx(value, abs=5e-5)

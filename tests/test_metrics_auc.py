@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from harness.errors import ScoreError
-from harness.metrics_auc import binary_predictions, roc_auc, roc_auc_binary
+from harness.metrics.auc import binary_predictions, roc_auc, roc_auc_binary
 
 
 def brute_force_auc(scores, labels) -> tuple[float, int]:
@@ -79,3 +80,32 @@ def test_undefined_and_malformed_inputs():
         roc_auc([0.1, 0.2, 0.3], [1, 0])
     with pytest.raises(ValueError, match="0 or 1"):
         roc_auc_binary([0.5, 1.0], [0, 1])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_seetrue_family_gives_the_same_auc_per_source_and_their_mean(seed):
+    """The AUC the cell path computes (weighted, per source) equals :func:`roc_auc`."""
+    from harness.metrics.auc import RocAuc
+    from harness.metrics.engine import evaluate
+    from harness.metrics.outcomes import outcomes_from_matrices
+    from harness.types import ImageSource, Instance
+
+    rng = np.random.default_rng(seed)
+    instances, matrices, by_source = [], [], {}
+    for k in range(90):
+        source = ("a", "b", "c")[k % 3]
+        label = int(k % 3 == 0 or rng.random() < 0.5) if k > 5 else k % 2
+        score = float(np.round(rng.normal() + label, 1))
+        instances.append(Instance(f"{source}/{k}", source, (ImageSource(Path("x.png")),), ("t",), {"label": label}))
+        matrices.append([[score]])
+        by_source.setdefault(source, ([], []))
+        by_source[source][0].append(score)
+        by_source[source][1].append(label)
+    family = RocAuc("auc", "test")
+    outcomes = outcomes_from_matrices(instances, matrices)
+    got = {(v.metric, v.category): v for v in evaluate(outcomes, family.columns(outcomes)).values}
+    expected = {s: roc_auc(*by_source[s]) for s in by_source if len(set(by_source[s][1])) == 2}
+    for source, r in expected.items():
+        v = got[("auc", source)]
+        assert v.value == r.value and v.n == r.n and v.ties == r.tied_pairs
+    assert got[("auc_macro", "all")].value == pytest.approx(np.mean([r.value for r in expected.values()]))

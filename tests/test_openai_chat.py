@@ -503,48 +503,37 @@ def test_max_cost_without_prices_sends_nothing(vlc_cli, tmp_path, sample_root, s
 
 
 # -- metrics of a model that may abstain --------------------------------------------------------------
-def test_abstention_aware_metrics_only_claim_what_they_can_derive():
+def test_abstention_aware_metrics_count_abstentions_wrong_and_report_answered_and_coverage():
     import numpy as np
 
-    from harness.benchmarks import InstanceScores
-    from harness.coverage import AbstainedInstance, AbstentionAwareCompute
-    from harness.types import ImageSource, Instance, MetricValue
+    from harness.benchmarks import Benchmark
+    from harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
+    from harness.metrics.cell import compute_values
+    from harness.metrics.outcomes import outcomes_from_matrices
+    from harness.types import ImageSource, Instance
 
-    def compute(results):
-        by_cat = {}
-        for r in results:
-            by_cat.setdefault(r.instance.category, []).append(float(r.scores[0, 0] > r.scores[0, 1]))
-        per = [MetricValue("acc", c, float(np.mean(v)), len(v), 0, "wrong", "mean") for c, v in sorted(by_cat.items())]
-        pooled = [x for v in by_cat.values() for x in v]
-        return [
-            *per,
-            MetricValue(
-                "acc_macro", "all", float(np.mean([m.value for m in per])), len(pooled), 0, "wrong", "macro: x"
-            ),
-            MetricValue("acc_micro", "all", float(np.mean(pooled)), len(pooled), 0, "wrong", "micro: x"),
-            MetricValue("best", "all", float(max(pooled)), len(pooled), 0, "wrong", "max: not a mean"),
-        ]
+    class Toy(Benchmark):
+        type_name = "toy"
+        headline = "acc_macro"
+        metrics = (PairwiseAccuracy("acc", "test", (PerCategory(), Macro("acc_macro"), Micro("acc_micro"))),)
 
     def inst(cat, k):
         return Instance(f"{cat}/{k}", cat, (ImageSource("x.jpg"),), ("a", "b"), {"positive": 0})
 
-    right, wrong = np.array([[0.9, 0.1]]), np.array([[0.1, 0.9]])
-    results = [
-        InstanceScores(inst("a", 0), right),
-        InstanceScores(inst("a", 1), wrong),
-        AbstainedInstance(inst("a", 2)),
-        AbstainedInstance(inst("a", 3)),
-        InstanceScores(inst("b", 0), right),
-        AbstainedInstance(inst("c", 0)),  # a category with no answer at all
-    ]
-    values = {(v.metric, v.category): v for v in AbstentionAwareCompute(compute)(results)}
+    right, wrong, declined = [[0.9, 0.1]], [[0.1, 0.9]], [[np.nan, 0.1]]
+    rows = [("a", 0, right), ("a", 1, wrong), ("a", 2, declined), ("a", 3, declined), ("b", 0, right)]
+    rows.append(("c", 0, declined))  # a category with no answer at all
+    instances = [inst(c, k) for c, k, _ in rows]
+    answered = [m is not declined for _, _, m in rows]
+    outcomes = outcomes_from_matrices(instances, [np.array(m) for _, _, m in rows], answered)
+    values = {(v.metric, v.category): v for v in compute_values(Toy(None, "."), outcomes, coverage=True)}
     assert values[("acc", "a")].value == 0.25 and values[("acc", "a")].n == 4
     assert values[("acc_answered", "a")].value == 0.5
     assert values[("acc_micro", "all")].value == pytest.approx(2 / 6)
     assert values[("acc_macro", "all")].value == pytest.approx((0.25 + 1 + 0) / 3)
     assert values[("acc_macro_answered", "all")].value == pytest.approx((0.5 + 1) / 2)
-    assert ("best", "all") not in values and values[("best_answered", "all")].value == 1.0
+    assert ("acc_answered", "c") not in values
     assert values[("coverage", "all")].value == pytest.approx(3 / 6) and values[("coverage", "c")].value == 0
     assert "abstention counts as wrong" in values[("acc_micro", "all")].averaging
-    complete = AbstentionAwareCompute(compute)([r for r in results if isinstance(r, InstanceScores)])
+    complete = compute_values(Toy(None, "."), outcomes_from_matrices(instances[:2], [np.array(right)] * 2), True)
     assert {(v.metric, v.category): v.value for v in complete}[("coverage", "all")] == 1.0

@@ -13,6 +13,7 @@ import pytest
 
 from harness.benchmarks import InstanceScores
 from harness.errors import DataUnavailable, ScoreError
+from harness.metrics.cell import declared_ids
 from harness.params import ParamError, build
 from plugins.benchmarks.shapes import Shapes, ShapesParams, generate, write_example
 from plugins.benchmarks.shapes_scenes import (
@@ -277,7 +278,7 @@ def test_parts_select_a_2x2_fixture(tmp_path):
     assert bench.data_version.endswith("-2x2")
     instances = bench.load_instances()
     assert instances and all(len(i.images) == 2 and len(i.texts) == 2 for i in instances)
-    assert {s.id for s in bench.metric_specs()} == {"i2t_score", "t2i_score", "group_score"}
+    assert declared_ids(s.id for s in bench.metric_specs()) == {"i2t_score", "t2i_score", "group_score"}
     hp = Shapes(build(ShapesParams, params | {"parts": "hard-positives"}), root)
     assert hp.headline_metric() == "aug_accuracy" and all(len(i.texts) == 3 for i in hp.load_instances())
     assert hp.folder() == bench.folder()

@@ -174,7 +174,8 @@ def test_board_ranks_and_hackable_mark_are_computed(site_store):
     plugins = get_plugins()
     store = open_store(site_store["url"])
     try:
-        board = build_board(store.latest_cells(), load_registry([site_store["registry"]], plugins), plugins)
+        cells = store.latest_cells(with_replicates=True)
+        board = build_board(cells, load_registry([site_store["registry"]], plugins), plugins)
     finally:
         store.close()
     rows = {r.id: r for r in board.rows}

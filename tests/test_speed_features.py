@@ -176,9 +176,19 @@ def test_several_models_over_several_workers_match_one_worker(vlc_cli, tmp_path,
     assert results["1"][0] == results["3"][0]
     store1, store3 = results["1"][1], results["3"][1]
     assert {r["fingerprint"] for r in store1.stats()["models"]} == {r["fingerprint"] for r in store3.stats()["models"]}
-    s1 = {k: v for m in (1, 2) for k, v in store1.scores_for(m).items()}
-    s3 = {k: v for m in (1, 2) for k, v in store3.scores_for(m).items()}
-    assert s1.keys() == s3.keys() and max(abs(s1[k] - s3[k]) for k in s1) <= 1e-6
+    rows1, rows3 = _model_rows(store1), _model_rows(store3)  # the models register in either order
+    for fingerprint, m1 in rows1.items():
+        s1, s3 = store1.scores_for(m1), store3.scores_for(rows3[fingerprint])
+        assert s1.keys() == s3.keys() and max(abs(s1[k] - s3[k]) for k in s1) <= 1e-6
+
+
+def _model_rows(store) -> dict[str, int]:
+    from sqlalchemy import select
+
+    from harness.store import schema
+
+    with store.engine.connect() as conn:
+        return {fp: row for row, fp in conn.execute(select(schema.models.c.id, schema.models.c.fingerprint))}
 
 
 def test_one_model_is_sharded_over_workers(vlc_cli, tmp_path, sample_root, faulty, monkeypatch):

@@ -131,7 +131,7 @@ def test_newer_schema_is_refused(tmp_path):
 
 
 def test_older_store_is_migrated(tmp_path, monkeypatch):
-    """A version-1 store opened by a harness at version 2 runs the 1 -> 2 step once."""
+    """A store at the current version opened by a harness one version ahead runs that step once."""
     store = open_store(url(tmp_path / "s.sqlite"))
     m = store.register_model("e" * 64, "random", {})
     store.add_scores(m, [("k", "t", 0.5)])
@@ -142,11 +142,12 @@ def test_older_store_is_migrated(tmp_path, monkeypatch):
         calls.append(1)
         conn.execute(text("ALTER TABLE models ADD COLUMN note TEXT"))
 
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(migrations_module.MIGRATIONS, 1, add_note_column)
+    current = schema.SCHEMA_VERSION
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", current + 1)
+    monkeypatch.setitem(migrations_module.MIGRATIONS, current, add_note_column)
     store = open_store(url(tmp_path / "s.sqlite"))
     assert calls == [1]
-    assert store.info()["schema_version"] == "2"
+    assert store.info()["schema_version"] == str(current + 1)
     assert store.scores_for(m) == {("k", "t"): 0.5}
     with store.engine.connect() as conn:
         assert "note" in [r[1] for r in conn.execute(text("PRAGMA table_info(models)"))]
@@ -157,8 +158,9 @@ def test_older_store_is_migrated(tmp_path, monkeypatch):
 
 def test_missing_migration_step_is_an_error(tmp_path, monkeypatch):
     open_store(url(tmp_path / "s.sqlite")).close()
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", 3)
-    with pytest.raises(StoreError, match="no migration from store schema version 1"):
+    current = schema.SCHEMA_VERSION
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", current + 2)
+    with pytest.raises(StoreError, match=f"no migration from store schema version {current}"):
         open_store(url(tmp_path / "s.sqlite"))
 
 

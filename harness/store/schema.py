@@ -1,4 +1,4 @@
-"""Tables of the score store (SQLAlchemy Core), schema version 1.
+"""Tables of the score store (SQLAlchemy Core), schema version 2.
 
 * ``models``: one row per model fingerprint (type, normalised params, weights identity, dtype,
   protocol, scoring_version hashed together), with the identity spelled out as JSON.
@@ -9,7 +9,9 @@
   (an API reply with neither Yes nor No) is stored here too, as a ``yes_no`` question (one
   image, one text) with no answer: it is a reply, never a score.
 * ``runs``: provenance of each ``vlc-harness run``.
-* ``cells``: one record per (model, benchmark) evaluation, with its status and metrics.
+* ``cells``: one record per (model, benchmark) evaluation, with its status and metrics, the
+  metrics version they were computed under (``NULL``: by v0.1, to be rebuilt), a digest of the
+  (image, text) pairs they read, and every value's bootstrap replicates (one compressed blob).
 * ``outcomes``: what each instance's metrics were computed from: its score matrix, or for a
   multiple-choice cell its answers (question order, choice, correct candidate).
 """
@@ -23,6 +25,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     PrimaryKeyConstraint,
     String,
@@ -31,7 +34,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APP_NAME = "vlc-harness"
 
 metadata = MetaData()
@@ -106,6 +109,9 @@ cells = Table(
     Column("metrics", Text, nullable=False),
     Column("provenance", Text, nullable=False),
     Column("created_at", String(32), nullable=False),
+    Column("metrics_version", String(100), nullable=True),
+    Column("inputs_hash", String(64), nullable=True),
+    Column("replicates", LargeBinary, nullable=True),
     UniqueConstraint("model_id", "fingerprint", "benchmark_id", "manifest_hash", name="uq_cells_key"),
     sqlite_autoincrement=True,  # a replaced cell gets a new id, never a reused one
 )

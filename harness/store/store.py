@@ -18,7 +18,7 @@ from sqlalchemy.pool import StaticPool
 
 from harness.choices import question_key
 from harness.errors import ScoreError, StoreError
-from harness.store import migrations, schema
+from harness.store import migrations, replicates, schema
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 ABSTAINED_KIND = "yes_no"
@@ -57,6 +57,15 @@ class CellRecord:
     run_id: int | None = None
     created_at: str = ""
     id: int | None = None
+    metrics_version: str | None = None
+    """What the metrics were computed under (:func:`harness.metrics.cell.metrics_version`);
+    ``None`` for a v0.1 cell, which is rebuilt from its stored scores."""
+    inputs_hash: str | None = None
+    """sha256 of the sorted (image key, text) pairs (or question keys) the cell read."""
+    replicates: dict[tuple[str, str], Any] | None = None
+    """Every value's bootstrap replicates, by (metric, category); loaded only on request."""
+    reused: bool = False
+    """Set on a stored cell that a run reused as it was (not stored: a property of the run)."""
 
 
 @dataclass(frozen=True)
@@ -417,6 +426,9 @@ class Store:
                     metrics=json.dumps(record.metrics),
                     provenance=json.dumps(record.provenance, sort_keys=True, default=str),
                     created_at=record.created_at,
+                    metrics_version=record.metrics_version,
+                    inputs_hash=record.inputs_hash,
+                    replicates=replicates.encode(record.replicates or {}),
                 )
             )
             cell_id = int(result.inserted_primary_key[0])
@@ -436,17 +448,68 @@ class Store:
         record.id = cell_id
         return cell_id
 
-    def latest_cells(self, include_incomplete: bool = True) -> list[CellRecord]:
-        """The most recent cell record of each (model id, benchmark id)."""
+    def latest_cells(self, include_incomplete: bool = True, with_replicates: bool = False) -> list[CellRecord]:
+        """The most recent cell record of each (model id, benchmark id); ``with_replicates``
+        loads every value's bootstrap replicates too."""
         c = schema.cells.c
+        columns = [col for col in schema.cells.c if col.name != "replicates"]
         with self.engine.connect() as conn:
-            rows = list(conn.execute(select(schema.cells).order_by(c.id)).mappings())
+            rows = list(conn.execute(select(*columns).order_by(c.id)).mappings())
         latest: dict[tuple[str, str], CellRecord] = {}
         for row in rows:
             record = _record(row)
             latest[(record.model_id, record.benchmark_id)] = record
         cells = sorted(latest.values(), key=lambda r: (r.benchmark_id, r.model_id))
-        return [r for r in cells if include_incomplete or r.complete]
+        cells = [r for r in cells if include_incomplete or r.complete]
+        if with_replicates:
+            for record in cells:
+                assert record.id is not None
+                record.replicates = self.replicates(record.id)
+        return cells
+
+    def replicates(self, cell_id: int) -> dict[tuple[str, str], Any]:
+        """A cell's bootstrap replicates by (metric, category) (empty for a v0.1 cell)."""
+        c = schema.cells.c
+        with self.engine.connect() as conn:
+            blob = conn.execute(select(c.replicates).where(c.id == cell_id)).scalar()
+        return replicates.decode(blob)
+
+    def stored_cell(self, model_id: str, fingerprint: str, benchmark_id: str, manifest_hash: str) -> CellRecord | None:
+        """The stored cell of this key (without replicates), or ``None``."""
+        c = schema.cells.c
+        key = (
+            (c.model_id == model_id)
+            & (c.fingerprint == fingerprint)
+            & (c.benchmark_id == benchmark_id)
+            & (c.manifest_hash == manifest_hash)
+        )
+        columns = [col for col in schema.cells.c if col.name != "replicates"]
+        with self.engine.connect() as conn:
+            row = conn.execute(select(*columns).where(key).order_by(c.id.desc())).mappings().first()
+        return _record(row) if row else None
+
+    @_writes
+    def update_metrics(
+        self, cell_id: int, metrics: list[dict[str, Any]], reps: dict[tuple[str, str], Any], metrics_version: str
+    ) -> None:
+        """Replace a cell's metrics and replicates in place (a rebuild from its stored scores)."""
+        c = schema.cells.c
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(schema.cells)
+                .where(c.id == cell_id)
+                .values(
+                    metrics=json.dumps(metrics), replicates=replicates.encode(reps), metrics_version=metrics_version
+                )
+            )
+
+    def cells_without_metrics_version(self) -> list[CellRecord]:
+        """Cells whose metrics were computed by v0.1 (no metrics version): to be rebuilt."""
+        c = schema.cells.c
+        columns = [col for col in schema.cells.c if col.name != "replicates"]
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(*columns).where(c.metrics_version.is_(None)).order_by(c.id)).mappings()
+            return [_record(row) for row in rows]
 
     def outcomes(self, cell_id: int) -> Iterator[Outcome]:
         """The per-instance outcomes of a cell, in instance-id order."""
@@ -502,4 +565,6 @@ def _record(row: Any) -> CellRecord:
         metrics=json.loads(row["metrics"]),
         provenance=json.loads(row["provenance"]),
         created_at=row["created_at"],
+        metrics_version=row["metrics_version"],
+        inputs_hash=row["inputs_hash"],
     )

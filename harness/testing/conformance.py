@@ -25,6 +25,8 @@ import pytest
 from harness.benchmarks import Benchmark, InstanceScores
 from harness.engine import AnswerFailed, Answers, ImageTask, Job, QuestionTask, Scores, run_job
 from harness.errors import ScoreError
+from harness.metrics.engine import TIES_HALF_RULE
+from harness.metrics.ties import TIE_RULES
 from harness.models import (
     PROTOCOLS,
     ChoiceModel,
@@ -46,6 +48,9 @@ from harness.testing import (
 )
 
 HEAVY_MODULES = ("torch", "transformers", "open_clip", "openai", "tensorflow", "jax")
+SPEC_TIE_RULES = (*TIE_RULES, "half", TIES_HALF_RULE, "n/a")
+"""Tie rules a metric spec may state: the comparison rules, Mann-Whitney half, random tie-breaking
+(``<metric>_ties_half``) and ``n/a`` (no comparison: mean scores, data properties)."""
 __all__ = [
     "test_benchmark_example_metrics",
     "test_benchmark_metadata",
@@ -176,7 +181,7 @@ def test_benchmark_example_metrics(vlc_benchmark_type: str, tmp_path: Path) -> N
     specs = {s.id: s for s in bench.metric_specs()}
     assert cls.headline in specs, f"headline {cls.headline!r} is not among the metric specs"
     for spec in specs.values():
-        assert spec.tie_rule in ("wrong", "right", "half") and spec.averaging
+        assert spec.tie_rule in SPEC_TIE_RULES and spec.averaging, f"{spec.id}: tie rule {spec.tie_rule!r}"
 
     rng = np.random.default_rng(0)
 

@@ -55,19 +55,17 @@ would pad it with black.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-import numpy as np
-
 from harness import hookimpl
-from harness.benchmarks import Benchmark, DataFile, ImageArchive, InstanceScores, load_reference_rows
+from harness.benchmarks import Benchmark, DataFile, ImageArchive, load_reference_rows
 from harness.errors import DataUnavailable
-from harness.metrics import Decision, accuracy_values, macro_value, micro_value, pick
-from harness.types import ImageSource, Instance, MetricSpec, MetricValue, ReferenceRow
+from harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
+from harness.metrics.order import OrderAccuracy
+from harness.types import ImageSource, Instance, ReferenceRow
 from plugins.benchmarks.aro_order import PERTURBATION_VERSION, PERTURBATIONS, case_rng, order_case
 
 ARO_REPO = "https://github.com/mertyg/vision-language-models-are-bows"
@@ -289,33 +287,20 @@ class _AroVG(_Aro):
             )
         return out
 
-    def decisions(self, results: list[InstanceScores]) -> dict[str, list[Decision]]:
-        """Per category: did the true caption score strictly above the false one."""
-        out: dict[str, list[Decision]] = defaultdict(list)
-        for r in results:
-            pos = int(r.instance.gold["positive"])
-            row = r.scores[0]
-            out[r.instance.category].append(pick(row[pos], [row[j] for j in range(len(row)) if j != pos]))
-        return out
-
-    def _common_specs(self, macro_description: str, macro_averaging: str) -> list[MetricSpec]:
-        return [
-            MetricSpec(
+    def _declaration(self, macro: list[Macro], macro_description: str) -> tuple[PairwiseAccuracy]:
+        """Per-{unit} accuracy (every one, with its count), the macro (headline) and the micro."""
+        unit = self.unit
+        return (
+            PairwiseAccuracy(
                 "i2t_accuracy",
-                f"image-to-text accuracy per {self.unit} (every {self.unit}, with its count)",
-                f"mean over the {self.unit}'s cases",
-                direction="i2t",
-                chance=0.5,
+                f"image-to-text accuracy per {unit} (every {unit}, with its count)",
+                (
+                    PerCategory(unit=unit),
+                    *(replace(m, description=macro_description) for m in macro),
+                    Micro("i2t_accuracy_micro", "image-to-text accuracy pooled over every case (no filter)"),
+                ),
             ),
-            MetricSpec("i2t_accuracy_macro", macro_description, macro_averaging, direction="i2t", chance=0.5),
-            MetricSpec(
-                "i2t_accuracy_micro",
-                "image-to-text accuracy pooled over every case (no filter)",
-                "micro: mean over all cases",
-                direction="i2t",
-                chance=0.5,
-            ),
-        ]
+        )
 
 
 class VGRelation(_AroVG):
@@ -337,30 +322,21 @@ class VGRelation(_AroVG):
         """The symmetric list and the relation groups."""
         return relation_rules()
 
-    def metric_specs(self) -> list[MetricSpec]:
-        """Per-relation, macro (headline; also spatial and verb groups) and micro accuracy."""
-        return self._common_specs(
+    def metric_families(self) -> tuple[PairwiseAccuracy]:
+        """Macro over the relations that are not excluded, and over ARO Table 2's spatial and verb groups."""
+        excluded = self.rules.symmetric if self.params.exclude_symmetric else frozenset()
+        note = " (ARO's symmetric relations excluded)" if self.params.exclude_symmetric else ""
+        macro = [
+            Macro("i2t_accuracy_macro", exclude=excluded, what=f"relations{note}"),
+            Macro(
+                "i2t_accuracy_macro", groups=dict(sorted(self.rules.groups.items())), exclude=excluded, what="relations"
+            ),
+        ]
+        return self._declaration(
+            macro,
             "unweighted mean of the relation accuracies, ARO's symmetric relations excluded (ARO's "
             "'macro accuracy'); categories spatial and verb: the same over ARO Table 2's groups",
-            "macro: unweighted mean over relations",
         )
-
-    def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
-        """Strict ``>`` per case; macro over the relations that are not excluded."""
-        decisions = self.decisions(results)
-        per = accuracy_values("i2t_accuracy", decisions, "wrong", "mean over the relation's cases")
-        excluded = self.rules.symmetric if self.params.exclude_symmetric else frozenset()
-        kept = [v for v in per if v.category not in excluded]
-        note = " (ARO's symmetric relations excluded)" if self.params.exclude_symmetric else ""
-        out = [*per]
-        if kept:
-            out.append(macro_value("i2t_accuracy_macro", kept, what=f"relations{note}"))
-        for group, members in sorted(self.rules.groups.items()):
-            in_group = [v for v in kept if v.category in members]
-            if in_group:
-                out.append(macro_value("i2t_accuracy_macro", in_group, category=group, what=f"{group} relations"))
-        out.append(micro_value("i2t_accuracy_micro", decisions, "wrong"))
-        return out
 
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
@@ -385,25 +361,15 @@ class VGAttribution(_AroVG):
         a, b = rec["attributes"]
         return f"{a}_{b}"
 
-    def metric_specs(self) -> list[MetricSpec]:
-        """Per-pair, macro (headline) and micro accuracy."""
-        return self._common_specs(
-            f"unweighted mean of the attribute-pair accuracies over pairs with at least {self.params.min_pair_count} "
-            "cases (ARO's 'macro accuracy'; ARO's code skips pairs with fewer than 25)",
-            "macro: unweighted mean over attribute pairs",
+    def metric_families(self) -> tuple[PairwiseAccuracy]:
+        """Macro over the attribute pairs with at least ``min_pair_count`` cases."""
+        count = self.params.min_pair_count
+        macro = [Macro("i2t_accuracy_macro", min_n=count, what=f"attribute pairs with at least {count} cases")]
+        return self._declaration(
+            macro,
+            f"unweighted mean of the attribute-pair accuracies over pairs with at least {count} cases (ARO's "
+            "'macro accuracy'; ARO's code skips pairs with fewer than 25)",
         )
-
-    def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
-        """Strict ``>`` per case; macro over the pairs with enough cases."""
-        decisions = self.decisions(results)
-        per = accuracy_values("i2t_accuracy", decisions, "wrong", "mean over the attribute pair's cases")
-        kept = [v for v in per if v.n >= self.params.min_pair_count]
-        out = [*per]
-        if kept:
-            what = f"attribute pairs with at least {self.params.min_pair_count} cases"
-            out.append(macro_value("i2t_accuracy_macro", kept, what=what))
-        out.append(micro_value("i2t_accuracy_micro", decisions, "wrong"))
-        return out
 
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
@@ -517,71 +483,17 @@ class _AroOrder(_Aro):
                 )
         return out
 
-    def metric_specs(self) -> list[MetricSpec]:
-        """Accuracy per seed and over seeds (headline), its spread, pairwise and identity diagnostics."""
-        return [
-            MetricSpec(
-                "i2t_accuracy",
-                "accuracy of picking the original caption among 5 (per seed; 'all': the mean over seeds, "
-                "ARO Table 5); a tie with the original counts right, as ARO's first-index argmax does",
-                "per seed: mean over the seed's cases; all: unweighted mean over seeds",
-                tie_rule="right",
-                direction="i2t",
-                chance=ORDER_CHANCE,
-            ),
-            MetricSpec(
-                "i2t_accuracy_seed_std",
-                "sample standard deviation (ddof=1) of the per-seed accuracies (the paper's +/-)",
-                "std over seeds",
-                tie_rule="right",
-                higher_is_better=False,
-                direction="i2t",
-            ),
-            MetricSpec(
-                "i2t_pairwise_accuracy",
-                "original vs one perturbation (category: the perturbation), pooled over seeds",
-                "mean over all cases of all seeds",
-                tie_rule="right",
-                direction="i2t",
-                chance=0.5,
-            ),
-            MetricSpec(
-                "identical_rate",
-                "share of cases whose perturbed caption equals the original (category: the perturbation, or "
-                "'any'); those ties count right",
-                "mean over all cases of all seeds",
-                higher_is_better=False,
-            ),
-        ]
-
-    def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
-        """Original vs the best perturbation per case; ties count right (ARO's argmax order)."""
-        by_seed: dict[str, list[Decision]] = defaultdict(list)
-        pairwise: dict[str, list[Decision]] = defaultdict(list)
-        identical: dict[str, list[bool]] = defaultdict(list)
-        for r in results:
-            row = r.scores[0]
-            by_seed[r.instance.category].append(pick(row[0], row[1:]))
-            for j, name in enumerate(PERTURBATIONS, start=1):
-                pairwise[name].append(pick(row[0], [row[j]]))
-            flags = [bool(x) for x in r.instance.gold["identical"]]
-            for name, flag in zip(PERTURBATIONS, flags):
-                identical[name].append(flag)
-            identical["any"].append(any(flags))
-        per_seed = accuracy_values("i2t_accuracy", by_seed, "right")
-        out = [*per_seed]
-        if per_seed:
-            out.append(macro_value("i2t_accuracy", per_seed, what="seeds"))
-        if len(per_seed) > 1:
-            std = float(np.std([v.value for v in per_seed], ddof=1))
-            n, ties = sum(v.n for v in per_seed), sum(v.ties for v in per_seed)
-            out.append(MetricValue("i2t_accuracy_seed_std", "all", std, n, ties, "right", "sample std over seeds"))
-        out += accuracy_values("i2t_pairwise_accuracy", pairwise, "right", "mean over all cases of all seeds")
-        for name, flags in sorted(identical.items()):
-            out.append(
-                MetricValue("identical_rate", name, float(np.mean(flags)), len(flags), 0, "n/a", "share of all cases")
-            )
-        return out
+    metrics = (
+        OrderAccuracy(
+            "i2t_accuracy",
+            PERTURBATIONS,
+            pairwise_id="i2t_pairwise_accuracy",
+            identical_id="identical_rate",
+            chance=ORDER_CHANCE,
+            description="accuracy of picking the original caption among 5 (per seed; 'all': the mean over seeds, "
+            "ARO Table 5); a tie with the original counts right, as ARO's first-index argmax does",
+        ),
+    )
 
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:

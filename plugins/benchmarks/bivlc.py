@@ -47,20 +47,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harness import hookimpl
-from harness.benchmarks import Benchmark, DataFile, ImageArchive, InstanceScores, verify_files
+from harness.benchmarks import Benchmark, DataFile, ImageArchive, verify_files
 from harness.errors import DataUnavailable
-from harness.metrics import Decision, pick
-from harness.metrics_group import (
-    CHANCE_GROUP,
-    CHANCE_IMAGE,
-    CHANCE_SINGLE,
-    CHANCE_TEXT,
-    MATCHED_PAIRS,
-    TIE_RULE,
-    group_decisions,
-    group_values,
-)
-from harness.types import ImageSource, Instance, MetricSpec, MetricValue, ReferenceRow
+from harness.metrics import Micro, PairwiseAccuracy, PerCategory
+from harness.metrics.group import CHANCE_SINGLE, MATCHED_PAIRS, TextImageGroup
+from harness.types import ImageSource, Instance, ReferenceRow
 from plugins.benchmarks.coco import val2017_archives, val2017_hint
 
 HF_DATASET = "imirandam/BiVLC"
@@ -82,8 +73,36 @@ TYPES = {
 }
 I2T_ONLY = "i2t-only"
 I2T_ONLY_METRIC = "i2t_only_i_pos2t"
-FULL_METRICS = ("i2t_score", "t2i_score", "group_score", "i_pos2t", "i_neg2t", "t_pos2i", "t_neg2i")
-AVERAGING = "micro: mean over instances (per subset, per type, all)"
+AGGREGATE = (PerCategory(unit="subset"), Micro(groups=TYPES), Micro())
+"""Micro-averaged over instances per subset, per type (Table 4) and over all."""
+FULL = TextImageGroup(
+    {
+        "text": "i2t_score",
+        "image": "t2i_score",
+        "group": "group_score",
+        "image0": "i_pos2t",
+        "image1": "i_neg2t",
+        "caption0": "t_pos2i",
+        "caption1": "t_neg2i",
+    },
+    AGGREGATE,
+    descriptions={
+        "text": "I2T (Winoground text score): both images prefer their own caption",
+        "image": "T2I (Winoground image score): both captions prefer their own image",
+        "group": "group score: I2T and T2I both right (the main metric)",
+        "image0": "I_pos2T: the natural image prefers the positive caption",
+        "image1": "I_neg2T: the generated image prefers the negative caption",
+        "caption0": "T_pos2I: the positive caption prefers the natural image",
+        "caption1": "T_neg2I: the negative caption prefers the generated image",
+    },
+)
+I2T_ONLY_FAMILY = PairwiseAccuracy(
+    I2T_ONLY_METRIC,
+    "I2T-only mode (no negative images): the natural image prefers its caption to the negative caption "
+    "(the same comparison as I_pos2T of the full mode)",
+    AGGREGATE,
+    chance=CHANCE_SINGLE,
+)
 
 
 @dataclass(frozen=True)
@@ -202,52 +221,9 @@ class BiVLC(Benchmark):
         """``group_score``; in I2T-only mode, its only metric."""
         return I2T_ONLY_METRIC if self.i2t_only else self.headline
 
-    def metric_specs(self) -> list[MetricSpec]:
+    def metric_families(self) -> tuple[TextImageGroup | PairwiseAccuracy, ...]:
         """Full mode: I2T, T2I, group (headline) and the four directions; I2T-only mode: I_pos2T only."""
-        if self.i2t_only:
-            return [
-                MetricSpec(
-                    I2T_ONLY_METRIC,
-                    "I2T-only mode (no negative images): the natural image prefers its caption to the "
-                    "negative caption (the same comparison as I_pos2T of the full mode)",
-                    AVERAGING,
-                    TIE_RULE,
-                    direction="i2t",
-                    chance=CHANCE_SINGLE,
-                )
-            ]
-        described = {
-            "i2t_score": ("I2T (Winoground text score): both images prefer their own caption", "i2t", CHANCE_TEXT),
-            "t2i_score": ("T2I (Winoground image score): both captions prefer their own image", "t2i", CHANCE_IMAGE),
-            "group_score": ("group score: I2T and T2I both right (the main metric)", None, CHANCE_GROUP),
-            "i_pos2t": ("I_pos2T: the natural image prefers the positive caption", "i2t", CHANCE_SINGLE),
-            "i_neg2t": ("I_neg2T: the generated image prefers the negative caption", "i2t", CHANCE_SINGLE),
-            "t_pos2i": ("T_pos2I: the positive caption prefers the natural image", "t2i", CHANCE_SINGLE),
-            "t_neg2i": ("T_neg2I: the negative caption prefers the generated image", "t2i", CHANCE_SINGLE),
-        }
-        return [
-            MetricSpec(m, text, AVERAGING, TIE_RULE, direction=direction, chance=chance)
-            for m, (text, direction, chance) in described.items()
-        ]
-
-    def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
-        """Strict ``>`` comparisons per instance, micro-averaged per subset, per type and overall."""
-        if self.i2t_only:
-            by_category: dict[str, list[Decision]] = defaultdict(list)
-            for r in results:
-                row = r.scores[0]
-                by_category[r.instance.category].append(pick(row[0], [row[1]]))
-            return group_values(I2T_ONLY_METRIC, by_category, TYPES)
-        decisions: dict[str, dict[str, list[Decision]]] = {m: defaultdict(list) for m in FULL_METRICS}
-        for r in results:
-            g = group_decisions(r.scores)
-            category = r.instance.category
-            for metric, d in zip(FULL_METRICS, (g.text, g.image, g.group, g.image0, g.image1, g.caption0, g.caption1)):
-                decisions[metric][category].append(d)
-        values = []
-        for metric in FULL_METRICS:
-            values += group_values(metric, decisions[metric], TYPES)
-        return values
+        return (I2T_ONLY_FAMILY,) if self.i2t_only else (FULL,)
 
     def reference_rows(self) -> list[ReferenceRow]:
         """Paper rows for the metrics of the selected mode."""

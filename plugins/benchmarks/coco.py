@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from harness.benchmarks import ImageArchive
 
@@ -26,3 +27,22 @@ def val2017_hint(benchmark: str) -> str:
         f"run `vlc-harness data fetch -b {benchmark} --images`, or download COCO val2017 ({COCO_VAL2017}) and "
         f"unzip it so that <data root>/coco/val2017/{MARKER} exists, or set the benchmark's images_dir param"
     )
+
+
+class Val2017Images:
+    """Mixin for a benchmark whose images are COCO val2017 under its ``images_dir`` param."""
+
+    params: Any
+    type_name: str
+
+    def image_archives(self) -> list[ImageArchive]:
+        """COCO val2017 (about 780 MB), unzipped next to ``images_dir``."""
+        return val2017_archives(self.params.images_dir)
+
+    def image_dir(self) -> Path:
+        """The COCO val2017 folder."""
+        return self.path(self.params.images_dir)  # type: ignore[attr-defined]
+
+    def image_hint(self) -> str:
+        """Where to get COCO val2017."""
+        return val2017_hint(self.type_name)

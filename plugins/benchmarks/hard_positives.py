@@ -40,17 +40,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import numpy as np
-
 from harness import hookimpl
-from harness.benchmarks import Benchmark, DataFile, InstanceScores, verify_files
-from harness.errors import DataUnavailable, ScoreError
-from harness.types import ImageSource, Instance, MetricSpec, MetricValue
+from harness.benchmarks import Benchmark, DataFile, verify_files
+from harness.errors import DataUnavailable
+from harness.metrics import Macro, PairwiseAccuracy, PerCategory
+from harness.metrics.hard_positive import HardPositive, MeanScore
+from harness.types import ImageSource, Instance
 from plugins.benchmarks.aro import UNPINNED, VG_FIELDS, crop, read_records, vg_images_hint
 
 COMMIT = "33addaae84b58d96dc8e9251b61d497c536ed23d"
@@ -75,7 +74,13 @@ VG_HINT = (
     "https://homes.cs.washington.edu/~ranjay/visualgenome/api.html) and unzip them so that {}/VG_100K/ and "
     "{}/VG_100K_2/ exist, or set images_dir"
 )
-SCORE_METRICS = ("mean_score_original", "mean_score_positive", "mean_score_negative")
+AGGREGATE = (
+    PerCategory(),
+    Macro(category="replace", over=("replace_att", "replace_rel"), what="REPLACE sub-splits"),
+    Macro(category="all", over=("replace", "swap"), what="forms (REPLACE, SWAP)"),
+)
+"""Per category: the mean over its cases; ``replace``: the unweighted mean of replace_att and
+replace_rel; ``all``: the unweighted mean of REPLACE and SWAP."""
 
 
 @dataclass(frozen=True)
@@ -98,21 +103,6 @@ def git_blob_sha1(path: Path) -> str:
     return h.hexdigest()
 
 
-def triple_outcomes(c: np.ndarray, p: np.ndarray, n: np.ndarray) -> dict[str, np.ndarray]:
-    """Per case: orig, aug and brittle verdicts and the tie flags, from the three score vectors."""
-    scores = np.stack([c, p, n])
-    if not np.all(np.isfinite(scores)):
-        raise ScoreError("non-finite score among a hard-positive case's scores")
-    c_above, p_above = c > n, p > n
-    return {
-        "orig": c_above,
-        "aug": c_above & p_above,
-        "brittle": (c_above & (n > p)) | (p_above & (n > c)),
-        "orig_tie": c == n,
-        "tie": (c == n) | (p == n),
-    }
-
-
 class HardPositives(Benchmark):
     """Hard positives: the original caption and a hard positive must both beat the hard negative."""
 
@@ -128,6 +118,13 @@ class HardPositives(Benchmark):
     captions_redistributable = False
     reference_file = Path(__file__).with_name("hard_positives_reference.json")
     Params = HardPositivesParams
+    metrics = (
+        PairwiseAccuracy(
+            "orig_accuracy", "s(c) > s(c_n) (Orig. Test Acc.)", AGGREGATE, gold="original", against="negative"
+        ),
+        HardPositive(AGGREGATE),
+        *(MeanScore(role, AGGREGATE) for role in ("original", "positive", "negative")),
+    )
 
     def _dir(self, relative: str) -> Path:
         return Path(relative) if Path(relative).is_absolute() else self.data_root / relative
@@ -272,108 +269,12 @@ class HardPositives(Benchmark):
                 )
         return out
 
-    def metric_specs(self) -> list[MetricSpec]:
-        """Orig and Aug accuracy, brittleness, the drop, and mean scores per caption role."""
-        per = "per category: mean over its cases; replace: unweighted mean of replace_att and replace_rel; "
-        per += "all: unweighted mean of REPLACE and SWAP"
-        return [
-            MetricSpec("orig_accuracy", "s(c) > s(c_n) (Orig. Test Acc.)", per, direction="i2t", chance=0.5),
-            MetricSpec(
-                "aug_accuracy",
-                "s(c) > s(c_n) and s(c_p) > s(c_n) (Aug. Test Acc.)",
-                per,
-                direction="i2t",
-                chance=1 / 3,
-            ),
-            MetricSpec(
-                "brittleness",
-                "s(c_n) strictly between s(c) and s(c_p), in either order (lower is better; a tie is never brittle)",
-                per,
-                higher_is_better=False,
-                direction="i2t",
-                chance=1 / 3,
-            ),
-            MetricSpec(
-                "accuracy_drop",
-                "orig_accuracy - aug_accuracy (the paper's '(-drop)')",
-                per,
-                higher_is_better=False,
-                direction="i2t",
-            ),
-            *(
-                MetricSpec(m, f"mean raw score of the {m.rsplit('_', 1)[1]} caption (Table 2)", per, direction="i2t")
-                for m in SCORE_METRICS
-            ),
-        ]
-
-    def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
-        """Verdicts per case from the three scores; means per category, then the macro groupings."""
-        scores: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
-        for r in results:
-            g, row = r.instance.gold, r.scores[0]
-            scores[r.instance.category].append((row[g["original"]], row[g["positive"]], row[g["negative"]]))
-        by_category: dict[str, list[MetricValue]] = {}
-        for category in sorted(scores):
-            c, p, n = (np.array(x, dtype=float) for x in zip(*scores[category]))
-            by_category[category] = category_values(category, c, p, n)
-        out = [v for vs in by_category.values() for v in vs]
-        groups: dict[str, list[MetricValue]] = {}
-        replace = [by_category[c] for c in ("replace_att", "replace_rel") if c in by_category]
-        if replace:
-            groups["replace"] = macro_values("replace", replace, "REPLACE sub-splits")
-        if "swap" in by_category:
-            groups["swap_form"] = by_category["swap"]
-        out += groups.get("replace", [])
-        forms = [groups[k] for k in ("replace", "swap_form") if k in groups]
-        out += macro_values("all", forms, "forms (REPLACE, SWAP)")
-        return out
-
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
         """Generated REPLACE and SWAP cases in the upstream schemas, with stand-in images."""
         root = tmp_path / "hard_positives_example"
         write_example(root)
         return {"version": "custom"}, root
-
-
-def category_values(category: str, c: np.ndarray, p: np.ndarray, n: np.ndarray) -> list[MetricValue]:
-    """Every metric of one category from its score vectors (original, positive, negative)."""
-    o = triple_outcomes(c, p, n)
-    size, ties, orig_ties = len(c), int(o["tie"].sum()), int(o["orig_tie"].sum())
-    mean = "mean over the category's cases"
-    orig, aug = float(o["orig"].mean()), float(o["aug"].mean())
-    values = [
-        MetricValue("orig_accuracy", category, orig, size, orig_ties, "wrong", mean),
-        MetricValue("aug_accuracy", category, aug, size, ties, "wrong", mean),
-        MetricValue("brittleness", category, float(o["brittle"].mean()), size, ties, "wrong", mean),
-        MetricValue("accuracy_drop", category, orig - aug, size, ties, "wrong", mean),
-    ]
-    for metric, vec in zip(SCORE_METRICS, (c, p, n)):
-        values.append(MetricValue(metric, category, float(vec.mean()), size, 0, "n/a", mean))
-    return values
-
-
-def macro_values(category: str, parts: list[list[MetricValue]], what: str) -> list[MetricValue]:
-    """Per metric, the unweighted mean of the parts' values (each part: one category's values)."""
-    by_metric: dict[str, list[MetricValue]] = defaultdict(list)
-    for part in parts:
-        for v in part:
-            by_metric[v.metric].append(v)
-    out = []
-    for metric, vs in by_metric.items():
-        rules = {v.tie_rule for v in vs}
-        out.append(
-            MetricValue(
-                metric,
-                category,
-                float(np.mean([v.value for v in vs])),
-                int(sum(v.n for v in vs)),
-                int(sum(v.ties for v in vs)),
-                rules.pop() if len(rules) == 1 else "mixed",
-                f"macro: unweighted mean over {len(vs)} {what}",
-            )
-        )
-    return out
 
 
 def write_example(root: Path, forms: str = "replace+swap") -> Path:

@@ -47,16 +47,15 @@ import hashlib
 import json
 import shutil
 import zipfile
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from harness import hookimpl
-from harness.benchmarks import Benchmark, DataFile, InstanceScores
+from harness.benchmarks import Benchmark, DataFile
 from harness.errors import DataUnavailable
-from harness.metrics_auc import AUC_TIE_RULE, AucResult, binary_predictions, roc_auc, roc_auc_binary
-from harness.types import ImageSource, Instance, MetricSpec, MetricValue
+from harness.metrics.auc import RocAuc
+from harness.types import ImageSource, Instance
 
 HF_DATASET = "yonatanbitton/SeeTRUE"
 HF_REVISION = "6cc46a6e5d9388f44fdf9096d5387cd3b7988676"
@@ -191,68 +190,17 @@ class SeeTrue(Benchmark):
             hint += "; Winoground images: data/images.zip of facebook/winoground, extracted into winoground_dir"
         return hint
 
-    def metric_specs(self) -> list[MetricSpec]:
-        """Per-source AUC (continuous and binary) and their unweighted means; chance is 0.5."""
+    def metric_families(self) -> tuple[RocAuc, ...]:
+        """Per-source AUC (continuous and binary) and their unweighted means over the sources present."""
         threshold = self.params.threshold
-        per_source = "per source: Mann-Whitney over the source's (positive, negative) pairs, a tie counting 1/2"
-        macro = "macro: unweighted mean of the per-source values over the sources present (named in each result)"
-        return [
-            MetricSpec(
-                "auc",
-                "ROC AUC of the continuous alignment score per source (t2v_metrics' convention; Table 2)",
-                per_source,
-                tie_rule=AUC_TIE_RULE,
-                chance=0.5,
-            ),
-            MetricSpec(
+        return (
+            RocAuc("auc", "ROC AUC of the continuous alignment score per source (t2v_metrics' convention; Table 2)"),
+            RocAuc(
                 "auc_binary",
                 f"ROC AUC of hard predictions 1[score > {threshold}] per source (official test script on yes/no)",
-                per_source,
-                tie_rule=AUC_TIE_RULE,
-                chance=0.5,
+                threshold=threshold,
             ),
-            MetricSpec(
-                "auc_macro",
-                "unweighted mean of the per-source continuous AUC over the sources present (not the paper's "
-                "7-source Avg. unless all 7 are present)",
-                macro,
-                tie_rule=AUC_TIE_RULE,
-                chance=0.5,
-            ),
-            MetricSpec(
-                "auc_binary_macro",
-                f"unweighted mean of the per-source binary AUC (score > {threshold}) over the sources present",
-                macro,
-                tie_rule=AUC_TIE_RULE,
-                chance=0.5,
-            ),
-        ]
-
-    def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
-        """AUC per source from s(image, text) of each pair; a NaN score raises ScoreError."""
-        scores: dict[str, list[float]] = defaultdict(list)
-        labels: dict[str, list[int]] = defaultdict(list)
-        for r in results:
-            scores[r.instance.category].append(float(r.scores[0, 0]))
-            labels[r.instance.category].append(int(r.instance.gold["label"]))
-        continuous: dict[str, AucResult] = {}
-        binary: dict[str, AucResult] = {}
-        for source in sorted(scores):
-            predictions = binary_predictions(scores[source], self.params.threshold)  # rejects NaN first
-            if len(set(labels[source])) < 2:
-                continue  # the AUC is undefined with one class
-            continuous[source] = roc_auc(scores[source], labels[source])
-            binary[source] = roc_auc_binary(predictions, labels[source])
-        out = []
-        for metric, by_source, what in (
-            ("auc", continuous, "ROC AUC of the continuous score"),
-            ("auc_binary", binary, f"ROC AUC of 1[score > {self.params.threshold}]"),
-        ):
-            averaging = f"per source: {what}; Mann-Whitney, a tied (positive, negative) pair counts 1/2"
-            out += [_value(metric, source, auc, averaging) for source, auc in by_source.items()]
-            if by_source:
-                out.append(_macro(f"{metric}_macro", by_source))
-        return out
+        )
 
     def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
         """Download the CSV (and with ``images``, images.zip) from Hugging Face at the pinned revision.
@@ -378,24 +326,6 @@ def _hf_error(filename: str, exc: Exception) -> str:
         else "check the network, or place the file by hand (see the benchmark's docstring for the layout)"
     )
     return f"cannot download {filename} from {HF_DATASET}@{HF_REVISION[:7]}: {text} ({advice})"
-
-
-def _value(metric: str, category: str, auc: AucResult, averaging: str) -> MetricValue:
-    return MetricValue(metric, category, auc.value, auc.n, auc.tied_pairs, AUC_TIE_RULE, averaging)
-
-
-def _macro(metric: str, by_source: dict[str, AucResult]) -> MetricValue:
-    """The unweighted mean over sources, its averaging text naming every source it covers."""
-    names = sorted(by_source)
-    return MetricValue(
-        metric,
-        "all",
-        sum(by_source[s].value for s in names) / len(names),
-        sum(by_source[s].n for s in names),
-        sum(by_source[s].tied_pairs for s in names),
-        AUC_TIE_RULE,
-        f"macro: unweighted mean over {len(names)} source{'s' * (len(names) > 1)}: {', '.join(names)}",
-    )
 
 
 @hookimpl

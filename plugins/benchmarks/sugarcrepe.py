@@ -25,27 +25,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from harness import hookimpl
-from harness.benchmarks import Benchmark, DataFile, ImageArchive, InstanceScores
-from harness.choices import AnsweredQuestion, InstanceAnswers, Question, i2t_questions
+from harness.benchmarks import Benchmark, DataFile
+from harness.choices import Question, i2t_questions
 from harness.errors import DataUnavailable
-from harness.metrics import (
-    CHOICE_TIE_RULE,
-    Decision,
-    accuracy_values,
-    choice_values,
-    macro_value,
-    micro_value,
-    order_averaged_accuracy,
-    pick,
-)
-from harness.types import ImageSource, Instance, MetricSpec, MetricValue
-from plugins.benchmarks.coco import val2017_archives, val2017_hint
+from harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
+from harness.types import ImageSource, Instance
+from plugins.benchmarks.coco import Val2017Images
 
 SUBSETS = ("replace_obj", "replace_att", "replace_rel", "swap_obj", "swap_att", "add_obj", "add_att")
 TYPES = {"REPLACE": SUBSETS[:3], "SWAP": SUBSETS[3:5], "ADD": SUBSETS[5:]}
@@ -66,7 +56,6 @@ SHA256 = {
     "swap_obj": "073cdb8e253d053614e80710834d9773b09dbc1dd0a412f6f9492262caa1dcad",
 }
 PREFIX_SWAP_OBJ_SHA256 = "15624c2460f5c10e8720fca0f1c27ddd61998b3b8b10998ff007cd84ea8fd31a"
-COCO_HINT = val2017_hint("sugarcrepe")
 
 
 @dataclass(frozen=True)
@@ -78,7 +67,7 @@ class SugarCrepeParams:
     images_dir: str = "coco/val2017"
 
 
-class SugarCrepe(Benchmark):
+class SugarCrepe(Val2017Images, Benchmark):
     """SugarCrepe: 7 subsets of hard-negative captions (REPLACE, SWAP, ADD) on COCO val2017."""
 
     type_name = "sugarcrepe"
@@ -93,9 +82,21 @@ class SugarCrepe(Benchmark):
     captions_redistributable = True
     reference_file = Path(__file__).with_name("sugarcrepe_reference.json")
     Params = SugarCrepeParams
-
-    def _dir(self, relative: str) -> Path:
-        return Path(relative) if Path(relative).is_absolute() else self.data_root / relative
+    metrics = (
+        PairwiseAccuracy(
+            "i2t_accuracy",
+            "image-to-text accuracy per subset: s(image, caption) > s(image, negative caption)",
+            (
+                PerCategory(unit="subset"),
+                Macro("i2t_accuracy_macro", "unweighted mean of the 7 subsets (Table 6 Average)", what="subsets"),
+                Micro("i2t_accuracy_micro", "image-to-text accuracy pooled over all instances"),
+                Micro("i2t_accuracy_type", "per type, pooled over its subsets (Table 5)", groups=TYPES),
+                Macro(
+                    "i2t_accuracy_type_macro", "per type, unweighted mean of its subsets", groups=TYPES, what="subsets"
+                ),
+            ),
+        ),
+    )
 
     def _relpath(self, subset: str) -> str:
         """Path of a subset file relative to the data root (absolute if annotations_dir is)."""
@@ -134,14 +135,14 @@ class SugarCrepe(Benchmark):
         if self.params.version == "custom":
             if not any(self._file(s).is_file() for s in SUBSETS):
                 raise DataUnavailable(
-                    f"SugarCrepe (custom): no subset JSON under {self._dir(self.params.annotations_dir)}"
+                    f"SugarCrepe (custom): no subset JSON under {self.path(self.params.annotations_dir)}"
                 )
             return
         super().check_data()
 
     def load_instances(self) -> list[Instance]:
         """Every case of every subset, subsets in paper order, keys in numeric order."""
-        images = self._dir(self.params.images_dir)
+        images = self.path(self.params.images_dir)
         out = []
         for subset in SUBSETS:
             path = self._file(subset)
@@ -161,177 +162,30 @@ class SugarCrepe(Benchmark):
                 )
         return out
 
-    def image_archives(self) -> list[ImageArchive]:
-        """COCO val2017 (about 780 MB), unzipped next to ``images_dir``."""
-        return val2017_archives(self.params.images_dir)
-
-    def image_dir(self) -> Path:
-        """COCO val2017 folder."""
-        return self._dir(self.params.images_dir)
-
-    def image_hint(self) -> str:
-        """Where to get COCO val2017."""
-        return COCO_HINT
-
-    def metric_specs(self) -> list[MetricSpec]:
-        """Per-subset, macro (headline) and micro image-to-text accuracy; chance is 0.5."""
-        return [
-            MetricSpec(
-                "i2t_accuracy",
-                "image-to-text accuracy per subset",
-                "mean over the subset's instances",
-                direction="i2t",
-                chance=0.5,
-            ),
-            MetricSpec(
-                "i2t_accuracy_macro",
-                "unweighted mean of the 7 subset accuracies (Table 6 Average)",
-                "macro: unweighted mean over subsets",
-                direction="i2t",
-                chance=0.5,
-            ),
-            MetricSpec(
-                "i2t_accuracy_micro",
-                "image-to-text accuracy pooled over all instances",
-                "micro: mean over all instances",
-                direction="i2t",
-                chance=0.5,
-            ),
-            MetricSpec(
-                "i2t_accuracy_type",
-                "image-to-text accuracy per type (REPLACE, SWAP, ADD), pooled over its subsets (Table 5)",
-                "micro: mean over the type's instances",
-                direction="i2t",
-                chance=0.5,
-            ),
-            MetricSpec(
-                "i2t_accuracy_type_macro",
-                "unweighted mean of the type's subset accuracies (Table 5's Human row)",
-                "macro: unweighted mean over the type's subsets",
-                direction="i2t",
-                chance=0.5,
-            ),
-            # multiple-choice answers only (the GPT-4V protocol):
-            MetricSpec(
-                "i2t_accuracy_order0",
-                "accuracy with the positive caption shown first",
-                "mean over instances",
-                direction="i2t",
-                chance=0.5,
-            ),
-            MetricSpec(
-                "i2t_accuracy_order1",
-                "accuracy with the positive caption shown second",
-                "mean over instances",
-                direction="i2t",
-                chance=0.5,
-            ),
-            MetricSpec(
-                "i2t_accuracy_answered",
-                "accuracy over answered questions only",
-                "mean over answered questions",
-                direction="i2t",
-                chance=0.5,
-            ),
-            MetricSpec("coverage", "answered questions / asked questions", "ratio"),
-        ]
-
-    def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
-        """Strict ``>`` per instance: s(image, positive) > s(image, negative); a tie is wrong."""
-        decisions: dict[str, list[Decision]] = defaultdict(list)
-        for r in results:
-            pos = int(r.instance.gold["positive"])
-            row = r.scores[0]
-            others = [row[j] for j in range(len(row)) if j != pos]
-            decisions[r.instance.category].append(pick(row[pos], others))
-        per_subset = accuracy_values("i2t_accuracy", decisions, "wrong")
-        per_type = []
-        for name, subsets in _types_present(decisions):
-            per_type.append(micro_value("i2t_accuracy_type", {s: decisions[s] for s in subsets}, "wrong", name))
-            chosen = [v for v in per_subset if v.category in subsets]
-            per_type.append(macro_value("i2t_accuracy_type_macro", chosen, name, what="subsets"))
-        return [
-            *per_subset,
-            macro_value("i2t_accuracy_macro", per_subset, what="subsets"),
-            micro_value("i2t_accuracy_micro", decisions, "wrong"),
-            *per_type,
-        ]
-
     def questions(self, instance: Instance) -> list[Question]:
         """The GPT-4V protocol's form: pick the caption, asked with the positive first and second."""
         return i2t_questions(instance, 0, int(instance.gold["positive"]))
 
-    def compute_choices(self, results: list[InstanceAnswers]) -> list[MetricValue]:
-        """Per subset, the mean of the two per-order accuracies (abstentions wrong), as the
-        SugarCrepe authors scored GPT-4V; also each order, answered-only accuracy and coverage."""
-        by_category: dict[str, list[AnsweredQuestion]] = defaultdict(list)
-        n_by_category: dict[str, int] = defaultdict(int)
-        for r in results:
-            by_category[r.instance.category].extend(r.answers)
-            n_by_category[r.instance.category] += 1
-        values = choice_values("i2t_accuracy", by_category, n_by_category)
-        per_subset = [v for v in values if v.metric == "i2t_accuracy"]
-        pooled = [a for answers in by_category.values() for a in answers]
-        micro = MetricValue(
-            "i2t_accuracy_micro",
-            "all",
-            order_averaged_accuracy(pooled),
-            len(results),
-            0,
-            CHOICE_TIE_RULE,
-            "micro: mean over candidate orders of each order's pooled accuracy",
-        )
-        per_type = []
-        for name, subsets in _types_present(by_category):
-            of_type = [a for s in subsets for a in by_category[s]]
-            n_type = sum(n_by_category[s] for s in subsets)
-            per_type.append(
-                MetricValue(
-                    "i2t_accuracy_type",
-                    name,
-                    order_averaged_accuracy(of_type),
-                    n_type,
-                    0,
-                    CHOICE_TIE_RULE,
-                    "micro: mean over candidate orders of each order's accuracy pooled over the type",
-                )
-            )
-            chosen = [v for v in per_subset if v.category in subsets]
-            per_type.append(macro_value("i2t_accuracy_type_macro", chosen, name, what="subsets"))
-        answered = sum(a.choice is not None for a in pooled)
-        coverage = MetricValue(
-            "coverage", "all", answered / len(pooled), len(results), 0, CHOICE_TIE_RULE, "answered / asked questions"
-        )
-        return [*values, macro_value("i2t_accuracy_macro", per_subset, what="subsets"), micro, coverage, *per_type]
-
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
         """Two generated cases per subset (synthetic captions) and stand-in images."""
-        from PIL import Image
+        from harness.testing import write_standin_images
 
         root = tmp_path / "sugarcrepe_example"
         (root / "sugarcrepe").mkdir(parents=True, exist_ok=True)
-        (root / "coco" / "val2017").mkdir(parents=True, exist_ok=True)
         colours = ["red", "blue", "green", "yellow"]
         for s_index, subset in enumerate(SUBSETS):
-            records = {}
-            for k in range(2):
-                name = f"{s_index:06d}{k:06d}.jpg"
-                a, b = colours[k], colours[(k + 1 + s_index) % 4]
-                records[str(k)] = {"filename": name, "caption": f"a {a} square", "negative_caption": f"a {b} square"}
-                Image.new("RGB", (32, 24), (40 * s_index, 90 * k, 120)).save(root / "coco" / "val2017" / name)
+            records = {
+                str(k): {
+                    "filename": f"{s_index:06d}{k:06d}.jpg",
+                    "caption": f"a {colours[k]} square",
+                    "negative_caption": f"a {colours[(k + 1 + s_index) % 4]} square",
+                }
+                for k in range(2)
+            }
             (root / "sugarcrepe" / f"{subset}.json").write_text(json.dumps(records))
+            write_standin_images([r["filename"] for r in records.values()], root / "coco" / "val2017", (32, 24))
         return {"version": "custom"}, root
-
-
-def _types_present(by_subset: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
-    """Each type with the subsets of it that have results (a custom subset may hold only some)."""
-    out = []
-    for name, subsets in TYPES.items():
-        present = tuple(s for s in subsets if by_subset.get(s))
-        if present:
-            out.append((name, present))
-    return out
 
 
 def _numeric_key(key: str) -> tuple[int, str]:

@@ -44,18 +44,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import numpy as np
-
 from harness import hookimpl
-from harness.benchmarks import Benchmark, DataFile, InstanceScores
+from harness.benchmarks import Benchmark, DataFile
 from harness.errors import DataUnavailable
-from harness.metrics import Decision, accuracy_values, micro_value, pick
-from harness.types import ImageSource, Instance, MetricSpec, MetricValue
+from harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
+from harness.types import ImageSource, Instance
 
 UPSTREAM = "https://raw.githubusercontent.com/om-ai-lab/VL-CheckList/6f8d6a3281c401b89e4e154f46c6974ec2df3a82/data"
 IMAGE_ROOTS = {"vg": "vg", "vaw": "vg", "swig": "swig", "hake": "hake"}
@@ -153,6 +150,47 @@ IMAGES_HINT = (
 )
 
 
+def declaration(files: list[CorpusFile]) -> PairwiseAccuracy:
+    """Accuracy per corpus file, per sub-type (the mean over sources of each source's mean file
+    accuracy, as upstream radar.py), per type, their macro mean (the headline) and micro."""
+    subtypes: dict[str, dict[str, list[str]]] = {}
+    for f in files:
+        subtypes.setdefault(f.subtype, {}).setdefault(f.source, []).append(f.category)
+    types: dict[str, list[str]] = {}
+    for subtype in subtypes:
+        types.setdefault(subtype.split("/")[0], []).append(subtype)
+    return PairwiseAccuracy(
+        "i2t_accuracy",
+        "image-to-text accuracy per corpus file (<Type>/<sub-type>/<source>)",
+        (
+            PerCategory(unit="file"),
+            Macro(
+                "i2t_accuracy_subtype",
+                "accuracy per sub-type: mean over sources of each source's mean file accuracy (upstream radar.py)",
+                groups=subtypes,
+                what="sources",
+                name_members=True,
+            ),
+            Macro(
+                "i2t_accuracy_type",
+                "accuracy per type (Object, Attribute, Relation): mean of its sub-types",
+                groups=types,
+                of="i2t_accuracy_subtype",
+                what="sub-types",
+                name_members=True,
+            ),
+            Macro(
+                "i2t_accuracy_macro",
+                "unweighted mean of the type accuracies present (named in the result)",
+                of="i2t_accuracy_type",
+                what="types",
+                name_members=True,
+            ),
+            Micro("i2t_accuracy_micro", "image-to-text accuracy pooled over all instances"),
+        ),
+    )
+
+
 @dataclass(frozen=True)
 class VLCheckListParams:
     """Which data version to read and where its files are (relative to the data root)."""
@@ -177,6 +215,7 @@ class VLCheckList(Benchmark):
     captions_redistributable = False
     reference_file = Path(__file__).with_name("vl_checklist_reference.json")
     Params = VLCheckListParams
+    metrics = (declaration(CORPUS),)
 
     def _dir(self, relative: str) -> Path:
         return Path(relative) if Path(relative).is_absolute() else self.data_root / relative
@@ -248,70 +287,6 @@ class VLCheckList(Benchmark):
         """Where to get the VG, SWiG and HAKE images."""
         return IMAGES_HINT
 
-    def metric_specs(self) -> list[MetricSpec]:
-        """Accuracy per corpus file, sub-type, type, their macro mean (headline) and micro; chance 0.5."""
-        return [
-            MetricSpec(
-                "i2t_accuracy",
-                "image-to-text accuracy per corpus file (<Type>/<sub-type>/<source>)",
-                "mean over the file's instances",
-                direction="i2t",
-                chance=0.5,
-            ),
-            MetricSpec(
-                "i2t_accuracy_subtype",
-                "accuracy per sub-type: mean over sources of each source's mean file accuracy (upstream radar.py)",
-                "macro: unweighted mean over the sub-type's sources (named in each result)",
-                direction="i2t",
-                chance=0.5,
-            ),
-            MetricSpec(
-                "i2t_accuracy_type",
-                "accuracy per type (Object, Attribute, Relation): mean of its sub-types",
-                "macro: unweighted mean over the type's sub-types (named in each result)",
-                direction="i2t",
-                chance=0.5,
-            ),
-            MetricSpec(
-                "i2t_accuracy_macro",
-                "unweighted mean of the type accuracies present (named in the result)",
-                "macro: unweighted mean over types",
-                direction="i2t",
-                chance=0.5,
-            ),
-            MetricSpec(
-                "i2t_accuracy_micro",
-                "image-to-text accuracy pooled over all instances",
-                "micro: mean over all instances",
-                direction="i2t",
-                chance=0.5,
-            ),
-        ]
-
-    def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
-        """Strict ``>`` per instance: s(image, POS) > s(image, NEG); then the upstream averages."""
-        decisions: dict[str, list[Decision]] = defaultdict(list)
-        for r in results:
-            row = r.scores[0]
-            decisions[r.instance.category].append(pick(row[0], [row[1]]))
-        per_file = accuracy_values("i2t_accuracy", decisions, "wrong")
-        by_category = {v.category: v for v in per_file}
-        files = [f for f in CORPUS if f.category in by_category]
-        # radar.py: a sub-type's score is the mean over sources of the mean over that source's files
-        per_subtype = []
-        for subtype in _ordered(f.subtype for f in files):
-            by_source: dict[str, list[MetricValue]] = defaultdict(list)
-            for f in files:
-                if f.subtype == subtype:
-                    by_source[f.source].append(by_category[f.category])
-            per_subtype.append(_mean_of_means("i2t_accuracy_subtype", subtype, by_source, "sources"))
-        per_type = []
-        for type_ in _ordered(v.category.split("/")[0] for v in per_subtype):
-            parts = {v.category: [v] for v in per_subtype if v.category.split("/")[0] == type_}
-            per_type.append(_mean_of_means("i2t_accuracy_type", type_, parts, "sub-types"))
-        macro = _mean_of_means("i2t_accuracy_macro", "all", {v.category: [v] for v in per_type}, "types")
-        return [*per_file, *per_subtype, *per_type, macro, micro_value("i2t_accuracy_micro", decisions, "wrong")]
-
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
         """Two generated items in each of six corpus files (one Object, Attribute and Relation each
@@ -340,29 +315,6 @@ class VLCheckList(Benchmark):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(items))
         return {"version": "custom", "annotations_dir": "data", "images_dir": "images"}, root
-
-
-def _ordered(names: Any) -> list[str]:
-    """Distinct names in first-seen order."""
-    return list(dict.fromkeys(names))
-
-
-def _mean_of_means(metric: str, category: str, groups: dict[str, list[MetricValue]], what: str) -> MetricValue:
-    """Unweighted mean over groups of each group's unweighted mean; the averaging names the groups."""
-    means = [float(np.mean([v.value for v in values])) for values in groups.values()]
-    members = [v for values in groups.values() for v in values]
-    rules = {v.tie_rule for v in members}
-    names = list(groups)
-    label = what if len(names) > 1 else what.rstrip("s")
-    return MetricValue(
-        metric=metric,
-        category=category,
-        value=float(np.mean(means)),
-        n=int(sum(v.n for v in members)),
-        ties=int(sum(v.ties for v in members)),
-        tie_rule=rules.pop() if len(rules) == 1 else "mixed",
-        averaging=f"macro: unweighted mean over {len(names)} {label}: {', '.join(names)}",
-    )
 
 
 @hookimpl

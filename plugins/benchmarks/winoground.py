@@ -37,25 +37,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from harness import hookimpl
-from harness.benchmarks import Benchmark, DataFile, InstanceScores, verify_files
+from harness.benchmarks import Benchmark, DataFile, verify_files
 from harness.errors import DataUnavailable
-from harness.metrics import Decision
-from harness.metrics_group import (
-    CHANCE_GROUP,
-    CHANCE_IMAGE,
-    CHANCE_TEXT,
-    MATCHED_PAIRS,
-    TIE_RULE,
-    group_decisions,
-    group_values,
-)
-from harness.types import ImageSource, Instance, MetricSpec, MetricValue
+from harness.metrics import Micro, PerCategory, Tags
+from harness.metrics.group import MATCHED_PAIRS, TextImageGroup
+from harness.types import ImageSource, Instance
 
 HF_DATASET = "facebook/winoground"
 HF_PAGE = f"https://huggingface.co/datasets/{HF_DATASET}"
@@ -79,8 +70,6 @@ FIELDS = (
 )
 N_EXAMPLES = 400
 NO_TAG = "No Tag"
-METRICS = ("text_score", "image_score", "group_score")
-AVERAGING = "micro: mean over instances (overall and per tag)"
 GATED_HINT = (
     f"{HF_DATASET} is gated: accept its terms at {HF_PAGE} while logged in, then run `huggingface-cli login` "
     "(or set HF_TOKEN to an access token from https://huggingface.co/settings/tokens) and retry"
@@ -119,6 +108,12 @@ class Winoground(Benchmark):
     captions_redistributable = False
     reference_file = Path(__file__).with_name("winoground_reference.json")
     Params = WinogroundParams
+    metrics = (
+        TextImageGroup(
+            {"text": "text_score", "image": "image_score", "group": "group_score"},
+            (PerCategory(), Tags(lambda inst: instance_tags(inst.gold)), Micro()),
+        ),
+    )
 
     def _dir(self, relative: str) -> Path:
         return Path(relative) if Path(relative).is_absolute() else self.data_root / relative
@@ -197,52 +192,6 @@ class Winoground(Benchmark):
         """Where to get the (gated) images."""
         return GET_HINT
 
-    def metric_specs(self) -> list[MetricSpec]:
-        """Text, image and group scores (the headline), strict ``>``."""
-        return [
-            MetricSpec(
-                "text_score",
-                "text score: both images give their own caption the higher score",
-                AVERAGING,
-                TIE_RULE,
-                direction="i2t",
-                chance=CHANCE_TEXT,
-            ),
-            MetricSpec(
-                "image_score",
-                "image score: both captions give their own image the higher score",
-                AVERAGING,
-                TIE_RULE,
-                direction="t2i",
-                chance=CHANCE_IMAGE,
-            ),
-            MetricSpec(
-                "group_score",
-                "group score: text and image scores both right",
-                AVERAGING,
-                TIE_RULE,
-                chance=CHANCE_GROUP,
-            ),
-        ]
-
-    def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
-        """The three scores per instance; micro averages overall, per collapsed tag and per tag."""
-        by_category: dict[str, dict[str, list[Decision]]] = {m: defaultdict(list) for m in METRICS}
-        by_tag: dict[str, dict[str, list[Decision]]] = {m: defaultdict(list) for m in METRICS}
-        for r in results:
-            g = group_decisions(r.scores)
-            gold = r.instance.gold
-            n = int(gold["num_main_preds"])
-            tags = [f"{n} Main Pred" + ("s" if n != 1 else ""), *gold["secondary_tags"], *gold["why_hard_tags"]]
-            for metric, d in zip(METRICS, (g.text, g.image, g.group)):
-                by_category[metric][r.instance.category].append(d)
-                for tag in tags:
-                    by_tag[metric][tag].append(d)
-        values = []
-        for metric in METRICS:
-            values += group_values(metric, by_category[metric], extra=by_tag[metric])
-        return values
-
     def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
         """The pinned tags; then examples.jsonl and the images exported from the gated HF dataset."""
         lines = super().fetch(images=images, progress=progress)
@@ -261,6 +210,13 @@ class Winoground(Benchmark):
         root = tmp_path / "winoground_example"
         write_example(root, 6)
         return {"version": "custom"}, root
+
+
+def instance_tags(gold: dict[str, Any]) -> list[str]:
+    """Tags that cut across the categories: the number of main predicates ("1 Main Pred", "2 Main
+    Preds"), the secondary tags and the "Why is Winoground hard" tags."""
+    n = int(gold["num_main_preds"])
+    return [f"{n} Main Pred" + ("s" if n != 1 else ""), *gold["secondary_tags"], *gold["why_hard_tags"]]
 
 
 def _image_file(name: str) -> str:

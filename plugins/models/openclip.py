@@ -18,6 +18,7 @@ tokenizer, the default eval image transform, and cosine similarity of L2-normali
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import os
 import pickle
@@ -84,10 +85,9 @@ class OpenClip(EmbeddingModel):
                 weights = hub_identity(arch[len("hf-hub:") :], HF_WEIGHT_FILES)
             elif isinstance(arch, str) and arch.startswith("local-dir:"):
                 weights = "local-dir:" + dir_identity(Path(arch[len("local-dir:") :]))
-            else:
-                import torch
-
-                weights = f"random-init:seed={self.params.init_seed}:torch={torch.__version__.split('+')[0]}"
+            else:  # the installed torch's version, read without importing it
+                torch_version = importlib.metadata.version("torch").split("+")[0]
+                weights = f"random-init:seed={self.params.init_seed}:torch={torch_version}"
         elif os.path.isfile(pretrained):
             weights = file_identity(pretrained)
         else:

@@ -3,8 +3,9 @@
 Each line is ``{"benchmark": ID, "version": DATA_VERSION, "instance": INSTANCE_ID, "image": i,
 "text": j, "score": s}``: ``i`` and ``j`` index the instance's images and texts as
 ``vlc-harness instances -b ID --format jsonl`` lists them. The file is checked for duplicates
-when loaded and for completeness as pairs are asked for: a missing score fails the cell naming
-the pair; it is never invented. The file's sha256 is the model's weights identity.
+when loaded and for completeness as pairs are asked for: a pair without a score, or with
+conflicting scores, is a :class:`~harness.models.PairError` naming it (never an invented score),
+so only the instances that need it fail. The file's sha256 is the model's weights identity.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import hookimpl
-from harness.models import Identity, PairGroup, PairScoringModel
+from harness.models import Identity, PairError, PairGroup, PairScoringModel
 from harness.weights import file_identity
 
 Key = tuple[str, str, str, int, int]
@@ -77,21 +78,22 @@ class Precomputed(PairScoringModel):
                 self._scores[key] = float(score)
                 self._instances.setdefault(key[:2], set()).add(key[2])
 
-    def score_pairs(self, groups: list[PairGroup]) -> list[list[float]]:
+    def score_pairs(self, groups: list[PairGroup]) -> list[list[float | PairError]]:
         """Look every pair up by the instances that need it; all of them must agree."""
         out = []
         for group in groups:
             if group.origins is None:
                 raise ValueError("precomputed scores need the pairs' origins (needs_origins)")
-            row = []
+            row: list[float | PairError] = []
             for origins in group.origins:
                 found = {o: self._scores[o] for o in origins if o in self._scores}
-                if not found:
-                    raise ValueError(self._missing_message(origins[0]))
                 values = set(found.values())
-                if len(values) > 1:
-                    raise ValueError(f"conflicting scores for one image-text pair: {found}")
-                row.append(values.pop())
+                if not found:
+                    row.append(PairError(self._missing_message(origins[0])))
+                elif len(values) > 1:
+                    row.append(PairError(f"conflicting scores for one image-text pair: {found}"))
+                else:
+                    row.append(values.pop())
             out.append(row)
         return out
 

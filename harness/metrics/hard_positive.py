@@ -1,0 +1,130 @@
+"""Hard positives (Kamath et al., ECCV 2024): augmented accuracy, brittleness and the drop.
+
+An instance holds an image with its caption ``c``, a hard positive ``c_p`` (a meaning-preserving
+edit) and a hard negative ``c_n``; the gold fields ``original``, ``positive`` and ``negative``
+index them among the texts. With strict inequalities, as upstream ``run_eval.py``:
+
+* ``aug``: ``s(c) > s(c_n)`` and ``s(c_p) > s(c_n)`` (Aug. Test Acc.);
+* ``brittle`` (lower is better): ``c_n`` strictly between ``c`` and ``c_p``, in either order;
+  an abstained instance counts as brittle;
+* ``drop``: ``orig - aug`` per instance (``orig``: ``s(c) > s(c_n)``), so the reported drop is
+  the original accuracy minus the augmented one over the same instances.
+
+Ties counted: ``s(c_n)`` equal to ``s(c)`` or ``s(c_p)``. :class:`MeanScore` reports the mean raw
+score of one caption role (Table 2), over answered instances by definition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from harness.metrics.aggregate import Aggregation
+from harness.metrics.engine import Column
+from harness.metrics.family import Family, Reported
+from harness.metrics.outcomes import Outcomes
+from harness.metrics.ties import Beats, expected_under_random_ties
+
+ROLES = ("original", "positive", "negative")
+DEFAULT_IDS = {"aug": "aug_accuracy", "brittle": "brittleness", "drop": "accuracy_drop"}
+TEXTS = {
+    "aug": ("s(c) > s(c_n) and s(c_p) > s(c_n) (Aug. Test Acc.)", True, 1 / 3),
+    "brittle": (
+        "s(c_n) strictly between s(c) and s(c_p), in either order (lower is better; a tie is never brittle; "
+        "an abstention is)",
+        False,
+        1 / 3,
+    ),
+    "drop": ("orig_accuracy - aug_accuracy over the same instances (the paper's '(-drop)')", False, None),
+}
+
+
+def role_entries(outcomes: Outcomes) -> np.ndarray:
+    """``[N, 3]``: each instance's scores of c, c_p and c_n (image 0)."""
+    index = np.array([[inst.gold.get(r, j) for j, r in enumerate(ROLES)] for inst in outcomes.instances])
+    if not len(index):
+        return np.zeros((0, 3))
+    rows = outcomes.scores[:, 0, :]
+    return np.take_along_axis(rows, index.astype(np.int64), axis=1)
+
+
+def _verdicts(b: Beats) -> list[np.ndarray]:
+    c_above, p_above = b(0, 2), b(1, 2)
+    aug = c_above & p_above
+    brittle = (c_above & b(2, 1)) | (p_above & b(2, 0))
+    drop = c_above.astype(np.float64) - aug
+    return [aug, brittle, drop]
+
+
+class HardPositive(Family):
+    """Augmented accuracy, brittleness and accuracy drop; ``ids`` renames them."""
+
+    name = "hard_positive"
+
+    def __init__(
+        self,
+        aggregate: Sequence[Aggregation | str] = ("per-category", "micro"),
+        *,
+        ids: Mapping[str, str] | None = None,
+        tie_rule: str | None = None,
+        categories: Sequence[str] | None = None,
+    ) -> None:
+        super().__init__(aggregate, tie_rule, categories, self.name)
+        self.ids = {**DEFAULT_IDS, **(ids or {})}
+
+    def reported(self) -> list[Reported]:
+        return [Reported(self.ids[k], text, "i2t", chance, better) for k, (text, better, chance) in TEXTS.items()]
+
+    def columns(self, outcomes: Outcomes) -> list[Column]:
+        entries = role_entries(outcomes)
+        members = self.members(outcomes)
+        if members is not None:
+            entries = np.where(members[:, None], entries, np.nan)
+        c, p, n = entries.T
+        ties = (c == n) | (p == n)
+        credits = _verdicts(lambda a, b: entries[:, a] > entries[:, b])
+        halves = expected_under_random_ties(entries, _verdicts)
+        rules = {"aug": "wrong", "brittle": "counts", "drop": "wrong"}
+        return [
+            Column(
+                self.ids[key],
+                np.asarray(credit, dtype=np.float64),
+                self.aggregations,
+                members=members,
+                ties=ties,
+                tie_rule=self.tie_rule,
+                abstention=rules[key],
+                ties_half=half,
+            )
+            for key, credit, half in zip(TEXTS, credits, halves)
+        ]
+
+
+class MeanScore(Family):
+    """The mean raw score of one caption role (``original``, ``positive``, ``negative``)."""
+
+    name = "mean_score"
+    tie_rules = ("n/a",)
+    ties_half = False
+
+    def __init__(
+        self,
+        role: str,
+        aggregate: Sequence[Aggregation | str] = ("per-category", "micro"),
+        *,
+        id: str | None = None,
+        categories: Sequence[str] | None = None,
+    ) -> None:
+        if role not in ROLES:
+            raise ValueError(f"{self.name}: unknown role {role!r} (known: {', '.join(ROLES)})")
+        super().__init__(aggregate, None, categories, f"{self.name} {role}")
+        self.role, self.id = role, id or f"mean_score_{role}"
+
+    def reported(self) -> list[Reported]:
+        return [Reported(self.id, f"mean raw score of the {self.role} caption (Table 2)", "i2t")]
+
+    def columns(self, outcomes: Outcomes) -> list[Column]:
+        score = role_entries(outcomes)[:, ROLES.index(self.role)]
+        members = self.members(outcomes)
+        return [Column(self.id, score, self.aggregations, members=members, tie_rule="n/a", abstention="answered")]

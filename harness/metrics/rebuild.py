@@ -1,0 +1,107 @@
+"""Rebuilding stored cells' metrics from their stored per-instance outcomes, with no model.
+
+A cell keeps each instance's score matrix (or its answers) in the store's ``outcomes`` table, so
+its metrics, intervals and replicates can be computed again whenever the metric code changes.
+Cells written by v0.1 (no metrics version: 200 resamples, replicates of the overall values only)
+are rebuilt this way when a v2 harness first opens their store. A benchmark's instances supply
+the gold structure (which text is the positive, a label, tags); they are loaded from the data
+root and must match the cell's instance manifest, or the cell is left as it is and reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from harness.errors import Unavailable
+from harness.metrics.cell import NO_METRICS, cell_metrics, metrics_version
+from harness.metrics.outcomes import ChoiceOutcomes, Outcomes
+from harness.store.store import CellRecord, Outcome, Store
+
+
+@dataclass
+class RebuildReport:
+    """Which cells were rebuilt, and why the others could not be."""
+
+    rebuilt: list[CellRecord] = field(default_factory=list)
+    skipped: dict[int, str] = field(default_factory=dict)
+    """Cell id -> why it was left as it is."""
+
+
+def rebuild_cells(store: Store, plugins: Any, data_root: Path, cells: list[CellRecord]) -> RebuildReport:
+    """Recompute the metrics of ``cells`` from their stored outcomes (see the module docstring)."""
+    from harness.params import build
+    from harness.prepared import limit_per_category, manifest_hash
+
+    report = RebuildReport()
+    loaded: dict[tuple[str, str], Any] = {}
+    for cell in cells:
+        assert cell.id is not None
+        if cell.status in ("unavailable", "skipped") or not cell.n_scored:
+            store.update_metrics(cell.id, cell.metrics, {}, NO_METRICS)
+            report.rebuilt.append(cell)
+            continue
+        try:
+            key = (cell.benchmark_type, repr(sorted(cell.provenance.get("benchmark_params", {}).items())))
+            if key not in loaded:
+                cls = plugins.benchmarks.get(cell.benchmark_type).cls
+                benchmark = cls(build(cls.Params, cell.provenance.get("benchmark_params", {})), data_root)
+                benchmark.check_data()
+                loaded[key] = (benchmark, benchmark.load_instances())
+            benchmark, instances = loaded[key]
+        except Unavailable as exc:
+            report.skipped[cell.id] = f"{cell.benchmark_id}: {exc}"
+            continue
+        except Exception as exc:  # an unknown type or bad params: say so, keep the cell
+            report.skipped[cell.id] = f"{cell.benchmark_id}: {type(exc).__name__}: {exc}"
+            continue
+        chosen = limit_per_category(instances, cell.instance_limit)
+        if manifest_hash(benchmark.data_version, chosen) != cell.manifest_hash:
+            report.skipped[cell.id] = f"{cell.benchmark_id}: the data under {data_root} is not the data of this cell"
+            continue
+        rows = {o.instance_id: o for o in store.outcomes(cell.id)}
+        outcomes, coverage = outcome_arrays(chosen, rows)
+        computed = cell_metrics(benchmark, outcomes, coverage=coverage or _had_coverage(cell))
+        version = metrics_version(benchmark, computed.samples)
+        store.update_metrics(cell.id, computed.metrics, computed.replicates, version)
+        report.rebuilt.append(cell)
+    return report
+
+
+def outcome_arrays(instances: list[Any], rows: dict[str, Outcome]) -> tuple[Outcomes | ChoiceOutcomes, bool]:
+    """Outcome arrays from stored outcome rows (failed instances left out), and whether any
+    instance abstained."""
+    kept = [inst for inst in instances if inst.id in rows and rows[inst.id].error is None]
+    if kept and rows[kept[0].id].scores is None:  # a multiple-choice cell: answers per order
+        orders = max(len(rows[i.id].answers or []) for i in kept)
+        correct = np.zeros((len(kept), orders), dtype=bool)
+        answered = np.zeros((len(kept), orders), dtype=bool)
+        for k, inst in enumerate(kept):
+            for a in rows[inst.id].answers or []:
+                correct[k, a["order"]] = a["choice"] is not None and a["choice"] == a["correct"]
+                answered[k, a["order"]] = a["choice"] is not None
+        return ChoiceOutcomes(kept, correct, answered), False
+    shape = (max((len(i.images) for i in kept), default=1), max((len(i.texts) for i in kept), default=1))
+    tensor = np.full((len(kept), *shape), np.nan)
+    answered = np.ones(len(kept), dtype=bool)
+    for k, inst in enumerate(kept):
+        row = rows[inst.id]
+        matrix = np.array([[np.nan if v is None else v for v in r] for r in row.scores or []], dtype=np.float64)
+        tensor[k, : matrix.shape[0], : matrix.shape[1]] = matrix
+        answered[k] = not any(d.get("abstained") for d in (row.answers or []))
+    return Outcomes(kept, tensor, answered), bool((~answered).any())
+
+
+def _had_coverage(cell: CellRecord) -> bool:
+    return any(m.get("metric") == "coverage" for m in cell.metrics)
+
+
+def rebuild_stale(store: Store, plugins: Any, data_root: Path) -> RebuildReport | None:
+    """Rebuild every cell a v0.1 harness wrote (no metrics version); ``None`` when there is none."""
+    stale = store.cells_without_metrics_version()
+    if not stale:
+        return None
+    return rebuild_cells(store, plugins, data_root, stale)

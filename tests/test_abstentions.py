@@ -1,0 +1,88 @@
+"""Abstentions count honestly: each metric states its rule (hard positives, SeeTRUE, pairwise)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.metrics.cell import compute_values, specs_of
+from harness.metrics.outcomes import outcomes_from_matrices
+from harness.params import build
+from harness.types import ImageSource, Instance
+from plugins.benchmarks.hard_positives import HardPositives
+from plugins.benchmarks.seetrue import SeeTrue
+
+HP = HardPositives(build(HardPositives.Params, {"version": "custom"}), Path("."))
+
+
+def hp_case(k: int, category: str, scores) -> Instance:
+    gold = {"original": 0, "positive": 1, "negative": 2}
+    return Instance(f"{category}/{k}", category, (ImageSource(Path("x.jpg")),), ("c", "cp", "cn"), gold), scores
+
+
+def hp_values(rows, abstained):
+    instances = [hp_case(k, c, s)[0] for k, (c, s) in enumerate(rows)]
+    matrices = [np.array([s], dtype=float) for _, s in rows]
+    outcomes = outcomes_from_matrices(instances, matrices, [k not in abstained for k in range(len(rows))])
+    return {(v.metric, v.category): v for v in compute_values(HP, outcomes, coverage=True)}
+
+
+BRITTLE, ROBUST, WRONG = (0.9, 0.1, 0.5), (0.9, 0.8, 0.1), (0.1, 0.2, 0.9)
+DECLINED = (0.9, np.nan, 0.5)
+
+
+def test_an_abstention_counts_as_brittle_and_wrong():
+    rows = [("swap", BRITTLE), ("swap", ROBUST), ("swap", WRONG), ("swap", DECLINED), ("swap", DECLINED)]
+    values = hp_values(rows, abstained={3, 4})
+    assert values[("brittleness", "swap")].value == pytest.approx(3 / 5)  # 1 brittle + 2 abstentions
+    assert values[("brittleness_answered", "swap")].value == pytest.approx(1 / 3)
+    assert values[("aug_accuracy", "swap")].value == pytest.approx(1 / 5)
+    assert values[("orig_accuracy", "swap")].value == pytest.approx(2 / 5)
+    # the drop stays orig - aug over the same (asked) instances
+    drop = values[("orig_accuracy", "swap")].value - values[("aug_accuracy", "swap")].value
+    assert values[("accuracy_drop", "swap")].value == pytest.approx(drop)
+    assert values[("coverage", "swap")].value == pytest.approx(3 / 5)
+    assert values[("brittleness", "swap")].n == 5 and values[("brittleness_answered", "swap")].n == 3
+    assert "abstention counts against the model" in values[("brittleness", "swap")].averaging
+
+
+def test_mean_scores_are_over_answered_instances_by_definition():
+    rows = [("swap", BRITTLE), ("swap", ROBUST), ("swap", DECLINED)]
+    values = hp_values(rows, abstained={2})
+    mean = values[("mean_score_original", "swap")]
+    assert mean.value == pytest.approx(0.9) and mean.n == 2  # not (0.9 + 0.9 + 0) / 3
+    assert "answered instances only" in mean.averaging
+
+
+def test_the_measured_effect_on_brittleness_ordering():
+    """Credit 0 for an abstention made brittleness (lower is better) look better; now it cannot."""
+    rng = np.random.default_rng(0)
+    rows = [("swap", tuple(rng.normal(size=3))) for _ in range(400)]
+    abstained = set(rng.choice(400, 40, replace=False).tolist())
+    rows = [(c, (s[0], np.nan, s[2]) if k in abstained else s) for k, (c, s) in enumerate(rows)]
+    values = hp_values(rows, abstained)
+    asked, answered = values[("brittleness", "swap")].value, values[("brittleness_answered", "swap")].value
+    brittle_answered = answered * 360
+    assert asked == pytest.approx((brittle_answered + 40) / 400)
+    assert asked > answered > brittle_answered / 400  # v0.1 reported the last one
+
+
+def test_auc_is_over_answered_pairs_with_coverage_beside_it():
+    bench = SeeTrue(build(SeeTrue.Params, {"version": "custom"}), Path("."))
+    rows = [("s", 1, 0.9), ("s", 0, 0.1), ("s", 1, 0.2), ("s", 0, 0.8), ("s", 1, np.nan), ("s", 0, np.nan)]
+    instances = [
+        Instance(f"s/{k}", c, (ImageSource(Path("x.png")),), ("t",), {"label": y}) for k, (c, y, _) in enumerate(rows)
+    ]
+    outcomes = outcomes_from_matrices(instances, [np.array([[v]]) for *_, v in rows], [k < 4 for k in range(6)])
+    values = {(v.metric, v.category): v for v in compute_values(bench, outcomes, coverage=True)}
+    assert values[("auc", "s")].value == 0.75 and values[("auc", "s")].n == 4  # 3 of the 4 answered pairs
+    assert values[("auc_answered", "s")].value == 0.75
+    assert "answered instances only" in values[("auc", "s")].averaging
+    assert values[("coverage", "all")].value == pytest.approx(4 / 6)
+
+
+def test_every_abstention_variant_has_a_spec():
+    ids = {s.id for s in specs_of(HP.metric_families())}
+    assert {"brittleness_answered", "mean_score_original_answered", "coverage", "aug_accuracy_ties_half"} <= ids
