@@ -57,6 +57,8 @@ class Plan:
     """Instance category -> number of instances in the column's population."""
     tags: dict[str, int] = field(default_factory=dict)
     """Tag -> number of instances carrying it."""
+    tag_groups: dict[int, list[str]] = field(default_factory=dict)
+    """Per :class:`Tags` aggregation (by ``id``), the tags of it that are present."""
     nodes: dict[Key, Node] = field(default_factory=dict)
 
     def add(self, node: Node) -> None:
@@ -237,11 +239,32 @@ class Tags(Aggregation):
 
     def plan(self, plan: Plan, base: str, suffix: str) -> None:
         metric = self.metric_id(base, suffix)
-        for tag in sorted(plan.tags):
+        for tag in sorted(plan.tag_groups.get(id(self), [])):
             plan.add(Node(metric, tag, "pool", self.averaging(), members=("#tag", tag)))
 
     def averaging(self) -> str:
         return "micro: mean over the instances with this tag"
+
+
+SAME_WORDS, DIFFERENT_WORDS = "same-words", "different-words"
+
+
+@dataclass(frozen=True)
+class WordOrder(Tags):
+    """The word-order audit: pooled over the instances whose compared captions hold the same
+    words in another order (``same-words``) and over the rest (``different-words``).
+
+    ``tags(instance)`` returns one of the two (see :mod:`harness.metrics.word_order`). Reported
+    only when some instance has the same words: an order-insensitive text encoder is at chance
+    or tied on that subset by construction, so it measures word-order sensitivity directly.
+    """
+
+    def plan(self, plan: Plan, base: str, suffix: str) -> None:
+        if SAME_WORDS in plan.tag_groups.get(id(self), []):
+            super().plan(plan, base, suffix)
+
+    def averaging(self) -> str:
+        return "micro: mean over the instances whose captions are (same-words) or are not the same words"
 
 
 NAMED: dict[str, Callable[[], Aggregation]] = {
@@ -267,9 +290,6 @@ def resolve(items: Sequence[Aggregation | str], owner: str) -> tuple[Aggregation
     return tuple(out)
 
 
-def tags_of(aggregations: Sequence[Aggregation]) -> Tags | None:
-    """The :class:`Tags` aggregation among ``aggregations`` (at most one is allowed)."""
-    found = [a for a in aggregations if isinstance(a, Tags)]
-    if len(found) > 1:
-        raise ValueError("at most one Tags aggregation per metric")
-    return found[0] if found else None
+def tags_of(aggregations: Sequence[Aggregation]) -> list[Tags]:
+    """The :class:`Tags` aggregations among ``aggregations``."""
+    return [a for a in aggregations if isinstance(a, Tags)]

@@ -213,8 +213,14 @@ class Engine:
                     both[name] = count
             present = both
         plan = Plan(column.metric + pop.suffix, present)
-        tags = tags_of(column.aggregations)
-        masks = ctx.tag_masks(tags) if tags is not None else {}
+        masks: dict[str, np.ndarray] = {}
+        for tags in tags_of(column.aggregations):
+            own = ctx.tag_masks(tags)
+            clash = sorted(set(own) & set(masks))
+            if clash:
+                raise ValueError(f"{column.metric}: tag {clash[0]!r} comes from two tag aggregations")
+            masks.update(own)
+            plan.tag_groups[id(tags)] = sorted(t for t, m in own.items() if (m & counted).any())
         plan.tags = {t: int((m & counted).sum()) for t, m in masks.items() if (m & counted).any()}
         for aggregation in column.aggregations:
             aggregation.plan(plan, column.metric, pop.suffix)

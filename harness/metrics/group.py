@@ -20,11 +20,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from harness.metrics.aggregate import Aggregation
+from harness.metrics.aggregate import Aggregation, WordOrder
 from harness.metrics.engine import Column
 from harness.metrics.family import Family, Reported
 from harness.metrics.outcomes import Outcomes
 from harness.metrics.ties import Beats, beats, expected_under_random_ties
+from harness.metrics.word_order import caption_pair_tag
 
 CHANCE_SINGLE = 0.5
 """Chance of one two-way comparison under random scores."""
@@ -72,6 +73,8 @@ class TextImageGroup(Family):
 
     ``ids`` maps the scores to report (``text``, ``image``, ``group``, ``image0``, ``image1``,
     ``caption0``, ``caption1``) to metric ids; ``descriptions`` overrides their texts.
+    ``word_order`` adds the word-order audit (each value also over the instances whose two
+    captions hold the same words, and over the rest).
     """
 
     name = "text_image_group"
@@ -85,8 +88,11 @@ class TextImageGroup(Family):
         descriptions: Mapping[str, str] | None = None,
         tie_rule: str | None = None,
         categories: Sequence[str] | None = None,
+        word_order: bool = True,
     ) -> None:
         owner = f"{self.name} {', '.join(ids.values())}"
+        if word_order:  # the word-order audit (see harness.metrics.word_order)
+            aggregate = (*aggregate, WordOrder(caption_pair_tag))
         unknown = sorted(set(ids) - set(SCORES))
         if unknown:
             raise ValueError(f"{owner}: unknown score(s) {', '.join(unknown)} (known: {', '.join(SCORES)})")

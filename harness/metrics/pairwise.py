@@ -16,10 +16,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from harness.metrics.aggregate import Aggregation, Micro, PerCategory
+from harness.metrics.aggregate import Aggregation, Micro, PerCategory, WordOrder
 from harness.metrics.engine import Column
 from harness.metrics.family import Family, Reported
 from harness.metrics.outcomes import ChoiceOutcomes, Outcomes
+from harness.metrics.word_order import pairwise_tag
 
 CHOICE_TIE_RULE = "none: answers (an abstention is wrong)"
 """Tie rule recorded with values computed from multiple-choice answers (no scores, no ties)."""
@@ -29,7 +30,9 @@ class PairwiseAccuracy(Family):
     """Gold text against competitor texts for image 0; declare the metric id and aggregations.
 
     ``gold`` names the instance gold field holding the gold text's index; ``against`` names the
-    field holding the one competitor (``None``: every other text of the instance).
+    field holding the one competitor (``None``: every other text of the instance). ``word_order``
+    adds the word-order audit: each value also over the instances whose gold and competitor
+    captions hold the same words (``same-words``) and over the rest (``different-words``).
     """
 
     name = "pairwise_accuracy"
@@ -47,7 +50,10 @@ class PairwiseAccuracy(Family):
         gold: str = "positive",
         against: str | None = None,
         categories: Sequence[str] | None = None,
+        word_order: bool = True,
     ) -> None:
+        if word_order:  # the word-order audit (see harness.metrics.word_order)
+            aggregate = (*aggregate, WordOrder(lambda inst: pairwise_tag(inst, gold, against)))
         super().__init__(aggregate, tie_rule, categories, f"{self.name} {id!r}")
         self.id, self.description = id, description
         self.direction, self.chance = direction, chance
