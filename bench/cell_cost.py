@@ -65,7 +65,7 @@ def child(name: str, impl: str, shared: Path) -> None:
     if impl == "legacy":
         from bench.legacy.cells import collect_scores
     else:
-        from harness.cells import collect_scores
+        from harness.run.collect import collect_scores
     start = time.perf_counter()
     collected = collect_scores(bench, instances, keys, scores, {}, None)
     seconds = time.perf_counter() - start

@@ -24,7 +24,8 @@ from harness.params import build
 from harness.paths import default_data_root, default_store_url
 from harness.plugins import get_plugins
 from harness.registry import BenchmarkEntry, ModelEntry, Registry, load_registry, parse_inline_model
-from harness.runner import execute, select_benchmarks, select_models
+from harness.run import execute
+from harness.run.select import select_benchmarks, select_models
 from harness.store import CellRecord, Store, open_store
 
 

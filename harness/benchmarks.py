@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from harness.choices import InstanceAnswers, Question
-from harness.errors import DataUnavailable
+from harness.datafiles import DataFile, ImageArchive, verify_files
 from harness.params import NoParams
 from harness.types import Instance, MetricSpec, MetricValue, ReferenceRow
 
@@ -23,26 +23,6 @@ if TYPE_CHECKING:
     import numpy as np
 
     from harness.metrics.family import Family
-
-
-@dataclass(frozen=True)
-class DataFile:
-    """One pinned data file: where it goes under the data root, its sha256, where to get it."""
-
-    relpath: str
-    sha256: str
-    url: str
-
-
-@dataclass(frozen=True)
-class ImageArchive:
-    """A zip of benchmark images: where to get it and where it goes under the data root."""
-
-    url: str
-    relpath: str
-    """Folder under the data root the archive is extracted into."""
-    expect: str
-    """A path (relative to the data root) that exists once the archive is extracted."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +53,9 @@ class Benchmark:
     """``(image-to-text, text-to-image)`` metric ids whose difference is the directional gap."""
     captions_redistributable: ClassVar[bool] = False
     """Whether the data license allows publishing captions next to scores."""
+    image_pools: ClassVar[tuple[str, ...]] = ()
+    """The image pools (:data:`harness.overlap.POOLS`) the benchmark's images are drawn from; the
+    board marks cells whose model was trained on an overlapping pool."""
     reference_file: ClassVar[Path | None] = None
     """JSON file of paper-reported :class:`~harness.types.ReferenceRow` data beside the plugin."""
     Params: ClassVar[type] = NoParams
@@ -202,24 +185,6 @@ class Benchmark:
         Used by the shared conformance test; write only generated or permissively licensed data.
         """
         return None
-
-
-def verify_files(data_root: Path, files: list[DataFile], what: str) -> None:
-    """Check that each pinned file exists under ``data_root`` with its sha256."""
-    from harness.hashing import sha256_file
-
-    problems = []
-    for f in files:
-        path = data_root / f.relpath
-        if not path.is_file():
-            problems.append(f"missing {path} (get {f.url})")
-            continue
-        digest = sha256_file(path)
-        if digest != f.sha256:
-            problems.append(f"{path} has sha256 {digest[:12]}..., expected {f.sha256[:12]}... ({f.url})")
-    if problems:
-        shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
-        raise DataUnavailable(f"{what} data is not ready under {data_root}: {shown}")
 
 
 def load_reference_rows(path: Path) -> list[ReferenceRow]:

@@ -8,99 +8,14 @@ line plus a hint, with no traceback, and exits with status 2.
 from __future__ import annotations
 
 import json
-import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
 from harness.errors import HarnessError, PluginError, UserError
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-class App:
-    """Lazily loaded shared state of one command: plugins, registry, store, data root."""
-
-    def __init__(self) -> None:
-        self._plugins: Any = None
-
-    @property
-    def plugins(self) -> Any:
-        """The loaded plugins (entry points, allow/block lists applied)."""
-        if self._plugins is None:
-            from harness.plugins import get_plugins
-
-            self._plugins = get_plugins()
-        return self._plugins
-
-    def registry(self, paths: tuple[str, ...], required: bool = True) -> Any:
-        """Load the registry files given, else $VLC_HARNESS_REGISTRY, else ./registry.yaml."""
-        from harness.paths import ENV_REGISTRY
-        from harness.registry import Registry, load_registry
-
-        files = [Path(p) for p in paths]
-        if not files and os.environ.get(ENV_REGISTRY):
-            files = [Path(p) for p in os.environ[ENV_REGISTRY].split(os.pathsep) if p]
-        if not files and Path("registry.yaml").is_file():
-            files = [Path("registry.yaml")]
-        if not files:
-            if required:
-                raise UserError("no registry file", hint="pass --registry PATH (e.g. examples/quickstart.yaml)")
-            return Registry()
-        return load_registry(files, self.plugins)
-
-    def store(self, url: str | None, data_root: str | Path | None = None) -> Any:
-        """Open the store at ``url`` (default: $VLC_HARNESS_STORE or the user cache dir).
-
-        Cells a v0.1 harness wrote are rebuilt from their stored scores on opening, with the
-        benchmarks' data under ``data_root`` (default: $VLC_HARNESS_DATA); those whose data is
-        not there are reported and kept as they are until it is.
-        """
-        from harness.metrics.rebuild import rebuild_stale
-        from harness.paths import default_data_root, default_store_url
-        from harness.store import open_store
-
-        store = open_store(url or default_store_url())
-        report = rebuild_stale(store, self.plugins, Path(data_root) if data_root else default_data_root())
-        if report is not None:
-            click.echo(f"rebuilt {len(report.rebuilt)} cells of an older harness from their stored scores", err=True)
-            for reason in list(report.skipped.values())[:3]:
-                click.echo(f"  not rebuilt (shown without ranks until it is): {reason}", err=True)
-        return store
-
-
-def registry_option(f: F) -> F:
-    """``--registry PATH`` (repeatable; later files add or override entries)."""
-    return click.option(
-        "--registry",
-        "registries",
-        multiple=True,
-        type=click.Path(dir_okay=False),
-        help="Registry YAML; repeat to overlay (default: $VLC_HARNESS_REGISTRY or ./registry.yaml).",
-    )(f)
-
-
-def store_option(f: F) -> F:
-    """``--store URL`` (any SQLAlchemy URL)."""
-    return click.option(
-        "--store", "store_url", default=None, help="SQLAlchemy URL of the score store (default: $VLC_HARNESS_STORE)."
-    )(f)
-
-
-def data_root_option(f: F) -> F:
-    """``--data-root DIR``."""
-    return click.option(
-        "--data-root",
-        type=click.Path(file_okay=False),
-        default=None,
-        help="Folder holding benchmark data (default: $VLC_HARNESS_DATA).",
-    )(f)
-
-
-pass_app = click.make_pass_decorator(App, ensure=True)
+from harness.options import App, data_root_option, pass_app, registry_option, store_option
 
 
 @click.group()
@@ -175,10 +90,11 @@ def run(
     -m 'open_clip:{arch: "@tiny.json", pretrained: null}' ('@FILE' reads JSON/YAML).
     """
     from harness.paths import default_data_root
-    from harness.runner import execute, plan
+    from harness.run import execute
+    from harness.run.select import select_grid
 
     registry = app.registry(registries, required=run_all)
-    chosen_models, chosen_benchmarks = plan(registry, app.plugins, run_all, list(models), list(benchmarks))
+    chosen_models, chosen_benchmarks = select_grid(registry, app.plugins, run_all, list(models), list(benchmarks))
     root = Path(data_root) if data_root else default_data_root()
     store = app.store(store_url, root)
 
@@ -268,7 +184,7 @@ def list_(app: App, what: str, fmt: str, registries: tuple[str, ...], data_root:
             rows = [{"id": "", "type": t, "params": {}, "meta": {}} for t in app.plugins.models.names()]
     else:
         from harness.paths import default_data_root
-        from harness.runner import select_benchmarks
+        from harness.run.select import select_benchmarks
 
         root = Path(data_root) if data_root else default_data_root()
         entries = list(registry.benchmarks.values()) or select_benchmarks(
@@ -309,8 +225,8 @@ def instances(
 ) -> None:
     """Print a benchmark's instances: id, category, data version, images, texts, gold."""
     from harness.paths import default_data_root
-    from harness.prepared import prepare
-    from harness.runner import select_benchmarks
+    from harness.run.prepare import prepare
+    from harness.run.select import select_benchmarks
 
     registry = app.registry(registries, required=False)
     (entry,) = select_benchmarks(registry, app.plugins, [benchmark])
@@ -364,14 +280,10 @@ def plugins(app: App) -> None:
 
 
 def build_cli() -> click.Group:
-    """The click group with every plugin's commands added (``register_commands``)."""
-    from harness.cli_data import data
-    from harness.cli_verify import verify
+    """The click group with every plugin's commands added (``register_commands``: the core's
+    ``data`` and ``verify``, the leaderboard's ``show`` and ``render``, third parties')."""
     from harness.plugins import get_plugins
 
-    for command in (data, verify):
-        if command.name not in cli.commands:
-            cli.add_command(command)
     get_plugins().pm.hook.register_commands(cli=cli)
     return cli
 

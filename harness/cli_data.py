@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from harness.cli import App, data_root_option, pass_app, registry_option
 from harness.errors import Unavailable
+from harness.options import App, data_root_option, pass_app, registry_option
 
 
 @click.group()
@@ -17,7 +17,7 @@ def data() -> None:
 
 
 def _benchmarks(app: App, registries: tuple[str, ...], ids: tuple[str, ...]) -> list:
-    from harness.runner import select_benchmarks
+    from harness.run.select import select_benchmarks
 
     registry = app.registry(registries, required=False)
     if ids:
@@ -69,7 +69,7 @@ def fetch(
 @pass_app
 def verify(app: App, ids: tuple[str, ...], registries: tuple[str, ...], data_root: str | None) -> None:
     """Check annotations against their pinned sha256 and count the images present."""
-    from harness.prepared import prepare
+    from harness.run.prepare import prepare
 
     root = _root(data_root)
     problems = 0

@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from harness.cli import App, data_root_option, pass_app, registry_option, store_option
 from harness.errors import UserError
+from harness.options import App, data_root_option, pass_app, registry_option, store_option
 from harness.verify import DEFAULT_TOLERANCE, compare_cell
 
 
@@ -38,7 +38,8 @@ def verify(
     from pathlib import Path
 
     from harness.paths import default_data_root
-    from harness.runner import execute, select_benchmarks, select_models
+    from harness.run import execute
+    from harness.run.select import select_benchmarks, select_models
 
     registry = app.registry(registries)
     (entry,) = select_models(registry, app.plugins, [model_id])

@@ -18,7 +18,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from harness.benchmarks import DataFile, ImageArchive
+from harness.datafiles import DataFile, ImageArchive
 from harness.errors import HarnessError
 from harness.hashing import sha256_file
 

@@ -48,3 +48,7 @@ class WeightsUnavailable(Unavailable):
 
 class ScoreError(HarnessError):
     """A model returned something that is not a finite score."""
+
+
+class WorkerFailed(HarnessError):
+    """A model's worker raised, died, or stopped making progress (its cells fail, the run goes on)."""

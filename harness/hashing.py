@@ -1,8 +1,10 @@
-"""sha256 of files, cached by (path, size, mtime) so unchanged files are hashed once.
+"""sha256 of files, hashed in parallel and cached per machine by (real path, size, mtime_ns, inode).
 
 Image references and local checkpoints are identified by the sha256 of their bytes. Hashing
 1,560 COCO images takes about a second; the cache (a small SQLite file in the user cache dir,
-machine-local on purpose: paths mean nothing on another machine) makes it free afterwards.
+machine-local on purpose: paths mean nothing on another machine, so it is never in a store that
+several machines share) makes it free afterwards. A file replaced in place gets a new inode or
+mtime and is hashed again.
 """
 
 from __future__ import annotations
@@ -40,8 +42,8 @@ def _db() -> sqlite3.Connection | None:
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(path, check_same_thread=False, timeout=30)
         conn.execute(
-            "CREATE TABLE IF NOT EXISTS file_hashes (path TEXT PRIMARY KEY, size INTEGER, "
-            "mtime_ns INTEGER, sha256 TEXT)"
+            "CREATE TABLE IF NOT EXISTS file_hashes_v2 (path TEXT PRIMARY KEY, size INTEGER, "
+            "mtime_ns INTEGER, inode INTEGER, sha256 TEXT)"
         )
     except sqlite3.Error:
         return None  # an unwritable cache only costs speed
@@ -50,12 +52,13 @@ def _db() -> sqlite3.Connection | None:
 
 
 def sha256_file(path: Path) -> str:
-    """sha256 hex digest of a file's bytes (cached by path, size and mtime)."""
+    """sha256 hex digest of a file's bytes (cached by real path, size, mtime and inode)."""
     return sha256_files([path])[Path(path)]
 
 
-def sha256_files(paths: Iterable[Path], threads: int = 4) -> dict[Path, str]:
-    """sha256 of many files; cached entries are reused, the rest hashed in parallel.
+def sha256_files(paths: Iterable[Path], threads: int | None = None) -> dict[Path, str]:
+    """sha256 of many files; cached entries are reused, the rest hashed in parallel (a thread per
+    core, up to 32: hashlib releases the GIL).
 
     Missing files raise :class:`FileNotFoundError` naming the first missing path.
     """
@@ -70,15 +73,15 @@ def sha256_files(paths: Iterable[Path], threads: int = 4) -> dict[Path, str]:
             row = None
             if db is not None:
                 row = db.execute(
-                    "SELECT sha256 FROM file_hashes WHERE path=? AND size=? AND mtime_ns=?",
-                    (str(p.resolve()), st.st_size, st.st_mtime_ns),
+                    "SELECT sha256 FROM file_hashes_v2 WHERE path=? AND size=? AND mtime_ns=? AND inode=?",
+                    (str(p.resolve()), st.st_size, st.st_mtime_ns, st.st_ino),
                 ).fetchone()
             if row:
                 result[p] = row[0]
             else:
                 todo.append(p)
     if todo:
-        with ThreadPoolExecutor(max_workers=threads) as pool:
+        with ThreadPoolExecutor(max_workers=threads or min(32, os.cpu_count() or 4)) as pool:
             digests = list(pool.map(_digest, todo))
         with _lock:
             db = _db()
@@ -86,8 +89,11 @@ def sha256_files(paths: Iterable[Path], threads: int = 4) -> dict[Path, str]:
                 result[p] = d
             if db is not None:
                 db.executemany(
-                    "INSERT OR REPLACE INTO file_hashes VALUES (?, ?, ?, ?)",
-                    [(str(p.resolve()), stats[p].st_size, stats[p].st_mtime_ns, d) for p, d in zip(todo, digests)],
+                    "INSERT OR REPLACE INTO file_hashes_v2 VALUES (?, ?, ?, ?, ?)",
+                    [
+                        (str(p.resolve()), stats[p].st_size, stats[p].st_mtime_ns, stats[p].st_ino, d)
+                        for p, d in zip(todo, digests)
+                    ],
                 )
                 db.commit()
     return result

@@ -46,7 +46,9 @@ class RunOptions:
     Model types may subclass this to add their own (an API price, the NAME of a secret's env var).
     """
 
-    batch_size: int = 32
+    batch_size: int = 0
+    """Items per model call; ``0`` picks for the device: 256 for embedding models on CUDA (halved on
+    out-of-memory), else 32."""
     device: str = "auto"
     timeout_s: float = 900.0
     """Seconds without any progress from the worker before it is killed and its cell fails."""
@@ -157,6 +159,8 @@ class Model:
     def __init__(self, params: Any, run: RunOptions) -> None:
         self.params = params
         self.run = run
+        self.loaded_on: str | None = None
+        """The device :meth:`load` was given (set by the worker)."""
 
     def identify(self) -> Identity:
         """Name the exact weights, dtype and protocol, without loading the model.

@@ -37,6 +37,8 @@ ENV_BLOCK = "VLC_HARNESS_BLOCK_PLUGINS"
 ENV_DIR = "VLC_HARNESS_PLUGINS_DIR"
 SUBPLUGINS_ATTR = "vlc_harness_plugins"
 LOCAL_PREFIX = "vlc_harness_local_plugins."
+CORE_COMMANDS = "harness.commands"
+"""The core's own commands plugin (``data``, ``verify``), registered whatever the allow-list."""
 
 
 @dataclass
@@ -101,6 +103,7 @@ def new_manager() -> pluggy.PluginManager:
 def load_plugins() -> Plugins:
     """Load every plugin allowed by the environment, check hooks, and build the catalog."""
     pm = new_manager()
+    pm.register(importlib.import_module(CORE_COMMANDS), name=CORE_COMMANDS)  # data, verify: always there
     allow, block = _names(ENV_LOAD), _names(ENV_BLOCK)
     versions: dict[str, str | None] = {}
     for name in block:

@@ -16,7 +16,7 @@ import pytest
 from harness.benchmarks import InstanceScores
 from harness.errors import DataUnavailable, ScoreError, Unavailable
 from harness.params import build
-from harness.pos_tagging import (
+from plugins.benchmarks.pos_tagging import (
     SPACY_INSTALL,
     TableTagger,
     TaggerUnavailable,

@@ -32,7 +32,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
 
 
 def current_cell(case: Case) -> dict:
-    from harness.cells import collect_answers, collect_scores
+    from harness.run.collect import collect_answers, collect_scores
 
     inputs = case_inputs(case)
     if case.mode == "choices":

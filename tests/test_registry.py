@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import RegistryError
+from harness.models import RunOptions
 from harness.registry import load_registry, parse_inline_benchmark, parse_inline_model
 
 GOOD = """
@@ -99,7 +100,7 @@ def test_overlay_adds_and_replaces_entries(tmp_path, vlc_plugins):
     )
     reg = load_registry([base, overlay], vlc_plugins)
     assert reg.models["rand"].params.seed == 9
-    assert reg.models["rand"].run.batch_size == 32  # replaced whole, not merged
+    assert reg.models["rand"].run.batch_size == RunOptions().batch_size  # replaced whole, not merged
     assert set(reg.models) == {"rand", "clip", "mine"}
     assert reg.files == [str(base), str(overlay)]
     assert reg.digest() != load_registry([base], vlc_plugins).digest()

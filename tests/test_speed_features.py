@@ -11,9 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from harness.batching import AdaptiveBatches, prefetch
-from harness.engine import ImageTask, Job, Scores, run_job
 from harness.models import EmbeddingModel, Identity, RunOptions
+from harness.run.batching import AdaptiveBatches, prefetch
+from harness.run.compute import run_job
+from harness.run.jobs import ImageTask, Job, Scores
 from harness.store import open_store
 from harness.testing import require
 

@@ -21,8 +21,8 @@ def _args(sample_root: Path, url: str, *more: str) -> list[str]:
 
 def _forbid_work(monkeypatch: pytest.MonkeyPatch) -> None:
     """Any worker process or metric computation from here on fails the test."""
-    import harness.cells
-    import harness.scheduler
+    import harness.run.collect
+    import harness.run.executor
 
     def no_worker(*args, **kwargs):
         raise AssertionError("a worker was started")
@@ -30,8 +30,8 @@ def _forbid_work(monkeypatch: pytest.MonkeyPatch) -> None:
     def no_metrics(*args, **kwargs):
         raise AssertionError("metrics were computed")
 
-    monkeypatch.setattr(harness.scheduler, "SubprocessWorker", no_worker)
-    monkeypatch.setattr(harness.cells, "cell_metrics", no_metrics)
+    monkeypatch.setattr(harness.run.executor, "LocalWorker", no_worker)
+    monkeypatch.setattr(harness.run.collect, "cell_metrics", no_metrics)
 
 
 def test_a_warm_rerun_reuses_the_stored_cell(vlc_cli, tmp_path, sample_root, monkeypatch):
@@ -53,12 +53,12 @@ def test_what_a_cell_depends_on_invalidates_it(vlc_cli, tmp_path, sample_root, m
     (cell,) = open_store(url).latest_cells(with_replicates=True)
     assert len(next(iter(cell.replicates.values()))) == 20  # tests run with VLC_HARNESS_BOOTSTRAP=20
 
-    import harness.scheduler
+    import harness.run.executor
 
     def no_worker(*args, **kwargs):
         raise AssertionError("a worker was started: every score is stored")
 
-    monkeypatch.setattr(harness.scheduler, "SubprocessWorker", no_worker)
+    monkeypatch.setattr(harness.run.executor, "LocalWorker", no_worker)
     # another resample count is another metrics version: rebuilt from the stored scores
     monkeypatch.setenv("VLC_HARNESS_BOOTSTRAP", "30")
     out = vlc_cli("run", "-m", "random:seed=1", *_args(sample_root, url))
@@ -139,12 +139,12 @@ def test_a_v0_1_store_is_migrated_and_its_cells_rebuilt(vlc_cli, tmp_path, sampl
         assert set(cell.replicates) == {(m["metric"], m["category"]) for m in cell.metrics}
         assert {len(r) for r in cell.replicates.values()} == {20}
     # the next run finds every score stored: no worker, and the cells are then reusable
-    import harness.scheduler
+    import harness.run.executor
 
     def no_worker(*args, **kwargs):
         raise AssertionError("a worker was started: every score is stored")
 
-    monkeypatch.setattr(harness.scheduler, "SubprocessWorker", no_worker)
+    monkeypatch.setattr(harness.run.executor, "LocalWorker", no_worker)
     for seed in (3, 4):
         out = vlc_cli("run", "-m", f"random:seed={seed}", *_args(sample_root, url))
         assert out.exit_code == 0, out.output

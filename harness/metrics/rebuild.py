@@ -34,7 +34,7 @@ class RebuildReport:
 def rebuild_cells(store: Store, plugins: Any, data_root: Path, cells: list[CellRecord]) -> RebuildReport:
     """Recompute the metrics of ``cells`` from their stored outcomes (see the module docstring)."""
     from harness.params import build
-    from harness.prepared import limit_per_category, manifest_hash
+    from harness.run.prepare import limit_per_category, manifest_hash
 
     report = RebuildReport()
     loaded: dict[tuple[str, str], Any] = {}

@@ -23,7 +23,6 @@ import numpy as np
 import pytest
 
 from harness.benchmarks import Benchmark, InstanceScores
-from harness.engine import AnswerFailed, Answers, ImageTask, Job, QuestionTask, Scores, run_job
 from harness.errors import ScoreError
 from harness.metrics.engine import TIES_HALF_RULE
 from harness.metrics.ties import TIE_RULES
@@ -39,6 +38,8 @@ from harness.models import (
 )
 from harness.params import build
 from harness.plugins import get_plugins
+from harness.run.compute import run_job
+from harness.run.jobs import AnswerFailed, Answers, ImageTask, Job, QuestionTask, Scores
 from harness.testing import (
     CONFORMANCE_BENCHMARK,
     CONFORMANCE_INSTANCE,

@@ -308,6 +308,7 @@ class VGRelation(_AroVG):
 
     type_name = "aro_vg_relation"
     title = "ARO VG-Relation"
+    image_pools = ("vg",)
     Params = VGRelationParams
     annotation_file = "visual_genome_relation.json"
     extra_fields = ("relation_name",)
@@ -351,6 +352,7 @@ class VGAttribution(_AroVG):
 
     type_name = "aro_vg_attribution"
     title = "ARO VG-Attribution"
+    image_pools = ("vg",)
     Params = VGAttributionParams
     annotation_file = "visual_genome_attribution.json"
     extra_fields = ("attributes",)
@@ -411,7 +413,7 @@ class _AroOrder(_Aro):
     @property
     def data_version(self) -> str:
         """File content, seeds, tagger versions and perturbation scheme."""
-        from harness.pos_tagging import tagger_identity
+        from plugins.benchmarks.pos_tagging import tagger_identity
 
         seeds = ".".join(str(s) for s in self.params.seeds)
         tagger = tagger_identity(self.params.tagger, self.data_root)
@@ -455,7 +457,7 @@ class _AroOrder(_Aro):
 
     def load_instances(self) -> list[Instance]:
         """One case per caption per seed: ``seed<k>/<case index>``, seeds in the order given."""
-        from harness.pos_tagging import TaggerError, load_tagger
+        from plugins.benchmarks.pos_tagging import TaggerError, load_tagger
 
         seeds = self.validate_seeds()
         annotations = read_records(self.annotation_path, ("image", "caption"), self.title)
@@ -508,6 +510,7 @@ class COCOOrder(_AroOrder):
 
     type_name = "aro_coco_order"
     title = "ARO COCO-Order"
+    image_pools = ("coco-karpathy-test",)
     Params = COCOOrderParams
     annotation_file = "coco_karpathy_test.json"
     example_image = "val2014/COCO_val2014_{:012d}.jpg"
@@ -534,6 +537,7 @@ class Flickr30kOrder(_AroOrder):
 
     type_name = "aro_flickr30k_order"
     title = "ARO Flickr30k-Order"
+    image_pools = ("flickr30k-karpathy-test",)
     Params = Flickr30kOrderParams
     annotation_file = "flickr30k_test.json"
     example_image = "flickr30k-images/{:d}.jpg"
@@ -613,7 +617,7 @@ def example_tag_entries() -> list[tuple[str, list[tuple[str, str]], list[str]]]:
 
 def write_order_example(root: Path, annotation_file: str, image_pattern: str, images_dir: str) -> dict[str, Any]:
     """Write a generated Karpathy-style file, its tag table and stand-in images; returns the params."""
-    from harness.pos_tagging import write_table
+    from plugins.benchmarks.pos_tagging import write_table
     from harness.testing import write_standin_images
 
     captions = [c for c, _ in EXAMPLE_CAPTIONS]

@@ -31,7 +31,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.pos_tagging import Tagged
+from plugins.benchmarks.pos_tagging import Tagged
 
 PERTURBATION_VERSION = "aro-order-v1"
 PERTURBATIONS = (

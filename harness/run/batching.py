@@ -13,8 +13,26 @@ R = TypeVar("R")
 
 
 def default_decode_threads() -> int:
-    """Threads that decode and preprocess images while the model runs (at most 4)."""
-    return max(1, min(4, (os.cpu_count() or 2)))
+    """Threads that decode and preprocess images while the model runs: one per core this process
+    may use (PIL releases the GIL while decoding and resizing)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 2
+    return max(1, min(32, cores))
+
+
+AUTO_BATCH = {"cuda_embed": 256, "default": 32}
+"""Batch sizes when the run options leave ``batch_size`` at 0."""
+
+
+def batch_size_for(requested: int, device: str, protocol: str) -> int:
+    """The batch size a job runs with: the requested one, else one chosen for the device."""
+    if requested > 0:
+        return requested
+    if device.startswith("cuda") and protocol == "embed":
+        return AUTO_BATCH["cuda_embed"]
+    return AUTO_BATCH["default"]
 
 
 def prefetch(

@@ -1,4 +1,4 @@
-"""Turning stored scores (or answers) into a cell: outcome arrays, metrics, status.
+"""Decoding stored scores (or answers) into a cell's outcome arrays, metrics and outcome rows.
 
 Pure functions of what the store holds, so a cell can be rebuilt at any time without a model.
 Stored rows are decoded once into outcome arrays (:mod:`harness.metrics.outcomes`); every
@@ -7,7 +7,6 @@ metric, interval and replicate is then computed by :mod:`harness.metrics`.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,8 +14,7 @@ from typing import Any
 import numpy as np
 
 from harness.benchmarks import Benchmark
-from harness.choices import AnsweredQuestion, InstanceAnswers, Question, question_key
-from harness.engine import QuestionTask
+from harness.choices import AnsweredQuestion, InstanceAnswers, question_key
 from harness.metrics.cell import CellMetrics, cell_metrics
 from harness.metrics.outcomes import Outcomes, choice_outcomes
 from harness.store.store import Outcome
@@ -40,31 +38,6 @@ class Collected:
     def metrics(self) -> list[dict[str, Any]]:
         """The cell's metric values (dicts, with intervals)."""
         return self.cell.metrics
-
-
-def inputs_hash(instances: list[Instance], keys: InstanceKeys) -> str:
-    """sha256 of each instance's image keys (or why it has none), in instance order.
-
-    With the instance manifest (ids, texts, needed pairs) this names every (image, text) pair a
-    cell reads, so a stored cell with the same inputs hash read the same stored scores.
-    """
-    h = hashlib.sha256()
-    for inst in instances:
-        k = keys.get(inst.id, "")
-        h.update(f"{inst.id}\t{k if isinstance(k, str) else chr(31).join(k)}\n".encode())
-    return h.hexdigest()
-
-
-def question_task(inst: Instance, q: Question, keys: list[str]) -> tuple[str, dict[str, Any], QuestionTask]:
-    """The store key, stored description and worker task of one question of an instance."""
-    image_keys = [keys[i] for i in q.images]
-    texts = [inst.texts[j] for j in q.texts]
-    key = question_key(q.kind, image_keys, texts)
-    images = [
-        (keys[i], str(inst.images[i].path), dict(inst.images[i].transform) if inst.images[i].transform else None)
-        for i in q.images
-    ]
-    return key, {"kind": q.kind, "images": image_keys, "texts": texts}, QuestionTask(key, q.kind, images, texts)
 
 
 def collect_scores(
@@ -167,7 +140,7 @@ def collect_answers(
             continue
         answered = []
         for q in benchmark.questions(inst):
-            key = question_task(inst, q, inst_keys)[0]
+            key = question_key(q.kind, [inst_keys[i] for i in q.images], [inst.texts[j] for j in q.texts])
             if key in answers:
                 answered.append(AnsweredQuestion(q, answers[key]))
             else:
@@ -184,30 +157,3 @@ def collect_answers(
     out.cell = cell_metrics(benchmark, choice_outcomes(results))
     out.n_scored = len(results)
     return out
-
-
-def status_and_error(
-    collected: Collected, worker_error: str | None, n: int, limited: bool, stopped: str | None = None
-) -> tuple[str, str | None]:
-    """``failed`` when the worker failed or instances could not be scored; ``partial`` for a
-    ``--limit`` or failed requests (a rerun asks them again); else ``ok``. ``stopped`` (why an API
-    model stopped sending, e.g. the cost budget) leads the message."""
-    lines = [stopped] if stopped else []
-    if worker_error:
-        lines.append(worker_error.splitlines()[0])
-    if collected.failures:
-        lines.append(f"{len(collected.failures)} of {n} instances failed, e.g. " + "; ".join(collected.failures[:3]))
-    if collected.request_errors:
-        lines.append(
-            f"{len(collected.request_errors)} requests failed (counted as abstentions, not stored; a rerun asks "
-            "them again), e.g. " + "; ".join(collected.request_errors[:3])
-        )
-    if worker_error:
-        lines.append(worker_error)  # the full traceback, after the summary
-    if worker_error or collected.failures:
-        status = "failed"
-    elif collected.request_errors or limited:
-        status = "partial"
-    else:
-        status = "ok"
-    return status, "\n".join(lines) or None

@@ -1,21 +1,17 @@
-"""Running one model over a job of pairs, by its protocol. Used inside worker processes.
+"""Running one model over a job, by its protocol (inside a worker process).
 
-A :class:`Job` lists image tasks (one image and the texts to score against it) sorted by image
-key; the engine encodes each unique input once and yields :class:`Scores` batches as they finish,
-so the main process can store them as it goes. An image that cannot be decoded yields an
-:class:`ImageFailed` event and the rest goes on. A pair the model declines yields
-:class:`Abstained`, a pair whose request failed :class:`PairFailed`, a pair the model reports as
-having no score (a :class:`~harness.models.PairError`) :class:`Unscored`, and an API model's
-spending a :class:`~harness.models.Usage` event after each batch.
+Each unique input is encoded once and :class:`~harness.run.jobs.Scores` batches are yielded as
+they finish, so the main process can store them as it goes. An image that cannot be decoded
+yields :class:`~harness.run.jobs.ImageFailed` and the rest goes on; see :mod:`harness.run.jobs`
+for every event.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+import dataclasses
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from harness.batching import AdaptiveBatches, prefetch
 from harness.images import load_image
 from harness.models import (
     Abstention,
@@ -27,147 +23,23 @@ from harness.models import (
     PairGroup,
     PairScoringModel,
     TextOnlyModel,
-    Usage,
+)
+from harness.run.batching import AdaptiveBatches, batch_size_for, prefetch
+from harness.run.jobs import (
+    Abstained,
+    AnswerFailed,
+    Answers,
+    Event,
+    ImageFailed,
+    ImageTask,
+    Job,
+    PairFailed,
+    Progress,
+    QuestionTask,
+    Scores,
+    Unscored,
 )
 from harness.types import BLIND_IMAGE_KEY
-
-Origin = tuple[str, str, str, int, int]
-"""(benchmark id, data version, instance id, image index, text index) of a needed pair."""
-
-
-@dataclass
-class ImageTask:
-    """One image (by key and file) and the texts to score against it."""
-
-    key: str
-    path: str
-    transform: dict[str, Any] | None
-    texts: list[str]
-    origins: list[list[Origin]] | None = None
-
-
-@dataclass
-class QuestionTask:
-    """A multiple-choice question to ask: images as (key, path, transform), texts, in order."""
-
-    key: str
-    kind: str
-    images: list[tuple[str, str, dict[str, Any] | None]]
-    texts: list[str]
-
-
-@dataclass
-class Job:
-    """The work one model must do, in a deterministic order: pairs grouped by image, blind
-    texts, or multiple-choice questions."""
-
-    tasks: list[ImageTask] = field(default_factory=list)
-    blind_texts: list[str] = field(default_factory=list)
-    questions: list[QuestionTask] = field(default_factory=list)
-    batch_size: int = 32
-    max_cost_usd: float | None = None
-    """What the run may still spend on this job (API models); ``None``: no limit."""
-
-    @property
-    def n_pairs(self) -> int:
-        """Number of results this job produces (scores or answers)."""
-        return sum(len(t.texts) for t in self.tasks) + len(self.blind_texts) + len(self.questions)
-
-    def split(self, parts: int) -> list[Job]:
-        """Up to ``parts`` contiguous shards of about equal size (an image's texts stay together)."""
-        parts = max(1, min(parts, len(self.tasks) + len(self.blind_texts) + len(self.questions)))
-        if parts == 1:
-            return [self]
-        shards = [Job(batch_size=self.batch_size, max_cost_usd=self.max_cost_usd) for _ in range(parts)]
-        for name, weight in (
-            ("tasks", lambda t: len(t.texts)),
-            ("blind_texts", lambda t: 1),
-            ("questions", lambda q: 1),
-        ):
-            items = getattr(self, name)
-            total = sum(weight(x) for x in items) or 1
-            done = 0
-            for item in items:
-                index = min(parts - 1, done * parts // total)
-                getattr(shards[index], name).append(item)
-                done += weight(item)
-        return [s for s in shards if s.n_pairs]
-
-
-@dataclass(frozen=True)
-class Scores:
-    """A finished batch: ``(image key, text, score)`` rows."""
-
-    rows: list[tuple[str, str, float]]
-
-
-@dataclass(frozen=True)
-class ImageFailed:
-    """An image that could not be read or decoded; its pairs are not scored."""
-
-    key: str
-    path: str
-    message: str
-
-
-@dataclass(frozen=True)
-class Answers:
-    """A finished batch of answers: ``(question key, choice or None, raw reply)`` rows."""
-
-    rows: list[tuple[str, int | None, str]]
-
-
-@dataclass(frozen=True)
-class AnswerFailed:
-    """A question whose request failed (or whose image could not be read): not an answer."""
-
-    key: str
-    message: str
-
-
-@dataclass(frozen=True)
-class Abstained:
-    """Pairs the model declined to score: ``(image key, text, raw reply)`` rows (stored, never scores)."""
-
-    rows: list[tuple[str, str, str]]
-
-
-@dataclass(frozen=True)
-class PairFailed:
-    """A pair whose request failed (rate limit, timeout): not stored; a rerun asks it again."""
-
-    key: str
-    text: str
-    message: str
-
-
-@dataclass(frozen=True)
-class Unscored:
-    """A pair the model reported as having no score (:class:`~harness.models.PairError`): nothing
-    is stored; the instances that need it fail with ``reason``."""
-
-    key: str
-    text: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class Loaded:
-    """The model finished loading on ``device`` (sent once, before its first scores)."""
-
-    device: str
-
-
-@dataclass(frozen=True)
-class Progress:
-    """Work that yields no scores yet (encoding the unique texts): ``done`` of ``total``."""
-
-    stage: str
-    done: int
-    total: int
-
-
-Event = Scores | ImageFailed | Answers | AnswerFailed | Abstained | PairFailed | Unscored | Usage | Loaded | Progress
 
 
 def run_job(model: Model, job: Job) -> Iterator[Event]:
@@ -176,6 +48,9 @@ def run_job(model: Model, job: Job) -> Iterator[Event]:
     The model is told the job's cost allowance first; its usage, if any, follows each event.
     """
     model.begin_job(job.max_cost_usd)
+    if job.batch_size <= 0:
+        device = str(getattr(model, "loaded_on", None) or model.run.device)
+        job = dataclasses.replace(job, batch_size=batch_size_for(job.batch_size, device, model.protocol))
     for event in _job_events(model, job):
         yield event
         usage = model.take_usage()
@@ -187,22 +62,18 @@ def run_job(model: Model, job: Job) -> Iterator[Event]:
 
 
 def _job_events(model: Model, job: Job) -> Iterator[Event]:
-    if job.questions:
-        if not isinstance(model, ChoiceModel):
-            raise TypeError(f"{type(model).__name__} does not answer multiple-choice questions")
-        yield from _run_choices(model, job)
-    if job.blind_texts:
-        if not isinstance(model, TextOnlyModel):
-            raise TypeError(f"{type(model).__name__} is not image-blind but was given text-only work")
-        yield from _run_texts(model, job)
-    if not job.tasks:
-        return
-    if isinstance(model, EmbeddingModel):
-        yield from _run_embed(model, job)
-    elif isinstance(model, PairScoringModel):
-        yield from _run_pairs(model, job)
-    else:
-        raise TypeError(f"{type(model).__name__} has protocol {model.protocol!r}, which scores no image-text pairs")
+    runner = PROTOCOL_RUNNERS.get(model.protocol)
+    if runner is None:
+        raise TypeError(f"{type(model).__name__} has an unknown protocol {model.protocol!r}")
+    wrong = {
+        "questions": bool(job.questions) and model.protocol != "choose",
+        "texts": bool(job.blind_texts) and model.protocol != "score_texts",
+        "image-text pairs": bool(job.tasks) and model.protocol not in ("embed", "score_pairs"),
+    }
+    for work, mismatched in wrong.items():
+        if mismatched:
+            raise TypeError(f"{type(model).__name__} (protocol {model.protocol}) was given {work} to score")
+    yield from runner(model, job)
 
 
 def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
@@ -379,3 +250,12 @@ def _run_choices(model: ChoiceModel, job: Job) -> Iterator[Event]:
             else:
                 rows.append((task.key, answer.choice, answer.raw))
         yield Answers(rows)
+
+
+PROTOCOL_RUNNERS: dict[str, Callable[[Any, Job], Iterator[Event]]] = {
+    "embed": _run_embed,
+    "score_pairs": _run_pairs,
+    "score_texts": _run_texts,
+    "choose": _run_choices,
+}
+"""How a worker computes a job, per protocol (``Model.protocol``)."""

@@ -16,10 +16,9 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
-from harness.engine import Job, Loaded
-from harness.errors import Unavailable
-from harness.models import Identity, Model
-from harness.worker import WorkerFailed
+from harness.errors import WorkerFailed
+from harness.models import Model
+from harness.run.jobs import Job, Loaded
 
 _ACTOR: Any = None
 
@@ -55,20 +54,14 @@ def _actor_class() -> Any:
                 self.model = cls(build(cls.Params, params), build(cls.Run, run))
                 self.loaded = False
 
-            def identify(self) -> tuple[str, Any]:
-                try:
-                    return "identity", dataclasses.asdict(self.model.identify())
-                except Unavailable as exc:
-                    return "unavailable", str(exc)
-
             def compute(self, job: Job) -> Iterator[Any]:
                 from harness.devices import resolve_device
-                from harness.engine import run_job
+                from harness.run.compute import run_job
 
                 if not self.loaded:
                     device = resolve_device(self.model.run.device)
                     self.model.load(device)
-                    self.loaded = True
+                    self.model.loaded_on, self.loaded = device, True
                     yield Loaded(device)
                 yield from run_job(self.model, job)
 
@@ -80,15 +73,13 @@ def _actor_class() -> Any:
 
 
 class RayWorker:
-    """A model worker running as a Ray actor (same interface as the local ``SubprocessWorker``)."""
+    """A model worker running as a Ray actor (the same interface as a local worker)."""
 
     def __init__(self, cls: type[Model], params: Any, run: Any, label: str, device: str, threads: int | None) -> None:
         from harness.plugins import class_locator
 
         self.label = label
         self.timeout_s = float(getattr(run, "timeout_s", 900.0))
-        if device != "auto" and getattr(run, "device", "auto") == "auto":
-            run = dataclasses.replace(run, device=device)
         options: dict[str, Any] = {"num_gpus": 1} if device.startswith("cuda") else {"num_cpus": threads or 1}
         if threads:
             env = {k: str(threads) for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
@@ -106,12 +97,8 @@ class RayWorker:
         except ray.exceptions.RayError as exc:
             raise WorkerFailed(f"{self.label}: {type(exc).__name__}: {str(exc).splitlines()[0]}") from None
 
-    def identify(self) -> Identity:
-        """The model's identity, computed on the actor."""
-        kind, value = self._get(self._actor.identify.remote())
-        if kind == "unavailable":
-            raise Unavailable(value)
-        return Identity(**value)
+    def load(self) -> None:
+        """Nothing ahead of time: the actor loads the model on its first job."""
 
     def compute(self, job: Job) -> Iterator[Any]:
         """Yield the job's events as the actor produces them (each within ``timeout_s``)."""

@@ -1,0 +1,19 @@
+"""The core's own plugin: adds ``vlc-harness data`` and ``vlc-harness verify`` through the
+``register_commands`` hook, exactly as the leaderboard adds ``show`` and ``render``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.hookspecs import hookimpl
+
+
+@hookimpl
+def register_commands(cli: Any) -> None:
+    """Add the ``data`` group (fetch, verify) and the ``verify`` command."""
+    from harness.cli_data import data
+    from harness.cli_verify import verify
+
+    for command in (data, verify):
+        if command.name not in cli.commands:
+            cli.add_command(command)

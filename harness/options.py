@@ -1,0 +1,102 @@
+"""Options and shared state of the command line, for every plugin that adds commands.
+
+A plugin's ``register_commands`` hook adds click commands to the ``vlc-harness`` group; they take
+the same ``--registry``, ``--store`` and ``--data-root`` options as the core verbs, and the
+:class:`App` (plugins, registry, store) through :data:`pass_app`. This module is the public
+surface for that; plugins never import ``harness.cli``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from harness.errors import UserError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class App:
+    """Lazily loaded shared state of one command: plugins, registry, store, data root."""
+
+    def __init__(self) -> None:
+        self._plugins: Any = None
+
+    @property
+    def plugins(self) -> Any:
+        """The loaded plugins (entry points, allow/block lists applied)."""
+        if self._plugins is None:
+            from harness.plugins import get_plugins
+
+            self._plugins = get_plugins()
+        return self._plugins
+
+    def registry(self, paths: tuple[str, ...], required: bool = True) -> Any:
+        """Load the registry files given, else $VLC_HARNESS_REGISTRY, else ./registry.yaml."""
+        from harness.paths import ENV_REGISTRY
+        from harness.registry import Registry, load_registry
+
+        files = [Path(p) for p in paths]
+        if not files and os.environ.get(ENV_REGISTRY):
+            files = [Path(p) for p in os.environ[ENV_REGISTRY].split(os.pathsep) if p]
+        if not files and Path("registry.yaml").is_file():
+            files = [Path("registry.yaml")]
+        if not files:
+            if required:
+                raise UserError("no registry file", hint="pass --registry PATH (e.g. examples/quickstart.yaml)")
+            return Registry()
+        return load_registry(files, self.plugins)
+
+    def store(self, url: str | None, data_root: str | Path | None = None) -> Any:
+        """Open the store at ``url`` (default: $VLC_HARNESS_STORE or the user cache dir).
+
+        Cells a v0.1 harness wrote are rebuilt from their stored scores on opening, with the
+        benchmarks' data under ``data_root`` (default: $VLC_HARNESS_DATA); those whose data is
+        not there are reported and kept as they are until it is.
+        """
+        from harness.metrics.rebuild import rebuild_stale
+        from harness.paths import default_data_root, default_store_url
+        from harness.store import open_store
+
+        store = open_store(url or default_store_url())
+        report = rebuild_stale(store, self.plugins, Path(data_root) if data_root else default_data_root())
+        if report is not None:
+            click.echo(f"rebuilt {len(report.rebuilt)} cells of an older harness from their stored scores", err=True)
+            for reason in list(report.skipped.values())[:3]:
+                click.echo(f"  not rebuilt (shown without ranks until it is): {reason}", err=True)
+        return store
+
+
+def registry_option(f: F) -> F:
+    """``--registry PATH`` (repeatable; later files add or override entries)."""
+    return click.option(
+        "--registry",
+        "registries",
+        multiple=True,
+        type=click.Path(dir_okay=False),
+        help="Registry YAML; repeat to overlay (default: $VLC_HARNESS_REGISTRY or ./registry.yaml).",
+    )(f)
+
+
+def store_option(f: F) -> F:
+    """``--store URL`` (any SQLAlchemy URL)."""
+    return click.option(
+        "--store", "store_url", default=None, help="SQLAlchemy URL of the score store (default: $VLC_HARNESS_STORE)."
+    )(f)
+
+
+def data_root_option(f: F) -> F:
+    """``--data-root DIR``."""
+    return click.option(
+        "--data-root",
+        type=click.Path(file_okay=False),
+        default=None,
+        help="Folder holding benchmark data (default: $VLC_HARNESS_DATA).",
+    )(f)
+
+
+pass_app = click.make_pass_decorator(App, ensure=True)

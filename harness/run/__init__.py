@@ -1,0 +1,117 @@
+"""Running the grid: prepare benchmarks, plan each model, schedule the work, finish the cells.
+
+Data flows one way through four stages: :mod:`.plan` (what each model still needs, from the
+registry entries and the store), :mod:`.protocols` (one object per scoring protocol: missing
+work, running it, collecting outcome arrays), :mod:`.executor` (worker processes here or Ray
+actors, chosen once) and :mod:`.schedule` (slots, threads, events into the store); then
+:mod:`.finish` records one cell per (model, benchmark).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.models import Model
+from harness.plugins import Plugins
+from harness.provenance import run_provenance
+from harness.registry import BenchmarkEntry, ModelEntry, Registry
+from harness.run.budget import CostBudget
+from harness.run.executor import Executor
+from harness.run.finish import finish, usage_record
+from harness.run.plan import ModelRun, plan_model
+from harness.run.prepare import PreparedBenchmark, prepare
+from harness.run.schedule import Schedule
+from harness.store import CellRecord, Store
+
+
+@dataclass
+class RunReport:
+    """Every cell a run recorded, plus the run id and what API models spent (per model id)."""
+
+    run_id: int | None
+    cells: list[CellRecord] = field(default_factory=list)
+    usage: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def exit_code(self, strict: bool = False) -> int:
+        """0 when every cell is ok, partial, unavailable or skipped; 1 when any failed.
+
+        With ``strict``, an unavailable cell also fails the run.
+        """
+        bad = {"failed", "unavailable"} if strict else {"failed"}
+        return 1 if any(c.status in bad for c in self.cells) else 0
+
+
+def execute(
+    plugins: Plugins,
+    store: Store,
+    models: list[ModelEntry],
+    benchmarks: list[BenchmarkEntry],
+    data_root: Path,
+    limit: int | None = None,
+    progress: bool = True,
+    registry: Registry | None = None,
+    argv: list[str] | None = None,
+    live_model: Model | None = None,
+    on_cell: Callable[[CellRecord], None] | None = None,
+    workers: int | None = None,
+    max_cost: float | None = None,
+    executor: str = "local",
+    ray_address: str | None = None,
+    recompute_metrics: bool = False,
+) -> RunReport:
+    """Run the selected grid, recording a run with its provenance and a cell per pair.
+
+    ``max_cost`` (USD) caps what API models may spend in this run: each stops before a request
+    could exceed it (prices come from each entry's ``run`` section). What they spent is recorded
+    with the run's provenance when it ends. ``executor`` is ``local`` (worker processes here) or
+    ``ray`` (Ray actors on the cluster at ``ray_address``; a local Ray instance when ``None``).
+    ``recompute_metrics`` rebuilds stored cells from their stored scores instead of reusing them.
+    """
+    provenance = run_provenance(argv)
+    provenance.update(
+        data_root=str(data_root),
+        limit=limit,
+        registry_files=registry.files if registry else [],
+        registry_digest=registry.digest() if registry else None,
+        max_cost_usd=max_cost,
+    )
+    run_id = store.start_run(provenance)
+    report = RunReport(run_id)
+    status = "interrupted"
+    try:
+        ex = Executor(executor, workers, ray_address)
+        provenance["worker_slots"], provenance["executor"] = ex.slots, executor
+        budget = CostBudget(max_cost)
+        schedule = Schedule(store, ex, budget, progress)
+        prepared: dict[str, PreparedBenchmark] = {}
+        for b in benchmarks:
+            if b.id not in prepared:  # loaded once, for every model
+                prepared[b.id] = prepare(b, plugins.benchmarks, data_root, limit)
+        runs: list[ModelRun] = []
+        for entry in models:
+            cls = type(live_model) if live_model is not None else plugins.models.get(entry.type).cls
+            run = plan_model(entry, cls, [prepared[b.id] for b in benchmarks], store, live_model, recompute_metrics)
+            schedule.prestart(run)  # the first model with work loads while the others are planned
+            runs.append(run)
+        done: dict[int, list[CellRecord]] = {}
+
+        def finished(run: ModelRun) -> None:
+            cells = finish(run, store, run_id, budget.stopped_message(run.sink.usage.stopped))
+            for cell, outcomes in cells:
+                if outcomes is not None:  # None: a stored cell reused as it is
+                    store.save_cell(cell, outcomes)
+                if on_cell:
+                    on_cell(cell)
+            if run.cls.paid_requests:
+                report.usage[run.entry.id] = usage_record(run)
+            done[id(run)] = [c for c, _ in cells]
+
+        schedule.run(runs, finished)
+        report.cells = [cell for run in runs for cell in done.get(id(run), [])]
+        status = "finished"
+    finally:
+        store.finish_run(run_id, status, {"usage": report.usage} if report.usage else None)
+    return report

@@ -1,0 +1,177 @@
+"""Where models run: worker processes here, Ray actors on a cluster, or this process; chosen once.
+
+A worker holds one model, loaded once and reused for all its work; the main process owns the
+store. A crash, hang or segfault in a model therefore loses at most its open batch and fails
+only that model's cells. Every kind of worker has the same interface (:class:`Worker`):
+``load()`` (start loading now, while the main process plans the rest), ``compute(job)`` (the
+job's events as they come) and ``close()``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from multiprocessing.connection import Connection
+from typing import Any, Protocol
+
+from harness.devices import cpu_threads_per_worker, resolve_device, worker_slots
+from harness.errors import WorkerFailed
+from harness.models import Model
+from harness.plugins import class_locator
+from harness.run.jobs import Event, Job, Loaded
+
+
+class Worker(Protocol):
+    """What the schedule needs from a worker."""
+
+    def load(self) -> None: ...  # noqa: D102
+    def compute(self, job: Job) -> Iterator[Event]: ...  # noqa: D102
+    def close(self) -> None: ...  # noqa: D102
+
+
+class Executor:
+    """Starts workers: ``local`` (processes on this machine) or ``ray`` (actors on a cluster).
+
+    ``slots`` lists one device per worker slot: one per visible GPU (or ``workers``), else one
+    ``auto`` slot; under Ray, one per cluster GPU (or ``workers`` CPU slots).
+    """
+
+    def __init__(self, kind: str = "local", workers: int | None = None, address: str | None = None) -> None:
+        self.kind = kind
+        if kind == "ray":
+            from harness.run.ray_actor import connect
+
+            self.slots = connect(address, workers)
+        else:
+            self.slots = worker_slots(workers)
+        self.threads = cpu_threads_per_worker(self.slots)
+
+    def start(self, cls: type[Model], params: Any, run: Any, label: str, device: str) -> Worker:
+        """A worker for one model on ``device`` (the slot's device, unless the entry pins one)."""
+        if device and device != "auto" and getattr(run, "device", "auto") == "auto":
+            run = dataclasses.replace(run, device=device)
+        if self.kind == "ray":
+            from harness.run.ray_actor import RayWorker
+
+            return RayWorker(cls, params, run, label, device=device, threads=self.threads)
+        return LocalWorker(cls, params, run, label, threads=self.threads)
+
+
+class LocalWorker:
+    """A model in a ``python -m harness.run.worker`` process, talking over a socket pair."""
+
+    def __init__(self, cls: type[Model], params: Any, run: Any, label: str, threads: int | None = None) -> None:
+        self.label = label
+        self.timeout_s = float(getattr(run, "timeout_s", 900.0))
+        env = dict(os.environ)
+        if threads:  # before torch is imported: CPU workers share the cores instead of oversubscribing
+            env.update({v: str(threads) for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")})
+        ours, theirs = socket.socketpair()
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "harness.run.worker", str(theirs.fileno())],
+            pass_fds=[theirs.fileno()],
+            env=env,
+        )
+        theirs.close()
+        self._conn = Connection(ours.detach())
+        self._send(("init", class_locator(cls), dataclasses.asdict(params), dataclasses.asdict(run)))
+
+    def load(self) -> None:
+        """Start loading the model now (its ``Loaded`` event arrives with the first job)."""
+        self._send(("load",))
+
+    def compute(self, job: Job) -> Iterator[Event]:
+        """Send a job and yield its events as they arrive; raise WorkerFailed on any failure."""
+        self._send(("compute", job))
+        while True:
+            kind, *rest = self._receive()
+            if kind == "event":
+                yield rest[0]
+            elif kind == "done":
+                return
+            else:
+                raise WorkerFailed(f"{self.label}: {rest[0] if rest else kind}")
+
+    def close(self) -> None:
+        """Stop the worker (politely, then by force)."""
+        if self._proc.poll() is None:
+            try:
+                self._conn.send(("stop",))
+                self._proc.wait(10)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        if self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait(5)
+        self._conn.close()
+
+    def _send(self, message: tuple[Any, ...]) -> None:
+        try:
+            self._conn.send(message)
+        except OSError:
+            raise WorkerFailed(f"{self.label}: {self._death()}") from None
+
+    def _receive(self) -> tuple[Any, ...]:
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            if self._conn.poll(0.5):
+                try:
+                    return self._conn.recv()
+                except (EOFError, OSError):
+                    raise WorkerFailed(f"{self.label}: {self._death()}") from None
+            if self._proc.poll() is not None:
+                if self._conn.poll(0):  # drain anything it sent before dying
+                    continue
+                raise WorkerFailed(f"{self.label}: {self._death()}")
+            if time.monotonic() > deadline:
+                self._proc.kill()
+                raise WorkerFailed(f"{self.label}: no progress for {self.timeout_s:.0f} s; worker killed")
+
+    def _death(self) -> str:
+        try:
+            code = self._proc.wait(2)
+        except subprocess.TimeoutExpired:
+            return "worker stopped responding"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"worker died from {name} (exit code {code})"
+        return f"worker exited with code {code}"
+
+
+class InProcessWorker:
+    """The same interface for a model object in this process (a live model given to evaluate())."""
+
+    def __init__(self, model: Model, label: str) -> None:
+        self.model = model
+        self.label = label
+        self._loaded = False
+
+    def load(self) -> None:
+        """Nothing ahead of time: the model loads on its first job."""
+
+    def compute(self, job: Job) -> Iterator[Event]:
+        """Run the job here; exceptions propagate as WorkerFailed."""
+        from harness.run.compute import run_job
+        from harness.run.worker import describe
+
+        try:
+            if not self._loaded:
+                device = resolve_device(self.model.run.device)
+                self.model.load(device)
+                self.model.loaded_on, self._loaded = device, True
+                yield Loaded(device)
+            yield from run_job(self.model, job)
+        except Exception as exc:
+            raise WorkerFailed(f"{self.label}: {describe(exc)}") from exc
+
+    def close(self) -> None:
+        """Nothing to stop; the caller owns the model."""

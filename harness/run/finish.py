@@ -1,0 +1,121 @@
+"""A model's cells once its job is done: built from stored results, reused, or decided earlier."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from harness.fingerprint import identity_record
+from harness.metrics.cell import NO_METRICS, bootstrap_samples, metrics_version
+from harness.run.collect import Collected
+from harness.run.plan import CellPlan, ModelRun, inputs_hash
+from harness.store import CellRecord, Store
+from harness.store.store import Outcome
+
+STATUSES = ("ok", "partial", "failed", "unavailable", "skipped")
+
+
+def finish(run: ModelRun, store: Store, run_id: int | None, stopped: str | None) -> list[tuple[CellRecord, Any]]:
+    """Each cell of ``run``: ``(record, outcomes)``, outcomes ``None`` for a stored cell reused as is.
+
+    ``stopped`` says why an API model stopped sending requests (the cost budget), if it did.
+    """
+    out: list[tuple[CellRecord, list[Outcome] | None]] = []
+    stored: dict[str, Any] | None = None
+    for cell in run.cells:
+        if cell.reuse is not None:
+            cell.reuse.reused = True
+            out.append((cell.reuse, None))
+        elif cell.status is not None:
+            out.append((record(run, cell, run_id, cell.status, error=cell.error), []))
+        else:
+            if stored is None:
+                stored = run.protocol.stored(store, store.model_row(run.fingerprint))
+            collected = run.protocol.collect(cell, stored, run.sink, run.worker_error)
+            out.append((built(run, cell, run_id, collected, stopped), collected.outcomes))
+    return out
+
+
+def record(run: ModelRun, cell: CellPlan, run_id: int | None, status: str, **kw: Any) -> CellRecord:
+    """A cell record with the fields every cell has."""
+    p = cell.prepared
+    kw.setdefault("metrics_version", NO_METRICS)
+    return CellRecord(
+        model_id=run.entry.id,
+        benchmark_id=p.entry.id,
+        benchmark_type=p.entry.type,
+        status=status,
+        fingerprint=run.fingerprint,
+        data_version=p.data_version,
+        manifest_hash=p.manifest_hash,
+        n_instances=len(p.instances),
+        instance_limit=p.limit,
+        run_id=run_id,
+        **kw,
+    )
+
+
+def built(run: ModelRun, cell: CellPlan, run_id: int | None, collected: Collected, stopped: str | None) -> CellRecord:
+    """The record of a cell built from the stored results."""
+    p = cell.prepared
+    assert p.benchmark is not None and run.identity is not None
+    status, error = status_and_error(collected, run.worker_error, len(p.instances), p.limit is not None, stopped)
+    provenance = {
+        "model": identity_record(run.content, run.identity),
+        "fingerprint": run.fingerprint,
+        "device": run.device or "none (every score was already stored)",
+        "dtype": run.identity.dtype,
+        "run": asdict(run.entry.run),
+        "meta": run.entry.meta,
+        "benchmark_params": p.entry.params_dict(),
+        "data_files": {f.relpath: f.sha256 for f in p.benchmark.data_files()},
+    }
+    if run.cls.paid_requests:
+        provenance["usage"] = usage_record(run)  # this model's requests in this run, all its cells
+    return record(
+        run,
+        cell,
+        run_id,
+        status,
+        n_scored=collected.n_scored,
+        n_failed=len(collected.failures),
+        complete=status == "ok",
+        error=error,
+        metrics=collected.metrics,
+        replicates=collected.cell.replicates,
+        metrics_version=metrics_version(p.benchmark, collected.cell.samples or bootstrap_samples()),
+        inputs_hash=inputs_hash(p.instances, cell.keys),
+        provenance=provenance,
+    )
+
+
+def usage_record(run: ModelRun) -> dict[str, Any]:
+    """What an API model spent in this run (``stopped`` left out: it is in the cell's error)."""
+    return {k: v for k, v in asdict(run.sink.usage).items() if k != "stopped"}
+
+
+def status_and_error(
+    collected: Collected, worker_error: str | None, n: int, limited: bool, stopped: str | None = None
+) -> tuple[str, str | None]:
+    """``failed`` when the worker failed or instances could not be scored; ``partial`` for a
+    ``--limit`` or failed requests (a rerun asks them again); else ``ok``. ``stopped`` (why an API
+    model stopped sending, e.g. the cost budget) leads the message."""
+    lines = [stopped] if stopped else []
+    if worker_error:
+        lines.append(worker_error.splitlines()[0])
+    if collected.failures:
+        lines.append(f"{len(collected.failures)} of {n} instances failed, e.g. " + "; ".join(collected.failures[:3]))
+    if collected.request_errors:
+        lines.append(
+            f"{len(collected.request_errors)} requests failed (counted as abstentions, not stored; a rerun asks "
+            "them again), e.g. " + "; ".join(collected.request_errors[:3])
+        )
+    if worker_error:
+        lines.append(worker_error)  # the full traceback, after the summary
+    if worker_error or collected.failures:
+        status = "failed"
+    elif collected.request_errors or limited:
+        status = "partial"
+    else:
+        status = "ok"
+    return status, "\n".join(lines) or None

@@ -1,0 +1,155 @@
+"""What a model's worker is asked to do, and what it reports back.
+
+A :class:`Job` lists image tasks (one image and the texts to score against it) sorted by image
+key, texts for image-blind models, or multiple-choice questions. The worker yields events batch
+by batch: :class:`Scores`, :class:`Answers`, declined pairs (:class:`Abstained`), failed requests
+(:class:`PairFailed`, :class:`AnswerFailed`), pairs without a score (:class:`Unscored`, from a
+:class:`~harness.models.PairError`), unreadable images (:class:`ImageFailed`), API spending
+(:class:`~harness.models.Usage`), and :class:`Loaded` / :class:`Progress` notices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.models import Usage
+
+Origin = tuple[str, str, str, int, int]
+"""(benchmark id, data version, instance id, image index, text index) of a needed pair."""
+
+
+@dataclass
+class ImageTask:
+    """One image (by key and file) and the texts to score against it."""
+
+    key: str
+    path: str
+    transform: dict[str, Any] | None
+    texts: list[str]
+    origins: list[list[Origin]] | None = None
+
+
+@dataclass
+class QuestionTask:
+    """A multiple-choice question to ask: images as (key, path, transform), texts, in order."""
+
+    key: str
+    kind: str
+    images: list[tuple[str, str, dict[str, Any] | None]]
+    texts: list[str]
+
+
+@dataclass
+class Job:
+    """The work one model must do, in a deterministic order: pairs grouped by image, blind
+    texts, or multiple-choice questions."""
+
+    tasks: list[ImageTask] = field(default_factory=list)
+    blind_texts: list[str] = field(default_factory=list)
+    questions: list[QuestionTask] = field(default_factory=list)
+    batch_size: int = 0
+    """Items per model call (0: the worker picks for its device: ``harness.run.batching.batch_size_for``)."""
+    max_cost_usd: float | None = None
+    """What the run may still spend on this job (API models); ``None``: no limit."""
+
+    @property
+    def n_pairs(self) -> int:
+        """Number of results this job produces (scores or answers)."""
+        return sum(len(t.texts) for t in self.tasks) + len(self.blind_texts) + len(self.questions)
+
+    def split(self, parts: int) -> list[Job]:
+        """Up to ``parts`` contiguous shards of about equal size (an image's texts stay together)."""
+        parts = max(1, min(parts, len(self.tasks) + len(self.blind_texts) + len(self.questions)))
+        if parts == 1:
+            return [self]
+        shards = [Job(batch_size=self.batch_size, max_cost_usd=self.max_cost_usd) for _ in range(parts)]
+        for name, weight in (
+            ("tasks", lambda t: len(t.texts)),
+            ("blind_texts", lambda t: 1),
+            ("questions", lambda q: 1),
+        ):
+            items = getattr(self, name)
+            total = sum(weight(x) for x in items) or 1
+            done = 0
+            for item in items:
+                index = min(parts - 1, done * parts // total)
+                getattr(shards[index], name).append(item)
+                done += weight(item)
+        return [s for s in shards if s.n_pairs]
+
+
+@dataclass(frozen=True)
+class Scores:
+    """A finished batch: ``(image key, text, score)`` rows."""
+
+    rows: list[tuple[str, str, float]]
+
+
+@dataclass(frozen=True)
+class ImageFailed:
+    """An image that could not be read or decoded; its pairs are not scored."""
+
+    key: str
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Answers:
+    """A finished batch of answers: ``(question key, choice or None, raw reply)`` rows."""
+
+    rows: list[tuple[str, int | None, str]]
+
+
+@dataclass(frozen=True)
+class AnswerFailed:
+    """A question whose request failed (or whose image could not be read): not an answer."""
+
+    key: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Abstained:
+    """Pairs the model declined to score: ``(image key, text, raw reply)`` rows (stored, never scores)."""
+
+    rows: list[tuple[str, str, str]]
+
+
+@dataclass(frozen=True)
+class PairFailed:
+    """A pair whose request failed (rate limit, timeout): not stored; a rerun asks it again."""
+
+    key: str
+    text: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Unscored:
+    """A pair the model reported as having no score (:class:`~harness.models.PairError`): nothing
+    is stored; the instances that need it fail with ``reason``."""
+
+    key: str
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """The model finished loading on ``device`` (sent once, before its first scores)."""
+
+    device: str
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Work that yields no scores yet (encoding the unique texts): ``done`` of ``total``."""
+
+    stage: str
+    done: int
+    total: int
+
+
+Event = Scores | ImageFailed | Answers | AnswerFailed | Abstained | PairFailed | Unscored | Usage | Loaded | Progress

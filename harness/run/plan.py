@@ -1,0 +1,162 @@
+"""Planning: from registry entries and what the store holds to one :class:`ModelRun` per model.
+
+Pure of side effects (the store is only read): a plan says, per (model, benchmark) cell, whether
+it is decided already (unavailable, failed to load, skipped), reused as stored, or to be built;
+and it lists the work the model is missing, as one job. No process starts here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.errors import Unavailable
+from harness.fingerprint import fingerprint_content, model_fingerprint
+from harness.metrics.cell import bootstrap_samples, metrics_version
+from harness.models import Identity, Model
+from harness.registry import ModelEntry
+from harness.run.jobs import Job
+from harness.run.prepare import PreparedBenchmark
+from harness.run.protocols import Protocol, Sink, protocol_for
+from harness.store import CellRecord, Store
+from harness.types import Instance
+
+InstanceKeys = dict[str, "list[str] | str"]
+"""Per instance id: its image keys, or why they cannot be had (a missing image)."""
+
+
+@dataclass
+class CellPlan:
+    """One (model, benchmark) cell: its benchmark, the instances' image keys, and its fate.
+
+    ``status``/``error`` are set for a cell decided while planning (``unavailable``, ``failed``,
+    ``skipped``); ``reuse`` holds the stored cell when nothing it depends on changed.
+    """
+
+    prepared: PreparedBenchmark
+    keys: InstanceKeys = field(default_factory=dict)
+    status: str | None = None
+    error: str | None = None
+    reuse: CellRecord | None = None
+
+    @property
+    def to_build(self) -> bool:
+        """True when the cell is built from stored results after the model's job."""
+        return self.status is None and self.reuse is None
+
+
+@dataclass
+class ModelRun:
+    """Everything about one model in a run: identity, its cells, the missing work, what it did."""
+
+    entry: ModelEntry
+    cls: type[Model]
+    protocol: Protocol
+    cells: list[CellPlan]
+    live_model: Model | None = None
+    identity: Identity | None = None
+    content: dict[str, Any] = field(default_factory=dict)
+    fingerprint: str = ""
+    job: Job = field(default_factory=Job)
+    model_row: int | None = None
+    sink: Sink = field(default_factory=Sink)
+    worker_error: str | None = None
+    device: str | None = None
+
+    @property
+    def label(self) -> str:
+        """How progress bars and errors name the model."""
+        return self.entry.id
+
+
+def inputs_hash(instances: list[Instance], keys: InstanceKeys) -> str:
+    """sha256 of each instance's image keys (or why it has none), in instance order.
+
+    With the instance manifest (ids, texts, needed pairs) this names every (image, text) pair a
+    cell reads, so a stored cell with the same inputs hash read the same stored scores.
+    """
+    h = hashlib.sha256()
+    for inst in instances:
+        k = keys.get(inst.id, "")
+        h.update(f"{inst.id}\t{k if isinstance(k, str) else chr(31).join(k)}\n".encode())
+    return h.hexdigest()
+
+
+def plan_model(
+    entry: ModelEntry,
+    cls: type[Model],
+    prepared: list[PreparedBenchmark],
+    store: Store,
+    live_model: Model | None = None,
+    recompute_metrics: bool = False,
+) -> ModelRun:
+    """One model's plan over the prepared benchmarks (see the module docstring)."""
+    protocol = protocol_for(cls)
+    run = ModelRun(entry, cls, protocol, [CellPlan(p) for p in prepared], live_model)
+    for cell in run.cells:
+        p = cell.prepared
+        if p.unavailable:
+            cell.status, cell.error = "unavailable", p.unavailable
+        elif p.load_error:
+            cell.status, cell.error = "failed", p.load_error
+        else:
+            skip = protocol.skip_reason(entry.id, p.entry.id, p.benchmark, p.instances)
+            if skip:
+                cell.status, cell.error = "skipped", skip
+            else:
+                _resolve_keys(cell, protocol.image_blind)
+    if not any(c.status is None for c in run.cells):
+        return run
+    try:  # in this process, without loading the model (see Model.identify)
+        run.identity = (live_model if live_model is not None else cls(entry.params, entry.run)).identify()
+    except Unavailable as exc:
+        return _decide(run, "unavailable", str(exc))
+    except Exception as exc:  # a plugin's bug fails its cells, never the run
+        return _decide(run, "failed", f"identify failed: {type(exc).__name__}: {exc}")
+    run.content = fingerprint_content(entry.type, entry.params_dict(), run.identity, cls.scoring_version)
+    run.fingerprint = model_fingerprint(run.content)
+    for cell in run.cells:
+        if cell.status is None and not recompute_metrics:
+            cell.reuse = reusable(entry, run.fingerprint, cell, store)
+    todo = [c for c in run.cells if c.to_build]
+    if todo:
+        model_row = store.model_row(run.fingerprint)
+        run.job = protocol.missing(todo, store, model_row, int(getattr(entry.run, "batch_size", 0)))
+    return run
+
+
+def _resolve_keys(cell: CellPlan, blind: bool) -> None:
+    p = cell.prepared
+    if not blind:
+        reason = p.resolve_images()
+        if reason:
+            cell.status, cell.error = "unavailable", reason
+            return
+    cell.keys = {inst.id: p.instance_keys(inst, blind) for inst in p.instances}
+
+
+def _decide(run: ModelRun, status: str, error: str) -> ModelRun:
+    for cell in run.cells:
+        if cell.status is None:
+            cell.status, cell.error = status, error
+    return run
+
+
+def reusable(entry: ModelEntry, fingerprint: str, cell: CellPlan, store: Store) -> CellRecord | None:
+    """The stored cell of this model and benchmark when nothing it depends on changed.
+
+    Same model fingerprint, instance manifest, data version, image keys (so every score it read
+    is still stored: scores are never deleted) and metrics version; a cell that failed, or is
+    partial for another reason than ``--limit``, is built again.
+    """
+    p = cell.prepared
+    assert p.benchmark is not None
+    stored = store.stored_cell(entry.id, fingerprint, p.entry.id, p.manifest_hash)
+    if stored is None or stored.status not in ("ok", "partial") or stored.error or stored.n_failed:
+        return None
+    if stored.instance_limit != p.limit or stored.data_version != p.data_version:
+        return None
+    if stored.metrics_version != metrics_version(p.benchmark, bootstrap_samples()):
+        return None
+    return stored if stored.inputs_hash == inputs_hash(p.instances, cell.keys) else None

@@ -1,0 +1,225 @@
+"""One object per scoring protocol: what work a cell is missing, how a worker runs it, and how
+stored results become a cell's outcome arrays.
+
+* :class:`Embed` (``embed``) and :class:`ScorePairs` (``score_pairs``): (image, text) scores;
+* :class:`ImageBlind` (``score_texts``): one score per text, under the image key ``''``;
+* :class:`Choose` (``choose``): multiple-choice answers, keyed by the question as presented.
+
+Every branch on a model's protocol lives here; :func:`protocol_for` picks the object once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from harness.choices import Question, question_key
+from harness.models import ChoiceModel, EmbeddingModel, Model, PairScoringModel, TextOnlyModel, Usage
+from harness.run.collect import Collected, collect_answers, collect_scores
+from harness.run.jobs import Event, ImageTask, Job, Origin, QuestionTask
+from harness.types import Instance
+
+if TYPE_CHECKING:
+    from harness.run.plan import CellPlan
+    from harness.store import Store
+
+
+@dataclass
+class Sink:
+    """What a model's computation reported besides stored results: per-pair problems (which fail
+    instances), failed requests (which leave cells partial), and API usage."""
+
+    problems: dict[Any, str] = field(default_factory=dict)
+    request_failures: dict[tuple[str, str], str] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+
+
+class Protocol:
+    """A scoring protocol (see the module docstring)."""
+
+    name: ClassVar[str]
+    image_blind: ClassVar[bool] = False
+
+    def __init__(self, cls: type[Model]) -> None:
+        self.cls = cls
+
+    def skip_reason(self, model_id: str, benchmark_id: str, benchmark: Any, instances: list[Instance]) -> str | None:
+        """Why this protocol cannot score the benchmark (the cell is ``skipped``), or ``None``."""
+        return None
+
+    def missing(self, cells: list[CellPlan], store: Store, model_row: int | None, batch_size: int) -> Job:
+        """The work the cells need that the store lacks, in a deterministic order."""
+        raise NotImplementedError
+
+    def run(self, model: Model, job: Job) -> Iterator[Event]:
+        """The job's events, computed by ``model`` (inside a worker; see :mod:`harness.run.compute`)."""
+        from harness.run.compute import run_job
+
+        return run_job(model, job)
+
+    def stored(self, store: Store, model_row: int | None) -> dict[str, Any]:
+        """What :meth:`collect` reads of the store for this model."""
+        raise NotImplementedError
+
+    def collect(self, cell: CellPlan, stored: dict[str, Any], sink: Sink, worker_error: str | None) -> Collected:
+        """The cell's outcome arrays and metrics from the stored results."""
+        raise NotImplementedError
+
+
+class _Scores(Protocol):
+    """Protocols that store (image key, text) scores."""
+
+    def stored(self, store: Store, model_row: int | None) -> dict[str, Any]:
+        if model_row is None:
+            return {"scores": {}, "abstained": {}}
+        abstained = store.abstained_pairs(model_row) if self.cls.can_abstain else {}
+        return {"scores": store.scores_for(model_row), "abstained": abstained}
+
+    def collect(self, cell: CellPlan, stored: dict[str, Any], sink: Sink, worker_error: str | None) -> Collected:
+        p = cell.prepared
+        assert p.benchmark is not None
+        return collect_scores(
+            p.benchmark,
+            p.instances,
+            cell.keys,
+            stored["scores"],
+            sink.problems,
+            worker_error,
+            abstained=stored["abstained"],
+            request_failures=sink.request_failures,
+            coverage=self.cls.can_abstain,
+        )
+
+    def pairs(self, cells: list[CellPlan]) -> dict[tuple[str, str], list[Origin]]:
+        """Every (image key, text) the cells need, with the (benchmark, instance, i, j) needing it."""
+        with_origins = self.cls.needs_origins
+        out: dict[tuple[str, str], list[Origin]] = {}
+        for cell in cells:
+            p = cell.prepared
+            for inst in p.instances:
+                keys = cell.keys[inst.id]
+                if isinstance(keys, str):
+                    continue
+                for i, j in inst.needed_pairs():
+                    origins = out.setdefault((keys[i], inst.texts[j]), [])
+                    if with_origins:
+                        origins.append((p.entry.id, p.data_version, inst.id, i, j))
+        return out
+
+    def unstored(self, cells: list[CellPlan], store: Store, model_row: int | None) -> tuple[list[tuple[str, str]], Any]:
+        """The needed pairs the store has neither a score nor an abstention for, sorted."""
+        pairs = self.pairs(cells)
+        stored = store.stored_pairs(model_row) if model_row is not None else set()
+        if self.cls.can_abstain and model_row is not None:
+            stored |= set(store.abstained_pairs(model_row))  # an abstention is an answer too
+        return sorted(k for k in pairs if k not in stored), pairs
+
+
+class _ImagePairs(_Scores):
+    """``embed`` and ``score_pairs``: tasks of one image and the texts to score against it."""
+
+    def missing(self, cells: list[CellPlan], store: Store, model_row: int | None, batch_size: int) -> Job:
+        missing, pairs = self.unstored(cells, store, model_row)
+        sources: dict[str, tuple[str, dict[str, Any] | None]] = {}
+        for cell in cells:
+            for inst in cell.prepared.instances:
+                keys = cell.keys[inst.id]
+                if not isinstance(keys, str):
+                    for key, src in zip(keys, inst.images):
+                        sources.setdefault(key, (str(src.path), dict(src.transform) if src.transform else None))
+        tasks: list[ImageTask] = []
+        origins = self.cls.needs_origins
+        for key, text in missing:  # sorted by key, so each image's texts are contiguous
+            if not tasks or tasks[-1].key != key:
+                path, transform = sources[key]
+                tasks.append(ImageTask(key, path, transform, [], [] if origins else None))
+            tasks[-1].texts.append(text)
+            if origins:
+                tasks[-1].origins.append(pairs[(key, text)])  # type: ignore[union-attr]
+        return Job(tasks=tasks, batch_size=batch_size)
+
+
+class Embed(_ImagePairs):
+    """Embeddings of each unique image and text, scored by the model's similarity."""
+
+    name = "embed"
+
+
+class ScorePairs(_ImagePairs):
+    """Joint (image, text) scores, grouped by image."""
+
+    name = "score_pairs"
+
+
+class ImageBlind(_Scores):
+    """One score per unique text; every image gets it, so text-to-image choices tie."""
+
+    name = "score_texts"
+    image_blind = True
+
+    def missing(self, cells: list[CellPlan], store: Store, model_row: int | None, batch_size: int) -> Job:
+        missing, _ = self.unstored(cells, store, model_row)
+        return Job(blind_texts=[t for _, t in missing], batch_size=batch_size)
+
+
+class Choose(Protocol):
+    """Multiple-choice answers, asked in every presentation order the benchmark defines."""
+
+    name = "choose"
+
+    def skip_reason(self, model_id: str, benchmark_id: str, benchmark: Any, instances: list[Instance]) -> str | None:
+        if any(benchmark.questions(i) for i in instances[:1]):
+            return None
+        return f"{model_id} answers multiple-choice questions; {benchmark_id} declares no multiple-choice form"
+
+    def missing(self, cells: list[CellPlan], store: Store, model_row: int | None, batch_size: int) -> Job:
+        asked: dict[str, QuestionTask] = {}
+        for cell in cells:
+            benchmark = cell.prepared.benchmark
+            for inst in cell.prepared.instances:
+                keys = cell.keys[inst.id]
+                if not isinstance(keys, str):
+                    for q in benchmark.questions(inst):
+                        key, _, task = question_task(inst, q, keys)
+                        asked.setdefault(key, task)
+        answered = store.stored_answers(model_row) if model_row is not None else {}
+        return Job(questions=[asked[k] for k in sorted(asked) if k not in answered], batch_size=batch_size)
+
+    def stored(self, store: Store, model_row: int | None) -> dict[str, Any]:
+        return {"answers": store.stored_answers(model_row) if model_row is not None else {}}
+
+    def collect(self, cell: CellPlan, stored: dict[str, Any], sink: Sink, worker_error: str | None) -> Collected:
+        p = cell.prepared
+        assert p.benchmark is not None
+        return collect_answers(p.benchmark, p.instances, cell.keys, stored["answers"], sink.problems, worker_error)
+
+
+def question_task(inst: Instance, q: Question, keys: list[str]) -> tuple[str, dict[str, Any], QuestionTask]:
+    """The store key, stored description and worker task of one question of an instance."""
+    image_keys = [keys[i] for i in q.images]
+    texts = [inst.texts[j] for j in q.texts]
+    key = question_key(q.kind, image_keys, texts)
+    images = [
+        (keys[i], str(inst.images[i].path), dict(inst.images[i].transform) if inst.images[i].transform else None)
+        for i in q.images
+    ]
+    return key, {"kind": q.kind, "images": image_keys, "texts": texts}, QuestionTask(key, q.kind, images, texts)
+
+
+PROTOCOLS: dict[type[Model], type[Protocol]] = {
+    EmbeddingModel: Embed,
+    PairScoringModel: ScorePairs,
+    TextOnlyModel: ImageBlind,
+    ChoiceModel: Choose,
+}
+
+
+def protocol_for(cls: type[Model]) -> Protocol:
+    """The protocol object of a model class (by the protocol base class it derives from)."""
+    for base, protocol in PROTOCOLS.items():
+        if issubclass(cls, base):
+            return protocol(cls)
+    raise TypeError(
+        f"{cls.__qualname__} derives from no protocol base class ({', '.join(p.__name__ for p in PROTOCOLS)})"
+    )

@@ -1,0 +1,115 @@
+"""Recording a worker's events: scores and answers into the store, problems into the run's sink.
+
+One handler per event type (:data:`HANDLERS`); each finished batch is written in its own
+transaction. A non-finite score is never stored: its pair becomes a problem that fails the
+instances needing it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from harness.models import Usage
+from harness.run.jobs import (
+    Abstained,
+    AnswerFailed,
+    Answers,
+    ImageFailed,
+    Job,
+    Loaded,
+    PairFailed,
+    Progress,
+    Scores,
+    Unscored,
+)
+from harness.run.plan import ModelRun
+from harness.store import Store
+
+
+class Recorder:
+    """What event handlers need: the store, the model's row and sink, the progress bar."""
+
+    def __init__(self, store: Store, run: ModelRun, bar: Any, job: Job) -> None:
+        self.store, self.run, self.bar = store, run, bar
+        self.row = run.model_row
+        self.device: str | None = None
+        self.paths = {t.key: t for t in job.tasks}
+        self.questions = {
+            q.key: {"kind": q.kind, "images": [k for k, _, _ in q.images], "texts": q.texts} for q in job.questions
+        }
+
+
+def _scores(s: Recorder, e: Scores) -> None:
+    good = []
+    for key, text, score in e.rows:
+        if math.isfinite(score):
+            good.append((key, text, score))
+        else:
+            where = s.paths[key].path if key in s.paths else "(image-blind)"
+            s.run.sink.problems[(key, text)] = f"model returned {score} for image {where} and text {text!r}"
+    s.store.add_scores(s.row, good)
+    s.bar.update(len(e.rows))
+
+
+def _image_failed(s: Recorder, e: ImageFailed) -> None:
+    for text in s.paths[e.key].texts:
+        s.run.sink.problems[(e.key, text)] = f"cannot read image {e.path}: {e.message}"
+    s.bar.update(len(s.paths[e.key].texts))
+
+
+def _answers(s: Recorder, e: Answers) -> None:
+    s.store.add_answers(s.row, [(k, s.questions[k], c, raw) for k, c, raw in e.rows])
+    s.bar.update(len(e.rows))
+
+
+def _answer_failed(s: Recorder, e: AnswerFailed) -> None:
+    s.run.sink.problems[e.key] = e.message
+    s.bar.update(1)
+
+
+def _abstained(s: Recorder, e: Abstained) -> None:
+    s.store.add_abstentions(s.row, e.rows)
+    s.bar.update(len(e.rows))
+
+
+def _pair_failed(s: Recorder, e: PairFailed) -> None:
+    s.run.sink.request_failures[(e.key, e.text)] = e.message
+    s.bar.update(1)
+
+
+def _unscored(s: Recorder, e: Unscored) -> None:
+    s.run.sink.problems[(e.key, e.text)] = e.reason
+    s.bar.update(1)
+
+
+def _usage(s: Recorder, e: Any) -> None:
+    s.run.sink.usage = s.run.sink.usage.plus(e)
+
+
+def _loaded(s: Recorder, e: Loaded) -> None:
+    s.device = e.device
+
+
+def _progress(s: Recorder, e: Progress) -> None:
+    s.bar.set_postfix_str(f"{e.stage} {e.done}/{e.total}")
+
+
+def _handlers() -> dict[type, Callable[[Recorder, Any], None]]:
+    return {
+        Scores: _scores,
+        ImageFailed: _image_failed,
+        Answers: _answers,
+        AnswerFailed: _answer_failed,
+        Abstained: _abstained,
+        PairFailed: _pair_failed,
+        Unscored: _unscored,
+        Usage: _usage,
+        Loaded: _loaded,
+        Progress: _progress,
+    }
+
+
+HANDLERS = _handlers()
+"""How each event of a worker is recorded."""

@@ -1,0 +1,64 @@
+"""The worker process: ``python -m harness.run.worker FD`` serves one model over a socket.
+
+Started as a module (not through ``multiprocessing``), so a script that calls
+:func:`harness.evaluate` needs no ``if __name__ == "__main__":`` guard. The parent sends
+``("init", locator, params, run)`` first, then any of ``("load",)``, ``("compute", job)`` and
+``("stop",)``; the worker answers ``("event", event)`` for each event, ``("done",)`` after a job,
+and ``("error", message)`` when something raised. Thread limits arrive in the environment,
+before torch is imported.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from multiprocessing.connection import Connection
+from typing import Any
+
+
+def describe(exc: BaseException) -> str:
+    """An exception with the last frames of its traceback, as the parent reports it."""
+    tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+    return f"{type(exc).__name__}: {exc}\n{''.join(tb[-6:])}"
+
+
+def serve(conn: Connection) -> None:
+    """Build the model from the ``init`` message, then serve requests until ``stop`` or EOF."""
+    from harness.devices import resolve_device
+    from harness.params import build
+    from harness.plugins import resolve_locator
+    from harness.run.compute import run_job
+    from harness.run.jobs import Loaded
+
+    try:
+        _, locator, params, run = conn.recv()
+        cls = resolve_locator(locator)
+        model = cls(build(cls.Params, params), build(cls.Run, run))
+    except BaseException as exc:  # report, never hang the parent
+        conn.send(("error", describe(exc)))
+        return
+    loaded = False
+    while True:
+        try:
+            message: Any = conn.recv()
+        except EOFError:  # the parent is gone
+            return
+        try:
+            if message[0] in ("load", "compute") and not loaded:
+                device = resolve_device(model.run.device)
+                model.load(device)
+                model.loaded_on, loaded = device, True
+                conn.send(("event", Loaded(device)))
+            if message[0] == "compute":
+                for event in run_job(model, message[1]):
+                    conn.send(("event", event))
+                conn.send(("done",))
+            elif message[0] == "stop":
+                model.close()
+                return
+        except BaseException as exc:
+            conn.send(("error", describe(exc)))
+
+
+if __name__ == "__main__":
+    serve(Connection(int(sys.argv[1])))

@@ -1,0 +1,274 @@
+"""Runs, cells and their per-instance outcomes and replicates."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Engine, delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from harness.store import replicates, schema
+from harness.store.base import _writes, now
+
+_CHUNK = 500
+
+
+@dataclass
+class CellRecord:
+    """The record of one (model, benchmark) evaluation.
+
+    ``status`` is one of ``ok``, ``partial`` (``--limit`` or interrupted), ``failed``,
+    ``unavailable`` (data or weights cannot be had here) and ``skipped``.
+    """
+
+    model_id: str
+    benchmark_id: str
+    benchmark_type: str
+    status: str
+    fingerprint: str = ""
+    data_version: str = ""
+    manifest_hash: str = ""
+    n_instances: int = 0
+    n_scored: int = 0
+    n_failed: int = 0
+    instance_limit: int | None = None
+    complete: bool = False
+    error: str | None = None
+    metrics: list[dict[str, Any]] = field(default_factory=list)
+    provenance: dict[str, Any] = field(default_factory=dict)
+    run_id: int | None = None
+    created_at: str = ""
+    id: int | None = None
+    metrics_version: str | None = None
+    """What the metrics were computed under (:func:`harness.metrics.cell.metrics_version`);
+    ``None`` for a v0.1 cell, which is rebuilt from its stored scores."""
+    inputs_hash: str | None = None
+    """sha256 of the sorted (image key, text) pairs (or question keys) the cell read."""
+    replicates: dict[tuple[str, str], Any] | None = None
+    """Every value's bootstrap replicates, by (metric, category); loaded only on request."""
+    reused: bool = False
+    """Set on a stored cell that a run reused as it was (not stored: a property of the run)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One instance of a cell: its score matrix (or its answers), or the error that kept it out."""
+
+    instance_id: str
+    category: str
+    scores: list[list[float | None]] | None
+    error: str | None = None
+    answers: list[dict[str, Any]] | None = None
+
+
+class CellRows:
+    """The store's run and cell tables (mixed into :class:`~harness.store.store.Store`)."""
+
+    engine: Engine
+
+    @_writes
+    def start_run(self, provenance: dict[str, Any]) -> int:
+        """Record the start of a run and return its id."""
+        with self.engine.begin() as conn:
+            result = conn.execute(
+                insert(schema.runs).values(
+                    started_at=now(), status="running", provenance=json.dumps(provenance, sort_keys=True)
+                )
+            )
+            return int(result.inserted_primary_key[0])
+
+    @_writes
+    def finish_run(self, run_id: int, status: str, extra: dict[str, Any] | None = None) -> None:
+        """Record the end of a run; ``extra`` (API usage, the cost limit) joins its provenance."""
+        values: dict[str, Any] = {"finished_at": now(), "status": status}
+        with self.engine.begin() as conn:
+            if extra:
+                row = conn.execute(select(schema.runs.c.provenance).where(schema.runs.c.id == run_id)).first()
+                provenance = json.loads(row[0]) if row else {}
+                provenance.update(extra)
+                values["provenance"] = json.dumps(provenance, sort_keys=True, default=str)
+            conn.execute(update(schema.runs).where(schema.runs.c.id == run_id).values(**values))
+
+    def run_provenance(self, run_id: int) -> dict[str, Any]:
+        """The provenance recorded for a run."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(schema.runs).where(schema.runs.c.id == run_id)).mappings().first()
+        if row is None:
+            return {}
+        out = json.loads(row["provenance"])
+        out.update(started_at=row["started_at"], finished_at=row["finished_at"], run_status=row["status"])
+        return out
+
+    @_writes
+    def save_cell(self, record: CellRecord, outcomes: list[Outcome]) -> int:
+        """Write a cell record and its per-instance outcomes, replacing an earlier record of the same key."""
+        c = schema.cells.c
+        key = (
+            (c.model_id == record.model_id)
+            & (c.fingerprint == record.fingerprint)
+            & (c.benchmark_id == record.benchmark_id)
+            & (c.manifest_hash == record.manifest_hash)
+        )
+        record.created_at = now()
+        for attempt in range(5):
+            try:
+                return self._replace_cell(key, record, outcomes)
+            except IntegrityError:
+                # another process saved the same cell between our delete and insert: the last
+                # writer wins, as for a sequential rerun
+                if attempt == 4:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _replace_cell(self, key: Any, record: CellRecord, outcomes: list[Outcome]) -> int:
+        c = schema.cells.c
+        with self.engine.begin() as conn:
+            old = [r[0] for r in conn.execute(select(c.id).where(key))]
+            if old:
+                conn.execute(delete(schema.outcomes).where(schema.outcomes.c.cell.in_(old)))
+                conn.execute(delete(schema.cells).where(c.id.in_(old)))
+            result = conn.execute(
+                insert(schema.cells).values(
+                    run_id=record.run_id,
+                    model_id=record.model_id,
+                    fingerprint=record.fingerprint,
+                    benchmark_id=record.benchmark_id,
+                    benchmark_type=record.benchmark_type,
+                    data_version=record.data_version,
+                    manifest_hash=record.manifest_hash,
+                    n_instances=record.n_instances,
+                    n_scored=record.n_scored,
+                    n_failed=record.n_failed,
+                    instance_limit=record.instance_limit,
+                    complete=record.complete,
+                    status=record.status,
+                    error=record.error,
+                    metrics=json.dumps(record.metrics),
+                    provenance=json.dumps(record.provenance, sort_keys=True, default=str),
+                    created_at=record.created_at,
+                    metrics_version=record.metrics_version,
+                    inputs_hash=record.inputs_hash,
+                    replicates=replicates.encode(record.replicates or {}),
+                )
+            )
+            cell_id = int(result.inserted_primary_key[0])
+            rows = [
+                {
+                    "cell": cell_id,
+                    "instance_id": o.instance_id,
+                    "category": o.category,
+                    "scores": json.dumps(o.scores) if o.scores is not None else None,
+                    "answers": json.dumps(o.answers) if o.answers is not None else None,
+                    "error": o.error,
+                }
+                for o in outcomes
+            ]
+            for start in range(0, len(rows), _CHUNK):
+                conn.execute(insert(schema.outcomes), rows[start : start + _CHUNK])
+        record.id = cell_id
+        return cell_id
+
+    def latest_cells(self, include_incomplete: bool = True, with_replicates: bool = False) -> list[CellRecord]:
+        """The most recent cell record of each (model id, benchmark id); ``with_replicates``
+        loads every value's bootstrap replicates too."""
+        c = schema.cells.c
+        columns = [col for col in schema.cells.c if col.name != "replicates"]
+        with self.engine.connect() as conn:
+            rows = list(conn.execute(select(*columns).order_by(c.id)).mappings())
+        latest: dict[tuple[str, str], CellRecord] = {}
+        for row in rows:
+            record = _record(row)
+            latest[(record.model_id, record.benchmark_id)] = record
+        cells = sorted(latest.values(), key=lambda r: (r.benchmark_id, r.model_id))
+        cells = [r for r in cells if include_incomplete or r.complete]
+        if with_replicates:
+            for record in cells:
+                assert record.id is not None
+                record.replicates = self.replicates(record.id)
+        return cells
+
+    def replicates(self, cell_id: int) -> dict[tuple[str, str], Any]:
+        """A cell's bootstrap replicates by (metric, category) (empty for a v0.1 cell)."""
+        c = schema.cells.c
+        with self.engine.connect() as conn:
+            blob = conn.execute(select(c.replicates).where(c.id == cell_id)).scalar()
+        return replicates.decode(blob)
+
+    def stored_cell(self, model_id: str, fingerprint: str, benchmark_id: str, manifest_hash: str) -> CellRecord | None:
+        """The stored cell of this key (without replicates), or ``None``."""
+        c = schema.cells.c
+        key = (
+            (c.model_id == model_id)
+            & (c.fingerprint == fingerprint)
+            & (c.benchmark_id == benchmark_id)
+            & (c.manifest_hash == manifest_hash)
+        )
+        columns = [col for col in schema.cells.c if col.name != "replicates"]
+        with self.engine.connect() as conn:
+            row = conn.execute(select(*columns).where(key).order_by(c.id.desc())).mappings().first()
+        return _record(row) if row else None
+
+    @_writes
+    def update_metrics(
+        self, cell_id: int, metrics: list[dict[str, Any]], reps: dict[tuple[str, str], Any], metrics_version: str
+    ) -> None:
+        """Replace a cell's metrics and replicates in place (a rebuild from its stored scores)."""
+        c = schema.cells.c
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(schema.cells)
+                .where(c.id == cell_id)
+                .values(
+                    metrics=json.dumps(metrics), replicates=replicates.encode(reps), metrics_version=metrics_version
+                )
+            )
+
+    def cells_without_metrics_version(self) -> list[CellRecord]:
+        """Cells whose metrics were computed by v0.1 (no metrics version): to be rebuilt."""
+        c = schema.cells.c
+        columns = [col for col in schema.cells.c if col.name != "replicates"]
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(*columns).where(c.metrics_version.is_(None)).order_by(c.id)).mappings()
+            return [_record(row) for row in rows]
+
+    def outcomes(self, cell_id: int) -> Iterator[Outcome]:
+        """The per-instance outcomes of a cell, in instance-id order."""
+        o = schema.outcomes.c
+        q = (
+            select(o.instance_id, o.category, o.scores, o.error, o.answers)
+            .where(o.cell == cell_id)
+            .order_by(o.instance_id)
+        )
+        with self.engine.connect() as conn:
+            for iid, cat, scores, err, answers in conn.execute(q):
+                yield Outcome(
+                    iid, cat, json.loads(scores) if scores else None, err, json.loads(answers) if answers else None
+                )
+
+
+def _record(row: Any) -> CellRecord:
+    return CellRecord(
+        id=row["id"],
+        run_id=row["run_id"],
+        model_id=row["model_id"],
+        fingerprint=row["fingerprint"],
+        benchmark_id=row["benchmark_id"],
+        benchmark_type=row["benchmark_type"],
+        data_version=row["data_version"],
+        manifest_hash=row["manifest_hash"],
+        n_instances=row["n_instances"],
+        n_scored=row["n_scored"],
+        n_failed=row["n_failed"],
+        instance_limit=row["instance_limit"],
+        complete=bool(row["complete"]),
+        status=row["status"],
+        error=row["error"],
+        metrics=json.loads(row["metrics"]),
+        provenance=json.loads(row["provenance"]),
+        created_at=row["created_at"],
+        metrics_version=row["metrics_version"],
+        inputs_hash=row["inputs_hash"],
+    )
