@@ -617,8 +617,8 @@ def example_tag_entries() -> list[tuple[str, list[tuple[str, str]], list[str]]]:
 
 def write_order_example(root: Path, annotation_file: str, image_pattern: str, images_dir: str) -> dict[str, Any]:
     """Write a generated Karpathy-style file, its tag table and stand-in images; returns the params."""
-    from plugins.benchmarks.pos_tagging import write_table
     from harness.testing import write_standin_images
+    from plugins.benchmarks.pos_tagging import write_table
 
     captions = [c for c, _ in EXAMPLE_CAPTIONS]
     annotations = [

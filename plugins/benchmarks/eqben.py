@@ -1,0 +1,336 @@
+"""EqBen (Wang et al., ICCV 2023): Winoground-style 2x2 with visual-minimal changes from videos and engines.
+
+Each instance has two images that differ minimally (two frames of a video, two renders of a
+synthetic scene, two Stable Diffusion edits) and their two captions; image ``k`` matches caption
+``k``. Subsets: ``eqbenag`` (Action Genome), ``eqbenyoucook2``, ``eqbengebc`` (natural video),
+``eqbenkubric_loc``, ``eqbenkubric_attr``, ``eqbenkubric_cnt`` (Kubric renders) and ``eqbensd``
+(Stable Diffusion); the subset is the first folder of each image path.
+
+Versions (data root layout overridable with the ``data_dir`` param):
+
+* ``mini`` (default): EqBen-Mini, the 280-example subset the authors released for (M)LLM
+  evaluation, as linzhiqiu/t2v_metrics ``EqBen_Mini`` reads it: ``eqben_vllm.zip`` (Google Drive id
+  ``11YUTf06uzRHtFV8rYi96z4vTPi8_GNEM``) unzipped into the data folder::
+
+      <data root>/eqben/eqben_vllm/all_select.json   # [{image0, image1, caption0, caption1}, ...]
+      <data root>/eqben/eqben_vllm/images/<subset>/...
+
+* ``full``: the full test set in the per-subset annotation schemas that upstream's toolkit
+  (github.com/Wangt-CN/EqBen @ ab6c79a, ``src/eqben/eqben_utils.py``) reads: ``eqbenag`` nests
+  ``{video: {subject: [{image0, image1, caption0: [..], caption1: [..]}]}}`` and uses each first
+  caption; ``eqbenyoucook2`` and ``eqbengebc`` are ``{video: [{image0, image1, caption0, caption1}]}``;
+  the Kubric and SD subsets are ``[{image0, image1, caption0, caption1}]``. Image paths are joined
+  to the images folder as upstream joins them to ``img_root``. The file names are this harness's
+  layout (upstream's loaders take any path)::
+
+      <data root>/eqben/full/<subset>.json          # one file per subset present
+      <data root>/eqben/full/images/...
+
+* ``custom``: ``all_select.json``-schema data at the ``mini`` path, for fixtures and subsets.
+
+No version is downloadable here (Google Drive and SharePoint only) and no upstream checksum is
+published, so nothing is pinned by sha256: the data version names the sha256 of the annotation
+files read (``mini-<sha12>``, ``full-<sha12>``, ``custom-<sha12>``). YouCook2 frames are stored
+as ``.npy`` arrays in BGR order, which upstream decodes with ``Image.fromarray(a[:, :, [2, 1, 0]])``;
+``vlc-harness data fetch -b eqben`` writes a lossless RGB PNG beside each ``.npy`` (the same pixels),
+and instances read the PNG (the harness decodes image files only).
+
+Metrics (strict ``>``: a tie is wrong, as upstream ``eqben_acc.cal_wino_score`` and
+``evaluate_eqben_locally.py`` and t2v_metrics' Winoground scores do): ``text_score`` (both images
+pick their caption), ``image_score`` (both captions pick their image), ``group_score`` (both; the
+headline), per subset, pooled over t2v_metrics' group ``eqbenk`` (the three Kubric subsets; its other
+groups are one subset each) and pooled over ``all``. Chance is 1/4, 1/4 and 1/6.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from harness import hookimpl
+from harness.benchmarks import Benchmark
+from harness.errors import DataUnavailable
+from harness.metrics import Micro, PerCategory
+from harness.metrics.group import MATCHED_PAIRS, TextImageGroup
+from harness.types import ImageSource, Instance
+
+REPO = "https://github.com/Wangt-CN/EqBen"
+MINI_GDRIVE_ID = "11YUTf06uzRHtFV8rYi96z4vTPi8_GNEM"
+MINI_DIR = "eqben_vllm"
+MINI_FILE = "all_select.json"
+FULL_DIR = "full"
+SUBSETS = (
+    "eqbenag",
+    "eqbenyoucook2",
+    "eqbengebc",
+    "eqbenkubric_loc",
+    "eqbenkubric_attr",
+    "eqbenkubric_cnt",
+    "eqbensd",
+)
+GROUPS = {"eqbenk": ("eqbenkubric_cnt", "eqbenkubric_loc", "eqbenkubric_attr")}
+"""t2v_metrics' EqBen_Mini group of several subsets (its other groups, eqbensd, eqbeng, eqbenag and
+eqbeny, are one subset each: eqbensd, eqbengebc, eqbenag, eqbenyoucook2)."""
+N_MINI = 280
+"""EqBen-Mini's size as BiVLC (citing Lin et al. 2024) reports it; checked by the count test, not enforced."""
+FIELDS = ("image0", "image1", "caption0", "caption1")
+MINI_HINT = (
+    f"download EqBen-Mini (`gdown --no-cookies {MINI_GDRIVE_ID}`, eqben_vllm.zip) and unzip it into the data "
+    "folder so that eqben/eqben_vllm/all_select.json exists; no checksum is published, so it is not pinned"
+)
+FULL_HINT = (
+    f"download the full EqBen test set and its annotation as {REPO} describes (Google Drive / SharePoint) and "
+    "put each subset's annotation at eqben/full/<subset>.json and the images under eqben/full/images/"
+)
+
+
+@dataclass(frozen=True)
+class EqBenParams:
+    """Data version and where the files are (relative to the data root)."""
+
+    version: Literal["mini", "full", "custom"] = "mini"
+    data_dir: str = "eqben"
+
+
+class EqBen(Benchmark):
+    """EqBen: two minimally different images (video frames, renders, edits) and their two captions."""
+
+    type_name = "eqben"
+    title = "EqBen"
+    citation = (
+        "Wang, Lin, Li, Lin, Yang, Zhang, Liu, Wang. Equivariant Similarity for Vision-Language Foundation "
+        "Models. ICCV 2023 (arXiv:2303.14465). EqBen-Mini as released for MLLMs and read by t2v_metrics "
+        "(Lin et al., Evaluating Text-to-Visual Generation with Image-to-Text Generation, ECCV 2024)."
+    )
+    homepage = REPO
+    license = "toolkit Apache-2.0; the data's license is not stated (read from where you put it, not redistributed)"
+    headline = "group_score"
+    index_metrics = ("text_score", "image_score")
+    gap_metrics = ("text_score", "image_score")
+    captions_redistributable = False
+    reference_file = Path(__file__).with_name("eqben_reference.json")
+    Params = EqBenParams
+    metrics = (
+        TextImageGroup(
+            {"text": "text_score", "image": "image_score", "group": "group_score"},
+            (PerCategory(unit="subset"), Micro(groups=GROUPS), Micro()),
+        ),
+    )
+
+    def _dir(self) -> Path:
+        return self.path(self.params.data_dir)
+
+    def _annotation_files(self) -> list[Path]:
+        if self.params.version == "full":
+            return [self._dir() / FULL_DIR / f"{s}.json" for s in SUBSETS]
+        return [self._dir() / MINI_DIR / MINI_FILE]
+
+    def _images(self) -> Path:
+        if self.params.version == "full":
+            return self._dir() / FULL_DIR / "images"
+        return self._dir() / MINI_DIR / "images"
+
+    @property
+    def data_version(self) -> str:
+        """``<version>-<sha12>`` of the annotation files read (unpinned: no published checksum)."""
+        h = hashlib.sha256()
+        for path in self._annotation_files():
+            h.update(path.name.encode() + (path.read_bytes() if path.is_file() else b"-"))
+        return f"{self.params.version}-{h.hexdigest()[:12]}"
+
+    def check_data(self) -> None:
+        """The annotation file(s) present and well formed; every ``.npy`` frame converted to PNG.
+
+        EqBen-Mini's size (280) is not enforced: no upstream file states it (the count test checks it).
+        """
+        present = [p for p in self._annotation_files() if p.is_file()]
+        if not present:
+            hint = FULL_HINT if self.params.version == "full" else MINI_HINT
+            raise DataUnavailable(
+                f"EqBen ({self.params.version}) data is not ready: missing {self._annotation_files()[0]}; {hint}"
+            )
+        records = self._records()
+        unconverted = [
+            rec[key]
+            for _, rec in records
+            for key in ("image0", "image1")
+            if rec[key].endswith(".npy") and not (self._images() / rec[key]).with_suffix(".png").is_file()
+        ]
+        if unconverted:
+            raise DataUnavailable(
+                f"EqBen: {len(unconverted)} YouCook2 .npy frames have no PNG beside them (e.g. {unconverted[0]}): run "
+                "`vlc-harness data fetch -b eqben` to write them (lossless, BGR to RGB as upstream decodes them)"
+            )
+
+    def _records(self) -> list[tuple[str, dict[str, Any]]]:
+        """``(subset, record)`` in file order; the record has image0, image1, caption0, caption1."""
+        if self.params.version != "full":
+            path = self._annotation_files()[0]
+            data = _read_json(path)
+            if not isinstance(data, list):
+                raise DataUnavailable(f"EqBen: {path} is not a JSON list (the all_select.json schema)")
+            out = []
+            for k, rec in enumerate(data):
+                _check_record(rec, f"{path} item {k}")
+                out.append((str(rec["image0"]).split("/")[0], rec))
+            return out
+        out = []
+        for subset, path in zip(SUBSETS, self._annotation_files()):
+            if path.is_file():
+                out += [(subset, rec) for rec in full_subset_records(subset, _read_json(path), str(path))]
+        return out
+
+    def load_instances(self) -> list[Instance]:
+        """Every example in file order: ``<subset>/<index within the subset>``."""
+        images = self._images()
+        counts: dict[str, int] = {}
+        out = []
+        for subset, rec in self._records():
+            k = counts.get(subset, 0)
+            counts[subset] = k + 1
+            out.append(
+                Instance(
+                    id=f"{subset}/{k}",
+                    category=subset,
+                    images=(
+                        ImageSource(_image_path(images, rec["image0"])),
+                        ImageSource(_image_path(images, rec["image1"])),
+                    ),
+                    texts=(rec["caption0"], rec["caption1"]),
+                    gold={"matches": MATCHED_PAIRS},
+                )
+            )
+        return out
+
+    def image_dir(self) -> Path:
+        """The images folder of the selected version."""
+        return self._images()
+
+    def image_hint(self) -> str:
+        """Where to get the images."""
+        return FULL_HINT if self.params.version == "full" else MINI_HINT
+
+    def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
+        """Nothing is downloadable; converts the YouCook2 ``.npy`` frames present to PNG (lossless)."""
+        from harness.datafetch import FetchError
+
+        if not any(p.is_file() for p in self._annotation_files()):
+            raise FetchError(f"EqBen is not downloadable here: {self.image_hint()}")
+        written = convert_npy_frames(self._images(), [r for _, r in self._records()])
+        return [f"present  {self._annotation_files()[0].parent} ({written} .npy frames converted to PNG)"]
+
+    @classmethod
+    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
+        """Two generated examples per subset (invented captions, stand-in images, one .npy frame pair)."""
+        root = tmp_path / "eqben_example"
+        write_example(root, per_subset=2)
+        return {"version": "custom"}, root
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataUnavailable(f"EqBen: cannot read {path} as JSON ({exc})") from None
+
+
+def _check_record(rec: Any, where: str) -> None:
+    if not isinstance(rec, dict) or any(f not in rec for f in FIELDS):
+        raise DataUnavailable(f"EqBen: {where} lacks one of {', '.join(FIELDS)}")
+    if not all(isinstance(rec[f], str) and rec[f] for f in FIELDS):
+        raise DataUnavailable(f"EqBen: {where} has an empty or non-text image path or caption")
+
+
+def full_subset_records(subset: str, data: Any, where: str) -> list[dict[str, Any]]:
+    """The records of one full-format subset file, flattened in file order as upstream's loaders do."""
+    records: list[dict[str, Any]] = []
+    if subset == "eqbenag":
+        for video in data.values():
+            for frames in video.values():
+                for frame in frames:
+                    # upstream EqBenAG uses only the first caption of each caption list
+                    records.append({**frame, "caption0": frame["caption0"][0], "caption1": frame["caption1"][0]})
+    elif subset in ("eqbenyoucook2", "eqbengebc"):
+        for frames in data.values():
+            records.extend(frames)
+    else:
+        records = list(data)
+    for k, rec in enumerate(records):
+        _check_record(rec, f"{where} item {k}")
+    return records
+
+
+def _image_path(images: Path, relative: str) -> Path:
+    """The file read for an image path: a YouCook2 ``.npy`` frame is read from its PNG conversion."""
+    path = images / relative
+    return path.with_suffix(".png") if path.suffix == ".npy" else path
+
+
+def convert_npy_frames(images: Path, records: list[dict[str, Any]]) -> int:
+    """Write ``<frame>.png`` beside each ``.npy`` frame present (BGR array to RGB, as upstream decodes it)."""
+    import numpy as np
+    from PIL import Image
+
+    written = 0
+    for rec in records:
+        for key in ("image0", "image1"):
+            source = images / rec[key]
+            target = source.with_suffix(".png")
+            if source.suffix != ".npy" or target.is_file() or not source.is_file():
+                continue
+            array = np.load(source, allow_pickle=False)
+            if array.ndim != 3 or array.shape[2] != 3 or array.dtype != np.uint8:
+                raise ValueError(f"{source}: expected an HxWx3 uint8 BGR frame, got {array.shape} {array.dtype}")
+            partial = target.with_name(target.name + ".partial")
+            Image.fromarray(np.ascontiguousarray(array[:, :, [2, 1, 0]]), "RGB").save(partial, format="PNG")
+            partial.replace(target)
+            written += 1
+    return written
+
+
+def write_example(root: Path, per_subset: int = 2) -> list[dict[str, str]]:
+    """Write a generated EqBen-Mini-format folder (all_select.json schema) with stand-in images.
+
+    YouCook2 frames are written as BGR ``.npy`` arrays, as upstream stores them, and converted.
+    Returns the records.
+    """
+    import numpy as np
+
+    from harness.testing import standin_image, write_standin_images
+
+    folder = root / "eqben" / MINI_DIR
+    images = folder / "images"
+    colours = ["red", "blue", "green", "yellow", "white"]
+    records = []
+    for s, subset in enumerate(SUBSETS):
+        for k in range(per_subset):
+            a, b = colours[(s + k) % 5], colours[(s + k + 2) % 5]
+            ext = "npy" if subset == "eqbenyoucook2" else "png"
+            rec = {
+                "image0": f"{subset}/clip{k}/frame_0.{ext}",
+                "image1": f"{subset}/clip{k}/frame_1.{ext}",
+                "caption0": f"a person puts the {a} cup on the {b} table",
+                "caption1": f"a person takes the {a} cup off the {b} table",
+            }
+            records.append(rec)
+            for key in ("image0", "image1"):
+                path = images / rec[key]
+                if ext == "npy":
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    rgb = np.asarray(standin_image(rec[key], (24, 16)))
+                    np.save(path, np.ascontiguousarray(rgb[:, :, [2, 1, 0]]))
+                else:
+                    write_standin_images([path.name], path.parent, (24, 16))
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / MINI_FILE).write_text(json.dumps(records, indent=1), encoding="utf-8")
+    convert_npy_frames(images, records)
+    return records
+
+
+@hookimpl
+def register_benchmarks(register: Any) -> None:
+    """Register the EqBen benchmark."""
+    register(EqBen)

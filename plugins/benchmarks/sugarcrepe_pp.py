@@ -1,0 +1,217 @@
+"""SugarCrepe++ (Dumpala et al., 2024): two positives against one hard negative.
+
+Each instance is a COCO val2017 image with SugarCrepe's caption ``P1``, a meaning-preserving,
+lexically different rewrite ``P2`` and SugarCrepe's hard negative ``N``. Five subsets:
+replace_att 788, replace_obj 1,652, replace_rel 1,406, swap_att 666, swap_obj 245 (4,757).
+
+Data: the JSON files of github.com/Sri-Harsha/scpp (``VLMs/data/<subset>.json``, a list of
+``{id, filename, caption, caption2, negative_caption}``) at commit c083bbf, pinned by sha256
+(the same data as the Hugging Face dataset ``Aman-J/SugarCrepe_pp``, CC BY 4.0), and COCO
+val2017. Data root layout (overridable with ``annotations_dir`` and ``images_dir``)::
+
+    <data root>/sugarcrepe_pp/{replace_att,replace_obj,replace_rel,swap_att,swap_obj}.json
+    <data root>/coco/val2017/000000xxxxxx.jpg     # shared with SugarCrepe and BiVLC
+
+Versions: ``github-c083bbf`` (default, pinned); ``custom`` reads whichever subset files are present.
+
+Metrics, as upstream ``VLMs/test_Variants_CLIP.py`` computes them (strict ``>``: a tie is wrong):
+
+* ``itt_accuracy`` (headline): the image-to-text task, ``s(I, P1) > s(I, N)`` **and**
+  ``s(I, P2) > s(I, N)`` ("Accuracy image-to-text task"; chance 1/3), the augmented accuracy of
+  :class:`~harness.metrics.hard_positive.HardPositive`;
+* ``p1_neg_accuracy`` and ``p2_neg_accuracy``: each positive against the negative alone
+  ("Accuracy Image-P1-Neg" / "Image-P2-Neg"; chance 1/2);
+* the family also reports ``brittleness`` and ``accuracy_drop`` (``p1_neg_accuracy - itt_accuracy``);
+  they are not SugarCrepe++'s published metrics.
+
+Each per subset, per type (REPLACE, SWAP) pooled, and pooled over ``all``; ``<metric>_macro`` is the
+unweighted mean of the five subsets. **The text-only task (TOT) is left out**: it compares
+text-to-text similarities (``cos(P1, P2)`` against ``cos(P1, N)`` and ``cos(P2, N)``), which the
+harness's (model, image, text) score key cannot hold.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from harness import hookimpl
+from harness.benchmarks import Benchmark, DataFile
+from harness.errors import DataUnavailable
+from harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
+from harness.metrics.hard_positive import HardPositive
+from harness.types import ImageSource, Instance
+from plugins.benchmarks.coco import Val2017Images
+
+COMMIT = "c083bbf039a5ca215acaf25e7ee736d2ea6f3864"
+UPSTREAM = f"https://raw.githubusercontent.com/Sri-Harsha/scpp/{COMMIT}/VLMs/data"
+SHA256 = {
+    "replace_att": "6826413592894754eeca02aeebbcbbc8b95a7456998abcc714e71c033ce6fe87",
+    "replace_obj": "5c6dc499ec8f511a8aa4ec1b7b5eb0eca90317488abe36ec39573355e2d361ab",
+    "replace_rel": "040fb95d3f0619bf515db60879e99709a87a5e9b4f524ec3403b127243480fd4",
+    "swap_att": "450d0fd9fcad3e6f44950dc634e7f901ab1c6d9c60a569ade5ae8ffb3d203ad8",
+    "swap_obj": "5f33cae824de431a7ecd3c5de6301f689815f9497aa36d96b154bbaf117b201b",
+}
+SUBSETS = tuple(SHA256)
+COUNTS = {"replace_att": 788, "replace_obj": 1652, "replace_rel": 1406, "swap_att": 666, "swap_obj": 245}
+TYPES = {"REPLACE": SUBSETS[:3], "SWAP": SUBSETS[3:]}
+FIELDS = ("filename", "caption", "caption2", "negative_caption")
+
+
+AGGREGATE = (
+    PerCategory(unit="subset"),
+    Micro(groups=TYPES),
+    Micro(),
+    Macro("{metric}_macro", "unweighted mean of the subsets present", what="subsets"),
+)
+"""Per subset, per type (pooled), over all (pooled) and the unweighted mean of the subsets."""
+
+
+@dataclass(frozen=True)
+class SugarCrepePPParams:
+    """Data version and where the files are (relative to the data root)."""
+
+    version: Literal["github-c083bbf", "custom"] = "github-c083bbf"
+    annotations_dir: str = "sugarcrepe_pp"
+    images_dir: str = "coco/val2017"
+
+
+class SugarCrepePP(Val2017Images, Benchmark):
+    """SugarCrepe++: an image, two meaning-preserving positive captions and SugarCrepe's hard negative."""
+
+    type_name = "sugarcrepe_pp"
+    title = "SugarCrepe++"
+    citation = (
+        "Dumpala, Jaiswal, Sastry, Milios, Oore, Sajjad. SUGARCREPE++ Dataset: Vision-Language Model Sensitivity "
+        "to Semantic and Lexical Alterations. arXiv:2406.11171, 2024."
+    )
+    homepage = "https://github.com/Sri-Harsha/scpp"
+    license = "CC BY 4.0 (data; repository code MIT); COCO captions CC BY 4.0; images under Flickr terms"
+    headline = "itt_accuracy"
+    index_metrics = ("p1_neg_accuracy", "p2_neg_accuracy")
+    captions_redistributable = True
+    reference_file = Path(__file__).with_name("sugarcrepe_pp_reference.json")
+    Params = SugarCrepePPParams
+    metrics = (
+        HardPositive(
+            AGGREGATE,
+            ids={"aug": "itt_accuracy", "brittle": "brittleness", "drop": "accuracy_drop"},
+        ),
+        PairwiseAccuracy(
+            "p1_neg_accuracy",
+            "Image-P1-Neg: s(image, P1) > s(image, N), P2 not considered",
+            AGGREGATE,
+            gold="original",
+            against="negative",
+        ),
+        PairwiseAccuracy(
+            "p2_neg_accuracy",
+            "Image-P2-Neg: s(image, P2) > s(image, N), P1 not considered",
+            AGGREGATE,
+            gold="positive",
+            against="negative",
+        ),
+    )
+
+    def _file(self, subset: str) -> Path:
+        return self.path(self.params.annotations_dir) / f"{subset}.json"
+
+    @property
+    def data_version(self) -> str:
+        """``github-c083bbf`` or ``custom-<hash of the files>``."""
+        if self.params.version != "custom":
+            return self.params.version
+        h = hashlib.sha256()
+        for subset in SUBSETS:
+            path = self._file(subset)
+            h.update(subset.encode() + (path.read_bytes() if path.is_file() else b"-"))
+        return f"custom-{h.hexdigest()[:12]}"
+
+    def data_files(self) -> list[DataFile]:
+        """The five pinned subset files (none for ``custom``)."""
+        if self.params.version == "custom":
+            return []
+        rel = Path(self.params.annotations_dir)
+        return [DataFile(str(rel / f"{s}.json"), sha, f"{UPSTREAM}/{s}.json") for s, sha in SHA256.items()]
+
+    def check_data(self) -> None:
+        """Pinned: every file with its sha256. Custom: at least one subset file."""
+        if self.params.version == "custom":
+            if not any(self._file(s).is_file() for s in SUBSETS):
+                raise DataUnavailable(
+                    f"SugarCrepe++ (custom): no subset file under {self.path(self.params.annotations_dir)}"
+                )
+            return
+        super().check_data()
+
+    def load_instances(self) -> list[Instance]:
+        """Every case of every subset present, in file order: ``<subset>/<id>``; texts P1, P2, N."""
+        images = self.path(self.params.images_dir)
+        out = []
+        for subset in SUBSETS:
+            path = self._file(subset)
+            if not path.is_file():
+                continue  # only possible for version custom
+            try:
+                records = json.loads(path.read_text(encoding="utf-8"))
+            except ValueError as exc:
+                raise DataUnavailable(f"SugarCrepe++: cannot read {path} as JSON ({exc})") from None
+            if not isinstance(records, list):
+                raise DataUnavailable(f"SugarCrepe++: {path} is not a JSON list (the upstream schema)")
+            for k, rec in enumerate(records):
+                absent = [f for f in FIELDS if not isinstance(rec, dict) or f not in rec]
+                if absent:
+                    raise DataUnavailable(f"SugarCrepe++: case {k} of {path} lacks {', '.join(absent)}")
+                out.append(
+                    Instance(
+                        id=f"{subset}/{rec.get('id', k)}",
+                        category=subset,
+                        images=(ImageSource(images / rec["filename"]),),
+                        texts=(rec["caption"], rec["caption2"], rec["negative_caption"]),
+                        gold={"original": 0, "positive": 1, "negative": 2},
+                    )
+                )
+        return out
+
+    @classmethod
+    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
+        """Two generated cases per subset (invented captions) and stand-in images."""
+        root = tmp_path / "sugarcrepe_pp_example"
+        write_example(root, per_subset=2)
+        return {"version": "custom"}, root
+
+
+def write_example(root: Path, per_subset: int = 2) -> dict[str, list[dict[str, Any]]]:
+    """Write generated subset files in the upstream schema and stand-in COCO-named images."""
+    from harness.testing import write_standin_images
+
+    folder = root / "sugarcrepe_pp"
+    folder.mkdir(parents=True, exist_ok=True)
+    colours = ["red", "blue", "green", "yellow"]
+    written = {}
+    for s, subset in enumerate(SUBSETS):
+        records = []
+        for k in range(per_subset):
+            a, b = colours[k % 4], colours[(k + 1 + s) % 4]
+            records.append(
+                {
+                    "id": k,
+                    "filename": f"{s:06d}{k:06d}.jpg",
+                    "caption": f"A {a} bus parked next to a {b} car.",
+                    "caption2": f"Next to a {b} car, a {a} bus is parked.",
+                    "negative_caption": f"A {b} bus parked next to a {a} car.",
+                }
+            )
+        (folder / f"{subset}.json").write_text(json.dumps(records, indent=1), encoding="utf-8")
+        write_standin_images([r["filename"] for r in records], root / "coco" / "val2017", (32, 24))
+        written[subset] = records
+    return written
+
+
+@hookimpl
+def register_benchmarks(register: Any) -> None:
+    """Register the SugarCrepe++ benchmark."""
+    register(SugarCrepePP)

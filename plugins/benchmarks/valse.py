@@ -1,0 +1,309 @@
+"""VALSE (Parcalabescu et al., ACL 2022): image-to-text choice between a caption and its foil, 6 pieces.
+
+Each instance is an image, its caption and a foil that changes one linguistic phenomenon. The six
+pieces and their instruments (one upstream file each): existence (``existence``), plurality
+(``plurals``), counting (``counting-hard``: balanced, ``counting-small-quant``: small numbers,
+``counting-adversarial``), spatial relations (``relations``), actions (``action-replacement``,
+``actant-swap``) and coreference (``coreference-standard``, ``coreference-hard``: clean). FOIL-it!
+(``foil-it``, noun phrases) is in the repository too and kept as an eleventh instrument outside
+the pieces.
+
+Data: the JSON files of github.com/Heidelberg-NLP/VALSE (MIT) at commit 2152d90, pinned by
+sha256: ``{key: {dataset, image_file, caption, foil, mturk: {caption, foil, other}, ...}}``. Only
+the **valid** samples are used, as the upstream README prescribes and its evaluation scripts do:
+``mturk.caption >= 2`` (at least two of three annotators chose the caption and not the foil);
+param ``valid_only: false`` keeps every sample under its own data version. Images come from their
+original datasets (field ``dataset``), under these folders of the data root (params)::
+
+    <data root>/valse/*.json                                   # the 11 upstream files (pinned)
+    <data root>/visual7w/images/v7w_<id>.jpg                   # visual7w: existence, counting-*
+    <data root>/coco/val2017/000000xxxxxx.jpg                  # coco2017 (val): plurals, relations
+    <data root>/swig/images_512/<verb>_<n>.jpg                 # SWiG: action-replacement, actant-swap
+    <data root>/coco/train2014/COCO_train2014_*.jpg            # VisDial v1.0 train: coreference-standard
+    <data root>/visdial/VisualDialog_val2018/VisualDialog_val2018_*.jpg  # VisDial v1.0 val: coreference-hard
+    <data root>/coco/val2014/COCO_val2014_*.jpg                # FOIL dataset: foil-it
+
+Versions: ``github-2152d90`` (default, pinned); ``custom`` reads whichever upstream-schema files
+are present, under a data version named by their hash.
+
+Metric (strict ``>``: a tie is wrong; upstream's pairwise accuracy ``acc_r`` counts
+``p(caption) > p(foil)``, as ``lxmert_valse_eval.py`` and EqBen's ``cal_valse_score_pair`` do):
+``pairwise_accuracy`` per instrument; ``pairwise_accuracy_piece`` per piece, pooled over its
+instruments; ``pairwise_accuracy_piece_macro``, the unweighted mean of the piece's instruments;
+``pairwise_accuracy_macro`` (headline), the unweighted mean of the 10 instruments of the six
+pieces (FOIL-it! left out); ``pairwise_accuracy_micro``, pooled over every instance. The paper's
+"Avg." (its definition could not be read here) is kept as reference rows under category
+``paper-avg``, which our values never take. Upstream's ``acc``, ``p_c`` and ``p_f`` need a
+probability threshold (``> 0.5``) on each pair alone, which similarity scores do not have, so
+they are not reported. Chance is 1/2.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from harness import hookimpl
+from harness.benchmarks import Benchmark, DataFile
+from harness.errors import DataUnavailable
+from harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
+from harness.types import ImageSource, Instance
+
+COMMIT = "2152d90d4aecd11f7f74cf03420abcb63efff9c5"
+UPSTREAM = f"https://raw.githubusercontent.com/Heidelberg-NLP/VALSE/{COMMIT}/data"
+SHA256 = {
+    "existence": "b20fca52eba86c544083d423345a2e28e60e601ef61c56c9ac1c73a95a3a6d18",
+    "plurals": "43760db7fc8c6f2a21d3536d52f81539cb101f3370e8d2effb09de43d91486a3",
+    "counting-hard": "2cc83615653675fb50914ce2d8ab4041cce1278eed7ac0abf6f319dbce5c967a",
+    "counting-small-quant": "ca0645885b05738f6c6df2dffec70c669aaff64114017f33425821faab4bc374",
+    "counting-adversarial": "0d23529308449c98b37a91048a865a5f377325eceb9accd73f2947bc512d12b0",
+    "relations": "061fc557459c318ccd6734d07c21cfa5bf5ae87aa6b1110b8f5ec3d6b2911043",
+    "action-replacement": "336ba134f29a3475d0508809067218909a6bd30f079c59309d19244eccb7917f",
+    "actant-swap": "915294ac3ade7c4c067b1c6841d0db93b60cb8a61ac8e2fb6b125c2a1c0ca93a",
+    "coreference-standard": "dae1d9eb018acb54e29a1c4983f3563f86ec3b6beb4037a261564270b0473e95",
+    "coreference-hard": "ef54d8d971d9e0f264e07de08d9915c6e3d6129a2f239888f2b938f5c2eb4139",
+    "foil-it": "6f6f0d7494271ed28f6e6f075c3ba36ba1bc45d00ecf7403920f060915130460",
+}
+"""sha256 of each upstream file at COMMIT (instrument -> digest), in the paper's column order."""
+INSTRUMENTS = tuple(SHA256)
+PIECES = {
+    "existence": ("existence",),
+    "plurality": ("plurals",),
+    "counting": ("counting-hard", "counting-small-quant", "counting-adversarial"),
+    "spatial relations": ("relations",),
+    "actions": ("action-replacement", "actant-swap"),
+    "coreference": ("coreference-standard", "coreference-hard"),
+}
+PIECE_INSTRUMENTS = tuple(i for members in PIECES.values() for i in members)
+VALID_COUNTS = {
+    "existence": 505,
+    "plurals": 851,
+    "counting-hard": 868,
+    "counting-small-quant": 900,
+    "counting-adversarial": 691,
+    "relations": 535,
+    "action-replacement": 648,
+    "actant-swap": 949,
+    "coreference-standard": 708,
+    "coreference-hard": 104,
+    "foil-it": 943,
+}
+"""Samples with ``mturk.caption >= 2`` per pinned file (counted from the files at COMMIT)."""
+FIELDS = ("dataset", "image_file", "caption", "foil", "mturk")
+
+
+@dataclass(frozen=True)
+class ValseParams:
+    """Data version, the validity filter and where the annotation files and each image source are."""
+
+    version: Literal["github-2152d90", "custom"] = "github-2152d90"
+    valid_only: bool = True
+    annotations_dir: str = "valse"
+    visual7w_dir: str = "visual7w/images"
+    coco2017_dir: str = "coco/val2017"
+    swig_dir: str = "swig/images_512"
+    visdial_train_dir: str = "coco/train2014"
+    visdial_val_dir: str = "visdial/VisualDialog_val2018"
+    foil_dir: str = "coco/val2014"
+
+
+class Valse(Benchmark):
+    """VALSE: captions against foils that change one linguistic phenomenon (six pieces, eleven files)."""
+
+    type_name = "valse"
+    title = "VALSE"
+    citation = (
+        "Parcalabescu, Cafagna, Muradjan, Frank, Calixto, Gatt. VALSE: A Task-Independent Benchmark for Vision "
+        "and Language Models Centered on Linguistic Phenomena. ACL 2022."
+    )
+    homepage = "https://github.com/Heidelberg-NLP/VALSE"
+    license = "MIT (annotations); images under their source datasets' terms (Visual7W, COCO, SWiG, VisDial)"
+    headline = "pairwise_accuracy_macro"
+    captions_redistributable = True
+    reference_file = Path(__file__).with_name("valse_reference.json")
+    Params = ValseParams
+    metrics = (
+        PairwiseAccuracy(
+            "pairwise_accuracy",
+            "pairwise accuracy acc_r per instrument: s(image, caption) > s(image, foil)",
+            (
+                PerCategory(unit="instrument"),
+                Micro("pairwise_accuracy_piece", "per piece, pooled over its instruments", groups=PIECES),
+                Macro(
+                    "pairwise_accuracy_piece_macro",
+                    "per piece, unweighted mean of its instruments",
+                    groups=PIECES,
+                    what="instruments",
+                ),
+                Macro(
+                    "pairwise_accuracy_macro",
+                    "unweighted mean of the instruments of the six pieces (FOIL-it! left out)",
+                    over=PIECE_INSTRUMENTS,
+                    what="instruments",
+                    name_members=True,
+                ),
+                Micro("pairwise_accuracy_micro", "pooled over every instance"),
+            ),
+        ),
+    )
+
+    def _dir(self) -> Path:
+        return self.path(self.params.annotations_dir)
+
+    def _file(self, instrument: str) -> Path:
+        return self._dir() / f"{instrument}.json"
+
+    @property
+    def data_version(self) -> str:
+        """``github-2152d90`` or ``custom-<hash>``, suffixed ``-all`` without the validity filter."""
+        if self.params.version == "custom":
+            h = hashlib.sha256()
+            for instrument in INSTRUMENTS:
+                path = self._file(instrument)
+                h.update(instrument.encode() + (path.read_bytes() if path.is_file() else b"-"))
+            base = f"custom-{h.hexdigest()[:12]}"
+        else:
+            base = self.params.version
+        return base if self.params.valid_only else f"{base}-all"
+
+    def data_files(self) -> list[DataFile]:
+        """The 11 pinned upstream files (none for ``custom``)."""
+        if self.params.version == "custom":
+            return []
+        rel = Path(self.params.annotations_dir)
+        return [DataFile(str(rel / f"{i}.json"), sha, f"{UPSTREAM}/{i}.json") for i, sha in SHA256.items()]
+
+    def check_data(self) -> None:
+        """Pinned: every file with its sha256. Custom: at least one instrument file."""
+        if self.params.version == "custom":
+            if not any(self._file(i).is_file() for i in INSTRUMENTS):
+                raise DataUnavailable(f"VALSE (custom): no instrument file under {self._dir()}")
+            return
+        super().check_data()
+
+    def _image_folder(self, instrument: str, rec: dict[str, Any]) -> Path:
+        source = str(rec["dataset"])
+        if source == "visual7w":
+            relative = self.params.visual7w_dir
+        elif source in ("coco2017", "coco_2017"):
+            relative = self.params.coco2017_dir
+        elif source == "SWiG":
+            relative = self.params.swig_dir
+        elif source == "VisDial_v1.0":
+            train = str(rec.get("original_split")) == "train"
+            relative = self.params.visdial_train_dir if train else self.params.visdial_val_dir
+        elif source == "FOIL dataset":
+            relative = self.params.foil_dir
+        else:
+            raise DataUnavailable(f"VALSE: {self._file(instrument)} names an unknown image source {source!r}")
+        return self.path(relative)
+
+    def load_instances(self) -> list[Instance]:
+        """Every (valid) sample, instruments in the paper's order, keys in file order: ``<instrument>/<key>``."""
+        out = []
+        for instrument in INSTRUMENTS:
+            path = self._file(instrument)
+            if not path.is_file():
+                continue  # only possible for version custom (pinned versions were checked)
+            try:
+                records: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+            except ValueError as exc:
+                raise DataUnavailable(f"VALSE: cannot read {path} as JSON ({exc})") from None
+            for key, rec in records.items():
+                absent = [f for f in FIELDS if f not in rec]
+                if absent:
+                    raise DataUnavailable(f"VALSE: sample {key!r} of {path} lacks {', '.join(absent)}")
+                if self.params.valid_only and int(rec["mturk"]["caption"]) < 2:
+                    continue
+                out.append(
+                    Instance(
+                        id=f"{instrument}/{key}",
+                        category=instrument,
+                        images=(ImageSource(self._image_folder(instrument, rec) / rec["image_file"]),),
+                        texts=(rec["caption"], rec["foil"]),
+                        gold={"positive": 0},
+                    )
+                )
+        return out
+
+    def image_hint(self) -> str:
+        """Where each image source goes."""
+        return (
+            "VALSE's images come from their original datasets: Visual7W (existence, counting) into "
+            f"{self.params.visual7w_dir}, COCO 2017 val (plurals, relations) into {self.params.coco2017_dir}, SWiG "
+            f"images_512 (actions) into {self.params.swig_dir}, VisDial v1.0 (coreference: train = COCO train2014 into "
+            f"{self.params.visdial_train_dir}, val2018 into {self.params.visdial_val_dir}) and COCO val2014 (FOIL-it!) "
+            f"into {self.params.foil_dir}, all under the data root (or set the benchmark's *_dir params)"
+        )
+
+    @classmethod
+    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
+        """Three generated samples per instrument (one not valid) with stand-in images."""
+        root = tmp_path / "valse_example"
+        write_example(root)
+        return {"version": "custom"}, root
+
+
+SOURCES = {
+    "existence": ("visual7w", "test", "v7w_{}.jpg"),
+    "plurals": ("coco2017", "val", "{:012d}.jpg"),
+    "counting-hard": ("visual7w", "test", "v7w_{}.jpg"),
+    "counting-small-quant": ("visual7w", "test", "v7w_{}.jpg"),
+    "counting-adversarial": ("visual7w", "test", "v7w_{}.jpg"),
+    "relations": ("coco_2017", "val", "{:012d}.jpg"),
+    "action-replacement": ("SWiG", "test", "walking_{}.jpg"),
+    "actant-swap": ("SWiG", "test", "pushing_{}.jpg"),
+    "coreference-standard": ("VisDial_v1.0", "train", "COCO_train2014_{:012d}.jpg"),
+    "coreference-hard": ("VisDial_v1.0", "val", "VisualDialog_val2018_{:012d}.jpg"),
+    "foil-it": ("FOIL dataset", "test", "COCO_val2014_{:012d}.jpg"),
+}
+"""Per instrument: upstream ``dataset`` value, ``original_split`` and an image file name pattern."""
+
+
+def write_example(root: Path, per_instrument: int = 3) -> dict[str, dict[str, Any]]:
+    """Write generated upstream-schema files (invented captions; the last sample of each file has
+    ``mturk.caption == 1``, not valid) and stand-in images in the default folders."""
+    from harness.testing import write_standin_images
+
+    params = ValseParams()
+    folders = {
+        "visual7w": params.visual7w_dir,
+        "coco2017": params.coco2017_dir,
+        "coco_2017": params.coco2017_dir,
+        "SWiG": params.swig_dir,
+        "FOIL dataset": params.foil_dir,
+    }
+    (root / params.annotations_dir).mkdir(parents=True, exist_ok=True)
+    written: dict[str, dict[str, Any]] = {}
+    for n, (instrument, (dataset, split, pattern)) in enumerate(SOURCES.items()):
+        records = {}
+        for k in range(per_instrument):
+            image = pattern.format(1000 * n + k)
+            records[f"{instrument}_{split}_{k}"] = {
+                "dataset": dataset,
+                "original_split": split,
+                "image_file": image,
+                "linguistic_phenomena": instrument,
+                "caption": f"There are {k + 2} dogs on the grass.",
+                "foil": f"There are {k + 5} dogs on the grass.",
+                "classes": str(k + 2),
+                "classes_foil": str(k + 5),
+                "mturk": {"foil": 0, "caption": 1 if k == per_instrument - 1 else 3 - k % 2, "other": 0},
+            }
+            if dataset == "VisDial_v1.0":
+                folder = params.visdial_train_dir if split == "train" else params.visdial_val_dir
+            else:
+                folder = folders[dataset]
+            write_standin_images([image], root / folder, (24, 24))
+        (root / params.annotations_dir / f"{instrument}.json").write_text(json.dumps(records, indent=1))
+        written[instrument] = records
+    return written
+
+
+@hookimpl
+def register_benchmarks(register: Any) -> None:
+    """Register the VALSE benchmark."""
+    register(Valse)

@@ -1,0 +1,338 @@
+"""What'sUp (Kamath, Hessel, Chang, EMNLP 2023): image-to-text choice of the right spatial preposition.
+
+Six subsets, all image-to-text, the correct caption always first (upstream's README):
+
+* What'sUp ``controlled_a`` (household objects photographed on, under, left of, right of each
+  other) and ``controlled_b`` (CLEVR-like renders: left of, right of, in front of, behind): 4
+  caption options per image, one per preposition;
+* COCO-spatial ``coco_one_obj`` / ``coco_two_obj`` and GQA-spatial ``gqa_one_obj`` /
+  ``gqa_two_obj`` (upstream's ``COCO_QA`` and ``VG_QA``): the caption against its opposite
+  preposition, 2 options.
+
+Data: the JSON files and image archives of github.com/amitakamath/whatsup_vlms (MIT; code at
+7c1f255), hosted on Google Drive (ids as upstream ``dataset_zoo/aro_datasets.py`` names them),
+read as that file reads them (overridable with the ``data_dir`` param)::
+
+    <data root>/whatsup/controlled_images_dataset.json  # [{image_path, caption_options: [4 captions]}]
+    <data root>/whatsup/controlled_clevr_dataset.json   # same schema
+    <data root>/whatsup/{coco,vg}_qa_{one,two}_obj.json # [[image_id, caption, foil], ...]
+    <data root>/whatsup/controlled_images/<file>        # controlled_images.tar.gz, extracted
+    <data root>/whatsup/controlled_clevr/<file>         # controlled_clevr.tar.gz, extracted
+    <data root>/coco/val2017/<image_id:012d>.jpg        # COCO val2017 (shared with SugarCrepe)
+    <data root>/whatsup/vg_images/<image_id>.jpg        # vg_images.tar.gz, extracted
+
+The Google Drive ids are in ``FILES`` and ``IMAGE_ARCHIVES`` (``gdown --no-cookies <id>``).
+``vlc-harness data fetch -b whatsup`` downloads the six annotation files from Google Drive (and
+with ``--images`` COCO val2017; the other archives need ``gdown``). Controlled images are read by
+the file name of ``image_path`` (upstream opens ``image_path`` relative to its working directory).
+**No upstream checksum is published and none could be verified here**, so nothing is pinned: the
+data version names the sha256 of the six files read (``gdrive-unpinned-<sha12>``); ``custom``
+reads whichever of the six files are present.
+
+Metric (tie rule ``first-index``, recorded: upstream takes ``np.argmax`` over the caption options
+and counts index 0 right; ``np.argmax`` returns the first maximum and the correct caption is
+listed first, so a tie with it counts right): "individual accuracy" per subset, reported as
+``controlled_accuracy`` for the two controlled subsets (chance 1/4; under ``all``, the unweighted
+mean of A and B, the paper's Table 1 macro-average and the headline) and ``spatial_accuracy`` for
+the four COCO/GQA subsets (chance 1/2), with ``coco_spatial_accuracy`` and
+``gqa_spatial_accuracy`` the unweighted means of each one- and two-object pair. Per preposition
+(upstream's per-preposition records) as tags ``<subset>: <preposition>``, derived as upstream
+derives them. Upstream's pair and set accuracy on the controlled subsets (an object pair counts
+when both opposite prepositions, or all four, are right) are not reported: no metric family
+credits a conjunction of several instances' verdicts (see the benchmark page).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from harness import hookimpl
+from harness.benchmarks import Benchmark, ImageArchive
+from harness.errors import DataUnavailable
+from harness.metrics import Macro, PairwiseAccuracy, PerCategory, Tags
+from harness.types import ImageSource, Instance
+from plugins.benchmarks.coco import val2017_archives
+
+REPO = "https://github.com/amitakamath/whatsup_vlms"
+FILES = {
+    "controlled_a": ("controlled_images_dataset.json", "1ap8mmmpQjLIjPGuplkpBgc1hoEHCj4hm"),
+    "controlled_b": ("controlled_clevr_dataset.json", "1unNNosLbdy9NDjgj4l8fsQP3WiAAGA6z"),
+    "coco_one_obj": ("coco_qa_one_obj.json", "1RsMdpE9mmwnK4zzMPpC1-wTU_hNis-dq"),
+    "coco_two_obj": ("coco_qa_two_obj.json", "1TCEoM0mgFmz8T4cF7PQ3XJmO6JjtiQ-s"),
+    "gqa_one_obj": ("vg_qa_one_obj.json", "1ARMRzRdohs9QTr1gpIfzyUzvW20wYp_p"),
+    "gqa_two_obj": ("vg_qa_two_obj.json", "1sjVG5O3QMY8s118k7kQM8zzDZH12i_95"),
+}
+"""Subset -> (upstream annotation file, its Google Drive id)."""
+IMAGE_ARCHIVES = {
+    "controlled_images": "19KGYVQjrV3syb00GgcavB2nZTW5NXX0H",
+    "controlled_clevr": "13jdBpg8t3NqW3jrL6FK8HO93vwsUjDxG",
+    "vg_images": "1idW7Buoz7fQm4-670n-oERw9U-2JLJvE",
+}
+CONTROLLED = ("controlled_a", "controlled_b")
+SPATIAL = ("coco_one_obj", "coco_two_obj", "gqa_one_obj", "gqa_two_obj")
+
+
+@dataclass(frozen=True)
+class WhatsUpParams:
+    """Data version and where the files are (relative to the data root)."""
+
+    version: Literal["gdrive-unpinned", "custom"] = "gdrive-unpinned"
+    data_dir: str = "whatsup"
+    coco_dir: str = "coco/val2017"
+
+
+def preposition(subset: str, record: Any) -> str:
+    """The preposition an item tests, derived as upstream ``evaluate_scores`` derives it."""
+    if subset in CONTROLLED:
+        path = str(record["image_path"])
+        if "left_of" in path:
+            return "left_of"
+        if "right_of" in path:
+            return "right_of"
+        if subset == "controlled_a":
+            return "on" if "_on_" in path else "under"
+        return "in-front_of" if "_in-front_of_" in path else "behind"
+    caption = str(record[1])
+    if subset.endswith("one_obj"):
+        return caption.split()[-1]
+    for phrase, name in (("left of", "left"), ("right of", "right")):
+        if phrase in caption:
+            return name
+    if subset == "coco_two_obj":
+        return "above" if "above" in caption else "below"
+    if "front of" in caption:
+        return "front"
+    return "behind" if "behind" in caption else "top"
+
+
+def _tags(inst: Instance) -> list[str]:
+    return [f"{inst.category}: {inst.gold['preposition']}"]
+
+
+class WhatsUp(Benchmark):
+    """What'sUp: pick the caption with the right spatial preposition (controlled photos, COCO, GQA)."""
+
+    type_name = "whatsup"
+    title = "What'sUp"
+    citation = (
+        'Kamath, Hessel, Chang. What\'s "up" with vision-language models? Investigating their struggle with '
+        "spatial reasoning. EMNLP 2023."
+    )
+    homepage = REPO
+    license = "MIT (code and annotations); COCO images under Flickr terms; Visual Genome/GQA images CC BY 4.0"
+    headline = "controlled_accuracy"
+    index_metrics = ("coco_spatial_accuracy", "gqa_spatial_accuracy")
+    captions_redistributable = True
+    reference_file = Path(__file__).with_name("whatsup_reference.json")
+    Params = WhatsUpParams
+    metrics = (
+        PairwiseAccuracy(
+            "controlled_accuracy",
+            "individual accuracy: the image picks its caption among the 4 prepositions (a tie with it counts "
+            "right, as upstream's first-index argmax)",
+            (PerCategory(unit="subset"), Tags(_tags), Macro(what="subsets", name_members=True)),
+            tie_rule="first-index",
+            chance=0.25,
+            gold="positive",
+            categories=CONTROLLED,
+        ),
+        PairwiseAccuracy(
+            "spatial_accuracy",
+            "individual accuracy: the image picks its caption over the opposite preposition (a tie counts right, "
+            "as upstream's first-index argmax)",
+            (
+                PerCategory(unit="subset"),
+                Tags(_tags),
+                Macro(
+                    "coco_spatial_accuracy", "COCO-spatial: unweighted mean of one- and two-object", over=SPATIAL[:2]
+                ),
+                Macro("gqa_spatial_accuracy", "GQA-spatial: unweighted mean of one- and two-object", over=SPATIAL[2:]),
+            ),
+            tie_rule="first-index",
+            chance=0.5,
+            gold="positive",
+            categories=SPATIAL,
+        ),
+    )
+
+    def _dir(self) -> Path:
+        return self.path(self.params.data_dir)
+
+    def _file(self, subset: str) -> Path:
+        return self._dir() / FILES[subset][0]
+
+    @property
+    def data_version(self) -> str:
+        """``gdrive-unpinned-<sha12>`` or ``custom-<sha12>`` of the annotation files read."""
+        h = hashlib.sha256()
+        for subset in FILES:
+            path = self._file(subset)
+            h.update(subset.encode() + (path.read_bytes() if path.is_file() else b"-"))
+        return f"{self.params.version}-{h.hexdigest()[:12]}"
+
+    def check_data(self) -> None:
+        """All six files present (custom: at least one), each in its upstream schema."""
+        missing = [s for s in FILES if not self._file(s).is_file()]
+        if self.params.version == "custom":
+            if len(missing) == len(FILES):
+                raise DataUnavailable(f"What'sUp (custom): none of the six annotation files is under {self._dir()}")
+        elif missing:
+            hints = "; ".join(f"{FILES[s][0]}: `gdown --no-cookies {FILES[s][1]}`" for s in missing)
+            raise DataUnavailable(
+                f"What'sUp data is not ready under {self._dir()}: {hints} (Google Drive; not pinned: no published "
+                "checksum)"
+            )
+        for subset in FILES:
+            if self._file(subset).is_file():
+                self._records(subset)
+
+    def _records(self, subset: str) -> list[Any]:
+        path = self._file(subset)
+        try:
+            records = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise DataUnavailable(f"What'sUp: cannot read {path} as JSON ({exc})") from None
+        if not isinstance(records, list):
+            raise DataUnavailable(f"What'sUp: {path} is not a JSON list (the upstream schema)")
+        for k, rec in enumerate(records):
+            if subset in CONTROLLED:
+                ok = isinstance(rec, dict) and "image_path" in rec and len(rec.get("caption_options", [])) == 4
+            else:
+                ok = isinstance(rec, list) and len(rec) == 3
+            if not ok:
+                shape = (
+                    "{image_path, caption_options: [4 captions]}"
+                    if subset in CONTROLLED
+                    else "[image_id, caption, foil]"
+                )
+                raise DataUnavailable(f"What'sUp: item {k} of {path} is not {shape}")
+        return records
+
+    def _image(self, subset: str, rec: Any) -> Path:
+        if subset == "controlled_a":
+            return self._dir() / "controlled_images" / Path(str(rec["image_path"])).name
+        if subset == "controlled_b":
+            return self._dir() / "controlled_clevr" / Path(str(rec["image_path"])).name
+        if subset.startswith("coco"):
+            return self.path(self.params.coco_dir) / f"{str(rec[0]).zfill(12)}.jpg"
+        return self._dir() / "vg_images" / f"{rec[0]}.jpg"
+
+    def load_instances(self) -> list[Instance]:
+        """Every item of every subset present, in file order: ``<subset>/<index>``; the correct caption first."""
+        out = []
+        for subset in FILES:
+            if not self._file(subset).is_file():
+                continue  # only possible for version custom
+            for k, rec in enumerate(self._records(subset)):
+                texts = tuple(rec["caption_options"]) if subset in CONTROLLED else (rec[1], rec[2])
+                out.append(
+                    Instance(
+                        id=f"{subset}/{k}",
+                        category=subset,
+                        images=(ImageSource(self._image(subset, rec)),),
+                        texts=texts,
+                        gold={"positive": 0, "preposition": preposition(subset, rec)},
+                    )
+                )
+        return out
+
+    def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
+        """The six annotation files from Google Drive (unpinned, as ARO's are); with ``images``, COCO val2017
+        (the other archives are printed as ``gdown`` commands)."""
+        from harness.datafetch import fetch_archive
+        from plugins.benchmarks.aro import GDRIVE_URL, fetch_unpinned
+
+        if self.params.version == "custom":
+            return []
+        lines = []
+        for subset, (name, gid) in FILES.items():
+            hint = f"get {name} with `gdown --no-cookies {gid}` into {self._dir()}"
+            lines.append(fetch_unpinned(self._file(subset), GDRIVE_URL.format(gid), hint, progress))
+        if images:
+            lines += [fetch_archive(self.data_root, a, progress) for a in self.image_archives()]
+            lines.append(f"images: not downloadable here; {self.image_hint()}")
+        return lines
+
+    def image_archives(self) -> list[ImageArchive]:
+        """COCO val2017 for COCO-spatial (the other archives are on Google Drive only)."""
+        return val2017_archives(self.params.coco_dir)
+
+    def image_dir(self) -> Path:
+        """The What'sUp folder (the COCO images are under ``coco_dir``)."""
+        return self._dir()
+
+    def image_hint(self) -> str:
+        """Where to get each image archive."""
+        archives = ", ".join(f"{name}.tar.gz (`gdown --no-cookies {gid}`)" for name, gid in IMAGE_ARCHIVES.items())
+        return (
+            f"extract {archives} into {self._dir()}, and COCO val2017 into {self.path(self.params.coco_dir)} "
+            "(`vlc-harness data fetch -b whatsup --images` fetches COCO)"
+        )
+
+    @classmethod
+    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
+        """Generated items for all six subsets (invented objects) with stand-in images."""
+        root = tmp_path / "whatsup_example"
+        write_example(root)
+        return {"version": "custom"}, root
+
+
+CONTROLLED_PREPOSITIONS = {
+    "controlled_a": ("on", "under", "left_of", "right_of"),
+    "controlled_b": ("in-front_of", "behind", "left_of", "right_of"),
+}
+
+
+def _phrase(prep: str) -> str:
+    return {"left_of": "to the left of", "right_of": "to the right of", "in-front_of": "in front of"}.get(prep, prep)
+
+
+def write_example(root: Path, pairs: int = 2) -> dict[str, list[Any]]:
+    """Write generated files of all six subsets in the upstream schemas, and stand-in images."""
+    from harness.testing import write_standin_images
+
+    folder = root / "whatsup"
+    folder.mkdir(parents=True, exist_ok=True)
+    objects = (("mug", "plate"), ("book", "box"), ("cup", "bowl"))
+    data: dict[str, list[Any]] = {}
+    for subset, images_dir in (("controlled_a", "controlled_images"), ("controlled_b", "controlled_clevr")):
+        preps = CONTROLLED_PREPOSITIONS[subset]
+        records = []
+        for a, b in objects[:pairs]:
+            for prep in preps:
+                options = [f"A {a} {_phrase(p)} a {b}" for p in (prep, *[q for q in preps if q != prep])]
+                records.append({"image_path": f"data/{images_dir}/{a}_{prep}_{b}.jpeg", "caption_options": options})
+        write_standin_images([Path(r["image_path"]).name for r in records], folder / images_dir, (24, 24))
+        data[subset] = records
+    qa = {
+        "coco_one_obj": [("A dog on the left", "A dog on the right"), ("A cat on the top", "A cat on the bottom")],
+        "coco_two_obj": [
+            ("A dog to the left of a car", "A dog to the right of a car"),
+            ("A lamp above a bed", "A lamp below a bed"),
+        ],
+        "gqa_one_obj": [("A bird on the right", "A bird on the left"), ("A sign on the bottom", "A sign on the top")],
+        "gqa_two_obj": [
+            ("A man in front of a bus", "A man behind a bus"),
+            ("A hat on top of a box", "A hat under a box"),
+        ],
+    }
+    for n, (subset, items) in enumerate(qa.items()):
+        records = [[139 + 1000 * n + k, caption, foil] for k, (caption, foil) in enumerate(items)]
+        if subset.startswith("coco"):
+            write_standin_images([f"{str(r[0]).zfill(12)}.jpg" for r in records], root / "coco" / "val2017", (24, 24))
+        else:
+            write_standin_images([f"{r[0]}.jpg" for r in records], folder / "vg_images", (24, 24))
+        data[subset] = records
+    for subset, records in data.items():
+        (folder / FILES[subset][0]).write_text(json.dumps(records, indent=1), encoding="utf-8")
+    return data
+
+
+@hookimpl
+def register_benchmarks(register: Any) -> None:
+    """Register the What'sUp benchmark."""
+    register(WhatsUp)

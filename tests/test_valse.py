@@ -1,0 +1,129 @@
+"""VALSE: the upstream schema, the README's mturk filter, image sources, acc_r per instrument and piece,
+the pinned files, the real-data counts (counted from the pinned files) and the board."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.benchmarks import InstanceScores, load_reference_rows
+from harness.errors import DataUnavailable
+from harness.params import build
+from plugins.benchmarks.valse import (
+    INSTRUMENTS,
+    PIECE_INSTRUMENTS,
+    PIECES,
+    SHA256,
+    UPSTREAM,
+    VALID_COUNTS,
+    Valse,
+    write_example,
+)
+from tests.conftest import shared_data_dir
+
+FIXTURE = Path(__file__).parent / "fixtures" / "valse_sample"
+REFERENCE = Path(__file__).resolve().parent.parent / "plugins" / "benchmarks" / "valse_reference.json"
+
+
+def bench(root: Path, **params) -> Valse:
+    return Valse(build(Valse.Params, params), root)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    data = tmp_path / "data"
+    write_example(data)
+    for instrument in INSTRUMENTS:
+        rel = Path("valse") / f"{instrument}.json"
+        assert (data / rel).read_text() == (FIXTURE / rel).read_text()
+    return data
+
+
+def values(metrics) -> dict[tuple[str, str], object]:
+    return {(m.metric, m.category): m for m in metrics}
+
+
+def test_valid_samples_only_with_images_from_their_sources(root):
+    b = bench(root, version="custom")
+    b.check_data()
+    instances = b.load_instances()
+    assert len(instances) == 2 * len(INSTRUMENTS)  # the third sample of each file has mturk.caption == 1
+    assert len(bench(root, version="custom", valid_only=False).load_instances()) == 3 * len(INSTRUMENTS)
+    assert bench(root, valid_only=False).data_version == "github-2152d90-all"
+    by_id = {i.id: i for i in instances}
+    assert by_id["existence/existence_test_0"].images[0].path == root / "visual7w/images/v7w_0.jpg"
+    assert by_id["plurals/plurals_val_1"].images[0].path == root / "coco/val2017/000000001001.jpg"
+    assert by_id["actant-swap/actant-swap_test_0"].images[0].path.parent == root / "swig/images_512"
+    assert by_id["coreference-standard/coreference-standard_train_0"].images[0].path.parent == root / "coco/train2014"
+    assert (
+        by_id["coreference-hard/coreference-hard_val_0"].images[0].path.parent == root / "visdial/VisualDialog_val2018"
+    )
+    assert by_id["foil-it/foil-it_test_0"].images[0].path.parent == root / "coco/val2014"
+    assert all(i.texts[0].startswith("There are") and i.gold == {"positive": 0} for i in instances)
+
+
+def test_pairwise_accuracy_per_instrument_piece_and_macro(root):
+    b = bench(root, version="custom")
+    instances = b.load_instances()
+    # the caption wins in the first valid sample of each file, ties in the second (a tie is wrong)
+    results = [InstanceScores(i, np.array([[0.9, 0.1] if i.id.endswith("_0") else [0.5, 0.5]])) for i in instances]
+    got = values(b.compute(results))
+    assert all(
+        got[("pairwise_accuracy", i)].value == 0.5 and got[("pairwise_accuracy", i)].ties == 1 for i in INSTRUMENTS
+    )
+    assert got[("pairwise_accuracy_piece", "counting")].n == 6
+    assert got[("pairwise_accuracy_piece_macro", "actions")].value == 0.5
+    macro = got[("pairwise_accuracy_macro", "all")]
+    assert macro.value == 0.5 and "foil-it" not in macro.averaging and "10 instruments" in macro.averaging
+    assert got[("pairwise_accuracy_micro", "all")].n == 22 and macro.tie_rule == "wrong"
+    assert set(PIECE_INSTRUMENTS) == set(INSTRUMENTS) - {"foil-it"} and len(PIECES) == 6
+
+
+def test_pinned_files_and_missing_data(root, tmp_path):
+    b = bench(tmp_path)
+    files = b.data_files()
+    assert len(files) == 11 and all(f.url.startswith(UPSTREAM) for f in files)
+    with pytest.raises(DataUnavailable, match="raw.githubusercontent.com/Heidelberg-NLP/VALSE"):
+        b.check_data()
+    with pytest.raises(DataUnavailable, match="sha256"):
+        bench(root).check_data()  # generated files are not the pinned ones
+    with pytest.raises(DataUnavailable, match="no instrument file"):
+        bench(tmp_path, version="custom").check_data()
+    rows = load_reference_rows(REFERENCE)
+    assert {r.category for r in rows if r.matches != "chance"} == {"paper-avg"}  # shown, never compared
+
+
+def test_real_files_give_the_valid_counts():
+    shared = shared_data_dir()
+    folder = shared / "valse" if shared else None
+    if folder is None or not all((folder / f"{i}.json").is_file() for i in INSTRUMENTS):
+        pytest.skip("VALSE's data/*.json (github.com/Heidelberg-NLP/VALSE @ 2152d90) are not in ../shared/data")
+    for instrument, sha in SHA256.items():
+        assert hashlib.sha256((folder / f"{instrument}.json").read_bytes()).hexdigest() == sha
+    b = bench(shared)
+    b.check_data()
+    instances = b.load_instances()
+    assert {i: sum(x.category == i for x in instances) for i in INSTRUMENTS} == VALID_COUNTS
+    raw = sum(len(json.loads((folder / f"{i}.json").read_text())) for i in INSTRUMENTS)
+    assert len(bench(shared, valid_only=False).load_instances()) == raw
+
+
+def test_board_renders_valse(vlc_cli, tmp_path, root):
+    registry = tmp_path / "registry.yaml"
+    registry.write_text(
+        "models:\n  - {id: random, type: random, params: {seed: 1}, meta: {display_name: Random, family: baseline}}\n"
+        "benchmarks:\n  - {id: valse, type: valse, params: {version: custom}}\n"
+    )
+    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    ran = vlc_cli(
+        "run", "--all", "--registry", str(registry), "--data-root", str(root), "--store", url, "--no-progress"
+    )
+    assert ran.exit_code == 0, ran.output
+    out = tmp_path / "site"
+    assert vlc_cli("render", "--out", str(out), "--registry", str(registry), "--store", url).exit_code == 0
+    assert "VALSE" in (out / "benchmarks" / "valse.html").read_text()
+    assert 'class="num gap' not in (out / "index.html").read_text()  # image-to-text only

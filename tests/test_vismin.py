@@ -1,0 +1,135 @@
+"""VisMin: the exported schema, upstream metric.py's scores per category (strict), the pinned snapshot
+export (stand-in huggingface_hub and datasets), the real-data counts and the board."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.benchmarks import InstanceScores
+from harness.errors import DataUnavailable
+from harness.params import build
+from plugins.benchmarks.vismin import COUNTS, HF_DATASET, HF_REVISION, ROWS, VisMin, write_example
+from tests.conftest import shared_data_dir
+
+FIXTURE = Path(__file__).parent / "fixtures" / "vismin_sample"
+
+
+def bench(root: Path, **params) -> VisMin:
+    return VisMin(build(VisMin.Params, params), root)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    data = tmp_path / "data"
+    write_example(data, per_category=2)
+    assert (data / "vismin" / ROWS).read_text() == (FIXTURE / "vismin" / ROWS).read_text()
+    return data
+
+
+def values(metrics) -> dict[tuple[str, str], object]:
+    return {(m.metric, m.category): m for m in metrics}
+
+
+def upstream(t0i0: float, t0i1: float, t1i0: float, t1i1: float) -> tuple[bool, bool]:
+    """Upstream compute_contrastive_accuracy's text and image verdicts on its four similarities."""
+    return (t0i0 > t1i0 and t1i1 > t0i1), (t0i0 > t0i1 and t1i1 > t1i0)
+
+
+def test_scores_equal_upstreams_per_category_with_ties(root):
+    b = bench(root, version="custom")
+    b.check_data()
+    instances = b.load_instances()
+    assert [i.id for i in instances][:2] == ["object/obj0", "object/obj1"]
+    rng = np.random.default_rng(3)
+    sims = rng.integers(0, 3, size=(len(instances), 2, 2)).astype(float)  # sims[text, image], many ties
+    results = [InstanceScores(inst, s.T) for inst, s in zip(instances, sims)]  # ours: [image, text]
+    got = values(b.compute(results))
+    verdicts = [upstream(s[0, 0], s[0, 1], s[1, 0], s[1, 1]) for s in sims]
+    for category in COUNTS:
+        idx = [k for k, inst in enumerate(instances) if inst.category == category]
+        assert got[("text_score", category)].value == pytest.approx(np.mean([verdicts[k][0] for k in idx]))
+        assert got[("image_score", category)].value == pytest.approx(np.mean([verdicts[k][1] for k in idx]))
+        group = np.mean([verdicts[k][0] and verdicts[k][1] for k in idx])
+        assert got[("group_score", category)].value == pytest.approx(group)
+    per_cat = [got[("group_score", c)].value for c in COUNTS]
+    assert got[("group_score_macro", "all")].value == pytest.approx(np.mean(per_cat))
+    assert got[("group_score", "all")].n == 8 and got[("group_score", "all")].tie_rule == "wrong"
+
+
+def test_counts_are_checked_unless_custom(root, tmp_path):
+    with pytest.raises(DataUnavailable, match="8 samples"):
+        bench(root).check_data()
+    with pytest.raises(DataUnavailable, match="fetch -b vismin"):
+        bench(tmp_path / "empty").check_data()
+    (root / "vismin" / ROWS).write_text(json.dumps({"id": 1}) + "\n")
+    with pytest.raises(DataUnavailable, match="lacks text_0"):
+        bench(root, version="custom").check_data()
+
+
+class FakeSplit:
+    def __init__(self, rows: list[dict]):
+        self.rows = rows
+
+    def cast_column(self, column: str, feature: object) -> FakeSplit:
+        return self
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, k: int) -> dict:
+        return self.rows[k]
+
+
+def test_fetch_exports_the_pinned_snapshot(tmp_path, monkeypatch, root):
+    png = (root / "vismin" / "images" / "obj0_0.png").read_bytes()
+    rows = [json.loads(line) for line in (root / "vismin" / ROWS).read_text().splitlines()]
+    hf_rows = [{**r, "image_0": {"bytes": png, "path": None}, "image_1": {"bytes": png, "path": None}} for r in rows]
+    calls: list = []
+    hub = types.ModuleType("huggingface_hub")
+    hub.snapshot_download = lambda repo, repo_type, revision, local_dir: calls.append((repo, revision)) or local_dir
+    datasets = types.ModuleType("datasets")
+    datasets.load_from_disk = lambda path: calls.append(Path(path).name) or {"test": FakeSplit(hf_rows)}
+    datasets.Image = lambda decode=True: ("Image", decode)
+    datasets.disable_progress_bars = lambda: None
+    monkeypatch.setitem(sys.modules, "huggingface_hub", hub)
+    monkeypatch.setitem(sys.modules, "datasets", datasets)
+    target = tmp_path / "fetched"
+    lines = bench(target, version="hf-2f379d5").fetch(progress=False)
+    assert calls == [(HF_DATASET, HF_REVISION), "data"] and "8 samples" in lines[0]
+    assert (target / "vismin" / ROWS).read_text() == (root / "vismin" / ROWS).read_text()
+    assert (target / "vismin" / "images" / "rel1_1.png").read_bytes() == png
+    assert bench(target).fetch(progress=False)[0].startswith("present")
+
+
+def test_real_data_has_the_published_counts():
+    shared = shared_data_dir()
+    if shared is None or not (shared / "vismin" / ROWS).is_file():
+        pytest.skip("VisMin's export is not in ../shared/data (run `vlc-harness data fetch -b vismin`)")
+    b = bench(shared)
+    b.check_data()
+    instances = b.load_instances()
+    assert {c: sum(i.category == c for i in instances) for c in COUNTS} == COUNTS
+    assert len(instances) == 2084
+
+
+def test_board_renders_vismin_with_its_gap(vlc_cli, tmp_path, root):
+    registry = tmp_path / "registry.yaml"
+    registry.write_text(
+        "models:\n  - {id: random, type: random, params: {seed: 1}, meta: {display_name: Random, family: baseline}}\n"
+        "benchmarks:\n  - {id: vismin, type: vismin, params: {version: custom}}\n"
+    )
+    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    ran = vlc_cli(
+        "run", "--all", "--registry", str(registry), "--data-root", str(root), "--store", url, "--no-progress"
+    )
+    assert ran.exit_code == 0, ran.output
+    out = tmp_path / "site"
+    assert vlc_cli("render", "--out", str(out), "--registry", str(registry), "--store", url).exit_code == 0
+    assert "VisMin" in (out / "benchmarks" / "vismin.html").read_text()
+    assert 'class="num gap' in (out / "index.html").read_text()
