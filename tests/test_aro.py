@@ -16,14 +16,6 @@ import pytest
 from harness.benchmarks import InstanceScores
 from harness.errors import DataUnavailable, ScoreError, Unavailable
 from harness.params import build
-from plugins.benchmarks.pos_tagging import (
-    SPACY_INSTALL,
-    TableTagger,
-    TaggerUnavailable,
-    load_tagger,
-    spacy_available,
-    tagger_identity,
-)
 from harness.testing import write_standin_images
 from harness.types import ImageSource, Instance
 from plugins.benchmarks import aro_order
@@ -33,6 +25,14 @@ from plugins.benchmarks.aro import (
     VGAttribution,
     VGRelation,
     relation_rules,
+)
+from plugins.benchmarks.pos_tagging import (
+    SPACY_INSTALL,
+    TableTagger,
+    TaggerUnavailable,
+    load_tagger,
+    spacy_available,
+    tagger_identity,
 )
 
 FIXTURE = Path(__file__).parent / "fixtures" / "aro_sample"
