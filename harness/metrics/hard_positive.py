@@ -58,7 +58,8 @@ def _verdicts(b: Beats) -> list[np.ndarray]:
 
 
 class HardPositive(Family):
-    """Augmented accuracy, brittleness and accuracy drop; ``ids`` renames them."""
+    """Augmented accuracy, brittleness and accuracy drop; ``ids`` renames them, ``report`` picks
+    which of ``aug``, ``brittle`` and ``drop`` are reported."""
 
     name = "hard_positive"
 
@@ -67,14 +68,23 @@ class HardPositive(Family):
         aggregate: Sequence[Aggregation | str] = ("per-category", "micro"),
         *,
         ids: Mapping[str, str] | None = None,
+        report: Sequence[str] = ("aug", "brittle", "drop"),
         tie_rule: str | None = None,
         categories: Sequence[str] | None = None,
     ) -> None:
         super().__init__(aggregate, tie_rule, categories, self.name)
+        unknown = sorted(set(report) - set(TEXTS))
+        if unknown or not report:
+            raise ValueError(f"{self.name}: report must name some of {', '.join(TEXTS)}, got {list(report)}")
         self.ids = {**DEFAULT_IDS, **(ids or {})}
+        self.report = tuple(k for k in TEXTS if k in report)
 
     def reported(self) -> list[Reported]:
-        return [Reported(self.ids[k], text, "i2t", chance, better) for k, (text, better, chance) in TEXTS.items()]
+        return [
+            Reported(self.ids[k], text, "i2t", chance, better)
+            for k, (text, better, chance) in TEXTS.items()
+            if k in self.report
+        ]
 
     def columns(self, outcomes: Outcomes) -> list[Column]:
         entries = role_entries(outcomes)
@@ -98,6 +108,7 @@ class HardPositive(Family):
                 ties_half=half,
             )
             for key, credit, half in zip(TEXTS, credits, halves)
+            if key in self.report
         ]
 
 
