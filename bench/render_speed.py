@@ -1,8 +1,10 @@
 """Time building and rendering the site for 50 models x 10 benchmarks (target: under 5 s).
 
 Cells are synthetic but shaped like real ones: each benchmark's own metric code runs on random
-scores over its generated example instances, with bootstrap replicates. The baseline, timed in
-the same run, is serialising the same cells to JSON (the least any renderer must do).
+scores over its generated example instances, with 200 bootstrap replicates stored per value, so
+build_board ranks the 49 non-baseline models by paired bootstrap as it does on the real board.
+The baseline, timed in the same run, is serialising the same cells to JSON (the least any renderer
+must do). tests/test_site_layout.py renders its wide board from :func:`synthetic_cells` too.
 
     python bench/render_speed.py [--models 50]
 """
@@ -14,11 +16,12 @@ import json
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from harness import intervals
-from harness.benchmarks import InstanceScores
+from harness.metrics.cell import cell_metrics, metrics_version
+from harness.metrics.outcomes import outcomes_from_matrices
 from harness.params import build
 from harness.plugins import get_plugins
 from harness.registry import BenchmarkEntry, ModelEntry, Registry
@@ -40,11 +43,15 @@ BENCHMARKS = [
 ]
 
 
-def synthetic_cells(n_models: int, work: Path) -> tuple[Registry, list[CellRecord]]:
+def synthetic_cells(
+    n_models: int, work: Path, benchmarks: list[str] | None = None, samples: int = 200
+) -> tuple[Registry, list[CellRecord]]:
+    """A registry of ``n_models`` random-scoring models and their complete cells on ``benchmarks``
+    (default: the 10 of the benchmark), each benchmark's example instances, ``samples`` resamples."""
     plugins = get_plugins()
     registry = Registry()
     cells = []
-    for b_index, name in enumerate(BENCHMARKS):
+    for b_index, name in enumerate(benchmarks or BENCHMARKS):
         cls = plugins.benchmarks.get(name).cls
         example = cls.conformance_example(work / name)
         assert example is not None, name
@@ -54,24 +61,23 @@ def synthetic_cells(n_models: int, work: Path) -> tuple[Registry, list[CellRecor
         registry.benchmarks[name] = BenchmarkEntry(name, name, bench.params)
         for m in range(n_models):
             rng = np.random.default_rng(1000 * b_index + m)
-            results = []
+            matrices = []
             for inst in instances:
                 scores = np.full((len(inst.images), len(inst.texts)), np.nan)
                 for i, j in inst.needed_pairs():
                     scores[i, j] = rng.random()
-                results.append(InstanceScores(inst, scores))
-            metrics = [v.as_dict() for v in bench.compute(results)]
-            ids = [r.instance.id for r in results]
-            reps = intervals.bootstrap(results, ids, [r.instance.category for r in results], bench.compute, 200)
-            intervals.attach(metrics, reps)
+                matrices.append(scores)
+            computed = cell_metrics(bench, outcomes_from_matrices(instances, matrices), samples=samples)
             model_id = f"model-{m:02d}"
+            # model-00 is the random baseline; the others are ranked, as the registry's models are
+            kind, params_of = ("random", {"seed": m}) if m == 0 else ("precomputed", {"path": f"{model_id}.jsonl"})
             registry.models.setdefault(
                 model_id,
                 ModelEntry(
                     model_id,
-                    "random",
-                    build(plugins.models.get("random").cls.Params, {"seed": m}),
-                    build(plugins.models.get("random").cls.Run, {}),
+                    kind,
+                    build(plugins.models.get(kind).cls.Params, params_of),
+                    build(plugins.models.get(kind).cls.Run, {}),
                     meta={"family": f"family-{m % 5}", "parameters_m": 10 * m + 5, "open_weights": m % 2 == 0},
                 ),
             )
@@ -84,14 +90,22 @@ def synthetic_cells(n_models: int, work: Path) -> tuple[Registry, list[CellRecor
                     complete=True,
                     data_version=bench.data_version,
                     manifest_hash=name,
-                    n_instances=len(results),
-                    n_scored=len(results),
-                    metrics=metrics,
+                    n_instances=len(instances),
+                    n_scored=len(instances),
+                    metrics=computed.metrics,
                     provenance={"benchmark_params": params},
                     run_id=1,
+                    metrics_version=metrics_version(bench, samples),
+                    replicates=computed.replicates,
                 )
             )
     return registry, cells
+
+
+def _jsonable(cell: CellRecord) -> dict[str, Any]:
+    """A cell as JSON-ready data, its replicates keyed by ``metric/category`` as plain lists."""
+    reps = {f"{m}/{c}": np.asarray(v).tolist() for (m, c), v in (cell.replicates or {}).items()}
+    return cell.__dict__ | {"replicates": reps}
 
 
 def main() -> None:
@@ -103,7 +117,7 @@ def main() -> None:
     plugins = get_plugins()
 
     start = time.perf_counter()
-    payload = json.dumps([c.__dict__ for c in cells], default=str)
+    payload = json.dumps([_jsonable(c) for c in cells], default=str)
     baseline = time.perf_counter() - start
 
     start = time.perf_counter()

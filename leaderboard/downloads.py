@@ -1,5 +1,10 @@
 """Downloadable data next to the site: the board as CSV and JSON, and per-instance scores.
 
+``leaderboard.csv`` has one row per published value with the model's name and metadata, the
+benchmark's and metric's titles, the rank the index shows, and the value in the unit the pages
+show it in (``unit``: ``percent`` for fractions, ``score`` for raw model scores);
+``leaderboard.json`` keeps every value as stored (fractions).
+
 Per (model, benchmark) a JSONL file lists every instance id with its score matrix (or answers)
 as stored. Captions are added only for benchmarks whose license allows publishing them
 (``captions_redistributable``) and only when their data can be read at render time.
@@ -17,18 +22,35 @@ from leaderboard.board import Board
 
 CSV_COLUMNS = (
     "model",
+    "model_name",
+    "kind",
+    "family",
+    "parameters_m",
+    "open_weights",
     "benchmark",
+    "benchmark_title",
     "metric",
+    "metric_title",
     "category",
     "value",
+    "unit",
     "ci_low",
     "ci_high",
+    "rank",
+    "higher_is_better",
     "n",
     "ties",
     "tie_rule",
     "averaging",
     "data_version",
 )
+
+
+def in_unit(value: Any, unit: str) -> float | None:
+    """A stored value as the pages show it: fractions as percent (6 decimals), scores as they are."""
+    if value is None:
+        return None
+    return round(100 * float(value), 6) if unit == "percent" else float(value)
 
 
 def scores_file(model_id: str, benchmark_id: str) -> str:
@@ -40,26 +62,48 @@ def scores_file(model_id: str, benchmark_id: str) -> str:
 
 def write_downloads(board: Board, out: Path, store: Store, data_root: Path | None) -> list[Path]:
     """Write ``downloads/leaderboard.{csv,json}`` and one scores file per published cell."""
+    from leaderboard.site import metric_title, metric_unit
+
     folder = out / "downloads" / "scores"
     folder.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
     cells_json = []
     written = []
     for row in board.rows:
+        weights = row.meta.get("open_weights")
+        meta = {
+            "model": row.id,
+            "model_name": row.name,
+            "kind": row.kind,
+            "family": row.meta.get("family", ""),
+            "parameters_m": row.meta.get("parameters_m", ""),
+            "open_weights": "yes" if weights else ("no" if weights is False else ""),
+        }
         for col in board.benchmarks:
             cv = row.cells.get(col.id)
             if cv is None or not cv.published or cv.cell is None:
                 continue
             cell = cv.cell
             for m in cell.metrics:
+                unit = metric_unit(m["metric"])
                 ci = m.get("ci95") or [None, None]
+                spec = col.specs.get(m["metric"])
+                shown = cv.values.get(m["metric"]) if m["category"] == "all" else None
                 rows.append(
-                    {
-                        "model": row.id,
+                    meta
+                    | {
                         "benchmark": col.id,
-                        **{k: m.get(k) for k in CSV_COLUMNS[2:]},
-                        "ci_low": ci[0],
-                        "ci_high": ci[1],
+                        "benchmark_title": col.title,
+                        "metric": m["metric"],
+                        "metric_title": metric_title(m["metric"]),
+                        "category": m["category"],
+                        "value": in_unit(m.get("value"), unit),
+                        "unit": unit,
+                        "ci_low": in_unit(ci[0], unit),
+                        "ci_high": in_unit(ci[1], unit),
+                        "rank": shown.rank if shown is not None and shown.rank else "",
+                        "higher_is_better": "" if spec is None else ("yes" if spec.higher_is_better else "no"),
+                        **{k: m.get(k) for k in ("n", "ties", "tie_rule", "averaging")},
                         "data_version": cell.data_version,
                     }
                 )

@@ -150,7 +150,13 @@ def test_untrusted_strings_render_as_text(site):
         assert '<script>alert("x")' not in html
     index = (site / "index.html").read_text()
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in index
-    assert len(re.findall(r"<script", index)) == 1  # only our own board.js
+    # only our own files: the page data and board.js, both by src, nothing inline
+    assert re.findall(r"<script[^>]*>", index) == [
+        '<script src="data/index.js" defer>',
+        '<script src="static/board.js" defer>',
+    ]
+    data = (site / "data" / "index.js").read_text()
+    assert "<" not in data.split("\n", 1)[1]  # the page data escapes every '<' (JSON \u003c)
 
 
 def test_release_is_frozen(site_store, vlc_cli_module, site):
@@ -208,6 +214,8 @@ def _chromium():
         "--no-sandbox",
         "--disable-gpu",
         "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--no-first-run",
         "--window-size=1400,900",
     ):
         options.add_argument(flag)
@@ -228,7 +236,7 @@ def test_site_in_a_real_browser_sorts_filters_and_stays_offline(site, tmp_path):
         ]
         before = names()
         assert "Strong CLIP" in before and len(before) == 4
-        params = driver.find_elements(By.CSS_SELECTOR, "tr.columns th")[2]  # Params (M)
+        params = driver.find_element(By.CSS_SELECTOR, 'th[data-col="params"] button')  # Params (M)
         params.click()
         assert names()[:2] == ["Strong CLIP", EVIL]  # 150 before 20, descending
         params.click()
@@ -277,7 +285,33 @@ def test_downloads_hold_the_board_and_per_instance_scores(site):
         and r["category"] == "all"
     ]
     assert headline and float(headline[0]["ci_low"]) <= float(headline[0]["value"])
+    first = headline[0]
+    # names, metadata and the rank the index shows; values in the unit the pages show (percent)
+    assert (first["model_name"], first["kind"], first["family"], first["parameters_m"], first["open_weights"]) == (
+        "Strong CLIP",
+        "model",
+        "CLIP",
+        "150",
+        "yes",
+    )
+    assert (first["benchmark_title"], first["metric_title"], first["unit"], first["rank"]) == (
+        "BiVLC",
+        "Group score",
+        "percent",
+        "1",
+    )
+    assert {r["model_name"] for r in rows if r["model"] == "weak"} == {EVIL}
+    assert all(r["rank"] == "" for r in rows if r["category"] != "all" or r["kind"] == "baseline")
     board = json.loads((site / "downloads" / "leaderboard.json").read_text())
+    stored = next(
+        m
+        for c in board["cells"]
+        if c["model"] == "strong" and c["benchmark"] == "bivlc"
+        for m in c["metrics"]
+        if m["metric"] == "group_score" and m["category"] == "all"
+    )
+    assert float(first["value"]) == pytest.approx(100 * stored["value"])  # the JSON keeps fractions
+    assert "Strong CLIP" in (site / "index.html").read_text()
     assert all("replicates" not in m for c in board["cells"] for m in c["metrics"])
     lines = [json.loads(x) for x in (site / "downloads" / "scores" / "strong__bivlc.jsonl").read_text().splitlines()]
     assert len(lines) == 42 and all(len(x["scores"]) == 2 for x in lines)
