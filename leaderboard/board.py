@@ -13,6 +13,7 @@ from typing import Any
 
 from harness.benchmarks import Benchmark
 from harness.metrics import bootstrap as intervals
+from harness.overlap import OverlapMark, entry_overlap
 from harness.registry import Registry
 from harness.store import CellRecord
 from harness.types import MetricSpec, ReferenceRow
@@ -56,6 +57,9 @@ class CellView:
     values: dict[str, Value] = field(default_factory=dict)
     coverage: float | None = None
     cell: CellRecord | None = None
+    overlap: OverlapMark | None = None
+    """Whether the model's training image pools (``meta.trained_on``) overlap the benchmark's
+    (``image_pools``); ``None`` when either side declares none (see :mod:`harness.overlap`)."""
 
     @property
     def published(self) -> bool:
@@ -129,6 +133,7 @@ def build_board(cells: list[CellRecord], registry: Registry, plugins: Any, refer
         for col in columns:
             cell = by_pair.get((row.id, col.id))
             row.cells[col.id] = _cell_view(cell, col) if cell else CellView("not run", "no cell in the store yet")
+            row.cells[col.id].overlap = _overlap(row, col)
     for col in columns:
         _rank(col, rows)
         col.hackable = _hackable(col, rows)
@@ -206,6 +211,15 @@ def _column(
 
 def _label(metric: str) -> str:
     return metric.replace("_", " ")
+
+
+def _overlap(row: Row, col: BenchmarkColumn) -> OverlapMark | None:
+    """The overlap mark of a (model, benchmark) cell from the entry's ``meta.trained_on``."""
+    pools = col.benchmark.image_pools if col.benchmark is not None else ()
+    try:
+        return entry_overlap(row.meta, pools)
+    except ValueError as exc:
+        raise ValueError(f"model {row.id}, benchmark {col.id}: {exc}") from None
 
 
 def _cell_view(cell: CellRecord, col: BenchmarkColumn) -> CellView:

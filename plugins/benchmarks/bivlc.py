@@ -121,6 +121,7 @@ class BiVLC(Benchmark):
 
     type_name = "bivlc"
     title = "BiVLC"
+    image_pools = ("coco-val2017", "bivlc-generated")
     citation = (
         "Miranda, Salaberria, Agirre, Azkune. BiVLC: Extending Vision-Language Compositionality "
         "Evaluation with Text-to-Image Retrieval. arXiv:2406.09952, 2024."

@@ -108,6 +108,7 @@ class HardPositives(Benchmark):
 
     type_name = "hard_positives"
     title = "Hard positives"
+    image_pools = ("vg",)
     citation = (
         "Kamath, Hsieh, Chang, Krishna. The Hard Positive Truth about Vision-Language Compositionality. ECCV 2024."
     )

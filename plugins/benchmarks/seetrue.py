@@ -93,6 +93,7 @@ class SeeTrue(Benchmark):
 
     type_name = "seetrue"
     title = "SeeTRUE"
+    image_pools = ("seetrue-generated", "winoground")
     citation = (
         "Yarom, Bitton, Changpinyo, Aharoni, Herzig, Lang, Ofek, Szpektor. What You See is What You Read? "
         "Improving Text-Image Alignment Evaluation. NeurIPS 2023 (arXiv:2305.10400)."

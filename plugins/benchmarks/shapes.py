@@ -197,6 +197,7 @@ class Shapes(Benchmark):
 
     type_name = "shapes"
     title = "Shapes (generated)"
+    image_pools = ("shapes",)
     citation = (
         "vlc-harness generated benchmark; negative kinds after Hsieh et al., SugarCrepe (NeurIPS 2023), both "
         "directions after Miranda et al., BiVLC (2024), hard positives after Kamath et al. (ECCV 2024)."

@@ -72,6 +72,7 @@ class SugarCrepe(Val2017Images, Benchmark):
 
     type_name = "sugarcrepe"
     title = "SugarCrepe"
+    image_pools = ("coco-val2017",)
     citation = (
         "Hsieh, Zhang, Ma, Kembhavi, Krishna. SugarCrepe: Fixing Hackable Benchmarks for "
         "Vision-Language Compositionality. NeurIPS 2023 Datasets and Benchmarks."

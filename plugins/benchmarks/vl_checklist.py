@@ -205,6 +205,7 @@ class VLCheckList(Benchmark):
 
     type_name = "vl_checklist"
     title = "VL-CheckList"
+    image_pools = ("vg", "swig", "hake")
     citation = (
         "Zhao, Zhang, Zhu, Shen, Lee, Lu, Yin. VL-CheckList: Evaluating Pre-trained Vision-Language Models "
         "with Objects, Attributes and Relations. arXiv:2207.00221, 2022."

@@ -95,6 +95,7 @@ class Winoground(Benchmark):
 
     type_name = "winoground"
     title = "Winoground"
+    image_pools = ("winoground",)
     citation = (
         "Thrush, Jiang, Bartolo, Singh, Williams, Kiela, Ross. Winoground: Probing Vision and Language Models "
         "for Visio-Linguistic Compositionality. CVPR 2022. Tags: Diwan, Berry, Choi, Harwath, Mahowald. "

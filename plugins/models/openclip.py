@@ -34,6 +34,7 @@ from harness.models import EmbeddingModel, Identity, RunOptions
 from harness.precision import autocast, check_precision
 from harness.types import canonical_json
 from harness.weights import dir_identity, file_identity, hub_identity
+from plugins.models.versions import require_open_clip_model
 
 HF_WEIGHT_FILES = ("open_clip_model.safetensors", "open_clip_pytorch_model.bin")
 TINY_CONFIG: dict[str, Any] = {
@@ -79,6 +80,11 @@ class OpenClip(EmbeddingModel):
         """Hub revision of a tag, sha256 of a local checkpoint, or the seed of a random init."""
         pretrained = self.params.pretrained
         protocol = "embed/cosine/raw-caption"
+        arch = self.params.arch
+        if isinstance(arch, str) and not arch.startswith(("hf-hub:", "local-dir:")):
+            # a model this open_clip (or timm) does not know yet is unavailable, naming the version it needs
+            tag = pretrained if pretrained is not None and not os.path.isfile(pretrained) else None
+            require_open_clip_model(arch, tag)
         if pretrained is None:
             arch = self.params.arch
             if isinstance(arch, str) and arch.startswith("hf-hub:"):

@@ -82,10 +82,16 @@ class Request:
     answer: tuple[int, ...]
 
 
+OWN_SCORERS = {"qwen3_vl": "vqascore_qwen_vl"}
+"""Model types with a scorer of their own (a plugin file beside this one)."""
+
+
 def resolve_family(family: str, model_type: str) -> str:
     """The family of a checkpoint (``auto`` reads its ``model_type``); prefix-LM models are refused."""
     if model_type in PREFIX_LM_TYPES:
         raise ValueError(f"{model_type} attends bidirectionally over its image prefix; it is not supported here")
+    if model_type in OWN_SCORERS:  # the generic path would drop what these feed the decoder (Qwen3-VL's DeepStack)
+        raise ValueError(f"{model_type} checkpoints need the {OWN_SCORERS[model_type]} model type, not vqascore")
     if family != "auto":
         return family
     return FAMILY_OF_MODEL_TYPE.get(model_type, "image_text_to_text")

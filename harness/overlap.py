@@ -1,0 +1,217 @@
+"""Training-data overlap as data: image pools, which pools share images, and the mark of a cell.
+
+A registry model entry names the image pools it was trained on in ``meta.trained_on`` (every
+stage: pre-training, fine-tuning, and the pre-training of the towers it was initialised from); a
+benchmark type names the pools its images are drawn from in
+:attr:`harness.benchmarks.Benchmark.image_pools`. Both use the controlled vocabulary
+:data:`POOLS`. A cell is marked when a pool of the model and a pool of the benchmark share images.
+
+Pools share images when they are the same pool, when one is part of the other (``part_of``,
+followed transitively), or when two of their parts are listed in :data:`SHARED` (a pool that
+holds a part holds what the part shares). The table records only overlaps that are documented or
+that follow from how the pools were cut; pools not related by it are treated as disjoint, which
+is not a proof that they are: web crawls (LAION, DataComp, WebLI, ...) may hold COCO or Flickr
+images, and no such overlap is marked. ``undisclosed`` in ``trained_on`` says that the model's
+training images are not (fully) published; its cells are marked ``unknown`` unless a listed pool
+already overlaps.
+
+COCO, for example: the 2017 splits re-cut the 2014 images, so val2017 shares images with both
+train2014 and val2014 (and none with train2017), and a model fine-tuned on the Karpathy train
+split (all of train2014 plus most of val2014) has seen images that SugarCrepe draws from val2017.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+UNDISCLOSED = "undisclosed"
+"""``meta.trained_on`` value: the model's training images are not (fully) published."""
+
+
+@dataclass(frozen=True)
+class Pool:
+    """One image pool of the vocabulary."""
+
+    title: str
+    part_of: tuple[str, ...] = ()
+    """Pools that hold every image of this one."""
+    source: str = ""
+    """Where the pool is defined (paper or page)."""
+
+
+POOLS: dict[str, Pool] = {
+    # COCO (cocodataset.org; Lin et al. 2014) and the Karpathy splits (Karpathy & Fei-Fei 2015)
+    "coco-train2014": Pool("COCO 2014 train (82,783 images)", ("coco-karpathy-train",), "cocodataset.org"),
+    "coco-val2014": Pool("COCO 2014 val (40,504 images)", (), "cocodataset.org"),
+    "coco-test2014": Pool("COCO 2014 test (40,775 images)", (), "cocodataset.org"),
+    "coco-train2017": Pool("COCO 2017 train (118,287 images, re-cut from train2014 + val2014)", (), "cocodataset.org"),
+    "coco-val2017": Pool("COCO 2017 val (5,000 images, re-cut from train2014 + val2014)", (), "cocodataset.org"),
+    "coco-karpathy-train": Pool(
+        "COCO Karpathy train (113,287: train2014 + 30,504 'restval' images of val2014)", (), "Karpathy & Fei-Fei 2015"
+    ),
+    "coco-karpathy-val": Pool(
+        "COCO Karpathy val (5,000 images of val2014)", ("coco-val2014",), "Karpathy & Fei-Fei 2015"
+    ),
+    "coco-karpathy-test": Pool(
+        "COCO Karpathy test (5,000 images of val2014)", ("coco-val2014",), "Karpathy & Fei-Fei 2015"
+    ),
+    # Flickr30k (Young et al. 2014) and its Karpathy test split
+    "flickr30k": Pool("Flickr30k (31,783 images)", (), "Young et al. 2014"),
+    "flickr30k-karpathy-test": Pool(
+        "Flickr30k Karpathy test (1,000 images)", ("flickr30k",), "Karpathy & Fei-Fei 2015"
+    ),
+    # region/scene-graph and action datasets
+    "vg": Pool("Visual Genome (108,077 images; GQA and VAW use them)", (), "Krishna et al. 2017"),
+    "swig": Pool("SWiG / imSitu (126,102 images)", (), "Pratt et al. 2020"),
+    "hake": Pool("HAKE (HICO-DET, V-COCO, OpenImages, HCVRD, PIC images)", (), "Li et al. 2019"),
+    "openimages": Pool("Open Images (TextVQA and TextCaps use them)", (), "Kuznetsova et al. 2020"),
+    "ocr-vqa": Pool("OCR-VQA book covers", (), "Mishra et al. 2019"),
+    "imagenet-1k": Pool("ImageNet-1k", ("imagenet-21k",), "Russakovsky et al. 2015"),
+    "imagenet-21k": Pool("ImageNet-21k", (), "Deng et al. 2009"),
+    "objects365": Pool("Objects365", (), "Shao et al. 2019"),
+    "ade20k": Pool("ADE20K", (), "Zhou et al. 2017"),
+    # web-scale image-text pools
+    "wit-400m": Pool("OpenAI WebImageText (400M pairs, not released)", (), "Radford et al. 2021"),
+    "cc3m": Pool("Conceptual Captions 3M", (), "Sharma et al. 2018"),
+    "cc12m": Pool("Conceptual 12M", (), "Changpinyo et al. 2021"),
+    "sbu": Pool("SBU Captions (1M)", (), "Ordonez et al. 2011"),
+    "yfcc15m": Pool("YFCC15M", (), "Radford et al. 2021"),
+    "laion-400m": Pool("LAION-400M", (), "Schuhmann et al. 2021"),
+    "laion-2b": Pool("LAION-2B (English part of LAION-5B)", ("laion-5b",), "Schuhmann et al. 2022"),
+    "laion-5b": Pool("LAION-5B", (), "Schuhmann et al. 2022"),
+    "laion-coco": Pool("LAION-COCO (LAION-2B images with synthetic captions)", ("laion-2b",), "LAION 2022"),
+    "coyo-700m": Pool("COYO-700M", (), "Byeon et al. 2022"),
+    "datacomp-commonpool": Pool("DataComp CommonPool (12.8B) and its scales", (), "Gadre et al. 2023"),
+    "datacomp-1b": Pool("DataComp-1B", ("datacomp-commonpool",), "Gadre et al. 2023"),
+    "dfn-2b": Pool("DFN-2B (filtered CommonPool; MobileCLIP2's DFNDR-2B images)", ("datacomp-commonpool",), ""),
+    "dfn-5b": Pool("DFN-5B (DFN-2B plus 3B filtered from a non-public pool)", (), "Fang et al. 2023"),
+    "metaclip-2.5b": Pool("MetaCLIP 2.5B (curated CommonCrawl)", (), "Xu et al. 2023"),
+    "metaclip-5.4b": Pool("MetaCLIP 5.4B (Perception Encoder pre-training)", (), "Bolya et al. 2025"),
+    "metaclip2-worldwide": Pool("MetaCLIP 2 worldwide (29B pairs, 300+ languages)", (), "Chuang et al. 2025"),
+    "webli": Pool("WebLI (Google, not released)", (), "Chen et al. 2022"),
+    # generated or benchmark-only images
+    "winoground": Pool("Winoground (800 Getty Images photographs)", (), "Thrush et al. 2022"),
+    "bivlc-generated": Pool("BiVLC negative images (SDXL-DPO)", (), "Miranda et al. 2024"),
+    "seetrue-generated": Pool("SeeTRUE DrawBench / EditBench / COCO-t2i images (generated or edited)", (), ""),
+    "shapes": Pool("vlc-harness generated shapes scenes", (), "this repository"),
+}
+"""The controlled vocabulary of image pools."""
+
+SHARED: dict[frozenset[str], str] = {
+    frozenset({"coco-val2017", "coco-train2014"}): "val2017 was re-cut from the 2014 train and val images",
+    frozenset({"coco-val2017", "coco-val2014"}): "val2017 was re-cut from the 2014 train and val images",
+    frozenset({"coco-train2017", "coco-train2014"}): "train2017 was re-cut from the 2014 train and val images",
+    frozenset({"coco-train2017", "coco-val2014"}): "train2017 was re-cut from the 2014 train and val images",
+    frozenset({"coco-karpathy-train", "coco-val2014"}): "Karpathy train holds 30,504 'restval' images of val2014",
+    frozenset({"coco-karpathy-test", "coco-train2017"}): (
+        "Karpathy test is 5,000 images of val2014; val2017 is a different 5,000, so the rest are in train2017"
+    ),
+    frozenset({"vg", "coco-train2014"}): "about 51k Visual Genome images are COCO 2014 images",
+    frozenset({"vg", "coco-val2014"}): "about 51k Visual Genome images are COCO 2014 images",
+    frozenset({"vg", "coco-train2017"}): "about 51k Visual Genome images are COCO images; val2017 has only 5,000",
+    frozenset({"hake", "coco-train2014"}): "HAKE includes V-COCO, built on COCO 2014 images",
+    frozenset({"hake", "coco-val2014"}): "HAKE includes V-COCO, built on COCO 2014 images",
+    frozenset({"hake", "vg"}): "HAKE includes HCVRD, built on Visual Genome images",
+    frozenset({"hake", "openimages"}): "HAKE includes Open Images images",
+    frozenset({"dfn-5b", "dfn-2b"}): "DFN-5B contains DFN-2B",
+}
+"""Documented or derived overlaps between pools that are not parts of one another, with the reason."""
+
+
+def check_pools(pools: Iterable[str], where: str, allow_undisclosed: bool = False) -> tuple[str, ...]:
+    """The pools as a tuple, after checking every name is in the vocabulary (``ValueError`` naming ``where``)."""
+    out = tuple(pools)
+    for name in out:
+        if name == UNDISCLOSED and allow_undisclosed:
+            continue
+        if name not in POOLS:
+            raise ValueError(f"{where}: unknown image pool {name!r}; known pools: {', '.join(sorted(POOLS))}")
+    return out
+
+
+def _within(pool: str) -> set[str]:
+    """``pool`` and every pool it is (transitively) part of."""
+    seen, todo = set(), [pool]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(POOLS[name].part_of)
+    return seen
+
+
+def _parts(pool: str) -> set[str]:
+    """``pool`` and every pool that is (transitively) part of it."""
+    return {name for name in POOLS if pool in _within(name)}
+
+
+def shared_reason(a: str, b: str) -> str | None:
+    """Why pools ``a`` and ``b`` share images, or ``None`` when the table records no overlap."""
+    if a == b:
+        return "the same pool"
+    if b in _within(a):
+        return f"{a} is part of {b}"
+    if a in _within(b):
+        return f"{b} is part of {a}"
+    for x in sorted(_parts(a)):
+        for y in sorted(_parts(b)):
+            reason = SHARED.get(frozenset({x, y}))
+            if reason is not None:
+                return reason if (x, y) == (a, b) or (y, x) == (a, b) else f"{x} / {y}: {reason}"
+    return None
+
+
+def overlap_table(pools: Iterable[str] | None = None) -> dict[tuple[str, str], str]:
+    """Every ordered pair of distinct pools (of ``pools``, default all) that share images, with the reason."""
+    names = sorted(pools if pools is not None else POOLS)
+    return {(a, b): r for a in names for b in names if a != b and (r := shared_reason(a, b)) is not None}
+
+
+@dataclass(frozen=True)
+class OverlapMark:
+    """Whether a model's training pools overlap a benchmark's image pools."""
+
+    status: str
+    """``overlap`` (some pools share images), ``unknown`` (the model's training images are
+    undisclosed and no listed pool overlaps) or ``none`` (no overlap the table records)."""
+    pairs: tuple[tuple[str, str, str], ...] = ()
+    """``(model pool, benchmark pool, reason)`` for each overlapping pair."""
+
+    @property
+    def marked(self) -> bool:
+        """True when the cell carries an overlap mark."""
+        return self.status == "overlap"
+
+    def describe(self) -> str:
+        """One line for a tooltip or a note."""
+        if self.status == "overlap":
+            return "; ".join(f"trained on {m}, benchmark images from {b} ({r})" for m, b, r in self.pairs)
+        if self.status == "unknown":
+            return "training images undisclosed: overlap unknown"
+        return ""
+
+
+def overlap(trained_on: Iterable[str], image_pools: Iterable[str]) -> OverlapMark:
+    """Which of a model's training pools share images with a benchmark's pools."""
+    model = check_pools(trained_on, "meta.trained_on", allow_undisclosed=True)
+    bench = check_pools(image_pools, "image_pools")
+    pairs = tuple(
+        (m, b, reason) for m in model if m != UNDISCLOSED for b in bench if (reason := shared_reason(m, b)) is not None
+    )
+    if pairs:
+        return OverlapMark("overlap", pairs)
+    return OverlapMark("unknown" if UNDISCLOSED in model else "none")
+
+
+def entry_overlap(meta: Mapping[str, Any], image_pools: Iterable[str]) -> OverlapMark | None:
+    """The mark of a registry model entry's ``meta`` against a benchmark's pools; ``None`` when
+    either side declares nothing (an image-blind model, a benchmark without pools)."""
+    trained_on = meta.get("trained_on")
+    pools = tuple(image_pools)
+    if trained_on is None or not pools:
+        return None
+    if isinstance(trained_on, str) or not isinstance(trained_on, Iterable):
+        raise ValueError(f"meta.trained_on must be a list of image pools, not {trained_on!r}")
+    return overlap([str(p) for p in trained_on], pools)

@@ -1,0 +1,91 @@
+"""Installed-version gates shared by the model plugins (no hooks: a helper module).
+
+A model that the installed ``open_clip_torch``, ``timm`` or ``transformers`` does not know yet
+must give ``unavailable`` cells that say which version it needs, never a failed run or a score
+from something else. The versions are read with :mod:`importlib.metadata`, so that
+``identify()`` imports no framework.
+
+Minimums (checked against the packages' release history; see docs/models.md):
+
+* open_clip_torch: EVA02 ``2.20.0``, DFN5B tags ``2.24.0``, SigLIP 2 ``2.31.0`` (its gopt tower
+  needs timm ``1.0.15``), PE-Core ``3.0.0``, MetaCLIP 2 worldwide ``3.1.0``, MobileCLIP2
+  ``3.2.0`` (S3/S4 need timm ``1.0.20`` for ``fastvit_mci3``/``mci4``).
+* transformers: LLaVA-OneVision ``4.45.0``, Qwen2.5-VL ``4.49.0``, SigLIP 2 (``Siglip2Model``)
+  ``4.50.0``, InternVL (``-hf`` checkpoints) ``4.52.1``, Qwen3-VL ``4.57.0``.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import re
+
+from harness.errors import WeightsUnavailable
+
+OPEN_CLIP_REQUIREMENTS: tuple[tuple[str, str, str, dict[str, str]], ...] = (
+    # (model-name pattern, pretrained-tag pattern, what, {distribution: minimum}); the first match applies
+    (r"^EVA02-", "", "EVA-02 CLIP", {"open_clip_torch": "2.20.0"}),
+    (r"^ViT-H-14(-378)?(-quickgelu)?$", r"^dfn5b$", "DFN5B", {"open_clip_torch": "2.24.0"}),
+    (r"^ViT-gopt-16-SigLIP2", "", "SigLIP 2 gopt", {"open_clip_torch": "2.31.0", "timm": "1.0.15"}),
+    (r"-SigLIP2(-\d+)?$", "", "SigLIP 2", {"open_clip_torch": "2.31.0"}),
+    (r"^PE-Core-", "", "Perception Encoder PE-Core", {"open_clip_torch": "3.0.0", "timm": "1.0.17"}),
+    (r"-worldwide", "", "MetaCLIP 2 worldwide", {"open_clip_torch": "3.1.0"}),
+    (r"^MobileCLIP2-S[34]$", "", "MobileCLIP2 S3/S4", {"open_clip_torch": "3.2.0", "timm": "1.0.20"}),
+    (r"^MobileCLIP2-", "", "MobileCLIP2", {"open_clip_torch": "3.2.0"}),
+)
+"""open_clip model names (and tags) and the package versions that first know them."""
+
+TRANSFORMERS_REQUIREMENTS: dict[str, tuple[str, str]] = {
+    "llava_onevision": ("LLaVA-OneVision", "4.45.0"),
+    "qwen2_5_vl": ("Qwen2.5-VL", "4.49.0"),
+    "siglip2": ("SigLIP 2 (Siglip2Model)", "4.50.0"),
+    "internvl": ("InternVL (-hf checkpoints)", "4.52.1"),
+    "qwen3_vl": ("Qwen3-VL", "4.57.0"),
+}
+"""transformers ``model_type`` and the version that first knows it."""
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    """The leading numeric release of a version string: ``'2.31.0.dev1+cu12'`` -> ``(2, 31, 0)``."""
+    parts = []
+    for part in version.split("+")[0].split("."):
+        match = re.match(r"\d+", part)
+        if match is None:
+            break
+        parts.append(int(match.group()))
+        if match.group() != part:
+            break
+    return tuple(parts)
+
+
+def installed(distribution: str) -> str | None:
+    """The installed version of a distribution, or ``None``."""
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def require(requirements: dict[str, str], what: str) -> None:
+    """Raise :class:`WeightsUnavailable` naming every distribution below its minimum version."""
+    missing = []
+    for dist, minimum in requirements.items():
+        have = installed(dist)
+        if have is None or version_tuple(have) < version_tuple(minimum):
+            missing.append(f"{dist}>={minimum} (installed: {have or 'none'})")
+    if missing:
+        raise WeightsUnavailable(f"{what} needs {', '.join(missing)}; upgrade to run it")
+
+
+def require_open_clip_model(name: str, tag: str | None = None) -> None:
+    """Check that the installed open_clip (and timm) know the model ``name`` (with pretrained ``tag``)."""
+    for pattern, tag_pattern, what, requirements in OPEN_CLIP_REQUIREMENTS:
+        if re.search(pattern, name) and (not tag_pattern or re.search(tag_pattern, tag or "")):
+            require(requirements, f"{what} ({name}{'/' + tag if tag else ''})")
+            return
+
+
+def require_transformers_model(model_type: str) -> None:
+    """Check that the installed transformers knows ``model_type`` (a no-op for older families)."""
+    if model_type in TRANSFORMERS_REQUIREMENTS:
+        what, minimum = TRANSFORMERS_REQUIREMENTS[model_type]
+        require({"transformers": minimum}, what)

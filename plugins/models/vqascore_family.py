@@ -1,0 +1,101 @@
+"""Shared base of the per-family VQAScore types (Qwen-VL, InternVL, LLaVA-OneVision): no hooks.
+
+Each family is its own model type in its own plugin file, with the scoring of
+:mod:`plugins.models.vqascore` (P("Yes") to ``question_template`` filled with the caption, the same
+two scoring definitions, the same image-grouped reuse and the run-time self-check against the
+model's own forward pass), and with what the family needs on top: which ``model_type`` values it
+accepts, the transformers version that knows them, a scorer class for the family's image inputs,
+and its declared prompt template.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from harness.models import Identity
+from harness.precision import check_precision
+from harness.weights import checkpoint_config, checkpoint_identity, pinned_revision
+from plugins.models.versions import require_transformers_model
+from plugins.models.vqascore import DEFAULT_QUESTION, VlmScorer, VqaScore
+
+
+@dataclass(frozen=True)
+class FamilyVqaParams:
+    """Which checkpoint of the family, which question, the scoring definition and the prompt."""
+
+    checkpoint: str
+    revision: str | None = None
+    question_template: str = DEFAULT_QUESTION
+    answer: str = "Yes"
+    scoring: Literal["p_yes", "t2v_metrics"] = "p_yes"
+    prompt: str = "auto"
+    """``auto``: the checkpoint's own chat template (see the type's ``prompt_template``); else a
+    format string with ``{question}`` and the family's image placeholder."""
+    precision: Literal["fp32", "fp16", "bf16"] = "fp32"
+
+
+class FamilyVqaScore(VqaScore):
+    """VQAScore restricted to one model family, loaded through the family's scorer class."""
+
+    model_types: ClassVar[dict[str, type[VlmScorer]]] = {}
+    """Accepted ``model_type`` values and the scorer class each loads with."""
+    prompt_template: ClassVar[str] = ""
+    """The prompt a published checkpoint's chat template renders (``{question}`` and the image
+    placeholder) when ``prompt`` is ``auto``: the user turn holds the image, then the question."""
+    Params = FamilyVqaParams
+
+    def _model_type(self, identity: str) -> str:
+        model_type = str(checkpoint_config(self.params.checkpoint, identity).get("model_type", ""))
+        if model_type not in self.model_types:
+            known = ", ".join(sorted(self.model_types))
+            raise ValueError(f"{self.params.checkpoint} is a {model_type!r} checkpoint; {self.type_name} takes {known}")
+        require_transformers_model(model_type)
+        return model_type
+
+    def identify(self) -> Identity:
+        """Resolved hub commit or local folder hash; the protocol names scoring, family and prompt."""
+        self._identity = checkpoint_identity(self.params.checkpoint, self.params.revision)
+        model_type = self._model_type(self._identity)
+        prompt = "chat_template" if self.params.prompt == "auto" else "prompt:" + self.params.prompt
+        return Identity(
+            self._identity, self.params.precision, f"score_pairs/vqascore/{self.params.scoring}/{model_type}/{prompt}"
+        )
+
+    def load(self, device: str) -> None:
+        """The family's scorer over the checkpoint (fp32 weights), and the answer's tokens."""
+        check_precision(self.params.precision, device)
+        identity = getattr(self, "_identity", None) or checkpoint_identity(self.params.checkpoint, self.params.revision)
+        scorer = self.model_types[self._model_type(identity)]
+        self._scorer = scorer(
+            self.params.checkpoint, pinned_revision(identity), "image_text_to_text", device, self.params.precision
+        )
+        self._answer = self._scorer.answer_ids(self.params.answer, eos=self.params.scoring == "t2v_metrics")
+
+
+def pad_to(tensors: list[Any], dim: int) -> list[Any]:
+    """Zero-pad tensors along ``dim`` to the longest of them (other dims must agree)."""
+    import torch
+
+    longest = max(int(t.shape[dim]) for t in tensors)
+    out = []
+    for t in tensors:
+        missing = longest - int(t.shape[dim])
+        if missing:
+            shape = list(t.shape)
+            shape[dim] = missing
+            t = torch.cat([t, t.new_zeros(shape)], dim=dim)
+        out.append(t)
+    return out
+
+
+def chat_template(image: str, system: str = "") -> str:
+    """A minimal ChatML template (``<|im_start|>role ... <|im_end|>``) with ``image`` for image parts,
+    for the tiny checkpoints; ``system`` is rendered first when not empty."""
+    head = f"<|im_start|>system\n{system}<|im_end|>\n" if system else ""
+    return (
+        head + "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+        "{% for part in message['content'] %}{% if part['type'] == 'image' %}" + image + "{% else %}"
+        "{{ part['text'] }}{% endif %}{% endfor %}<|im_end|>\n{% endfor %}"
+        "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+    )

@@ -1,0 +1,191 @@
+"""VQAScore with Qwen2.5-VL and Qwen3-VL (``Qwen/Qwen2.5-VL-*-Instruct``, ``Qwen/Qwen3-VL-*-Instruct``).
+
+P("Yes") to ``Does this figure show "{caption}"? Please answer yes or no.`` as
+:mod:`plugins.models.vqascore` computes it, over the checkpoint's processor (dynamic resolution:
+each image keeps its aspect ratio, 2x2 patches merged per token) and M-RoPE positions.
+
+Prompt template (``prompt: auto``, the checkpoints' own chat templates, image before the question)::
+
+    Qwen2.5-VL: <|im_start|>system\\nYou are a helpful assistant.<|im_end|>\\n<|im_start|>user\\n
+                <|vision_start|><|image_pad|><|vision_end|>{question}<|im_end|>\\n<|im_start|>assistant\\n
+    Qwen3-VL:   <|im_start|>user\\n<|vision_start|><|image_pad|><|vision_end|>{question}<|im_end|>\\n
+                <|im_start|>assistant\\n
+
+Qwen3-VL adds DeepStack: features of early vision layers are added to the hidden states of the
+first decoder layers at the image positions. The scorer keeps them per image and passes them with
+its own embeddings (``visual_pos_masks``, ``deepstack_visual_embeds``), so that the grouped scoring
+equals the model's forward pass (the self-check compares them on the first batch). Needs
+transformers >= 4.49.0 (Qwen2.5-VL) or >= 4.57.0 (Qwen3-VL); an older one makes the cells
+``unavailable``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from harness import hookimpl
+from plugins.models.vqascore import VlmScorer
+from plugins.models.vqascore_family import FamilyVqaScore, chat_template
+
+QWEN_MARKERS = ("<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|image_pad|>", "<|vision_end|>", "<|video_pad|>")
+QWEN_IMAGE = "<|vision_start|><|image_pad|><|vision_end|>"
+
+
+class Qwen3VlScorer(VlmScorer):
+    """:class:`VlmScorer` for Qwen3-VL: DeepStack features go with the image embeddings."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deepstack: dict[int, list[Any]] = {}
+        self._pending: tuple[Any, list[Any]] | None = None
+        self.runner = _DeepstackRunner(self)
+
+    def _features(
+        self, images: Sequence[dict[str, Any]], owners: Sequence[int] | None = None, texts: Sequence[str] = ()
+    ) -> list[Any]:
+        """Per image: its merged patch features; its DeepStack features are kept beside them."""
+        out = self.model.get_image_features(**self._batch(images), return_dict=True)
+        feats = [f.reshape(-1, f.shape[-1]) for f in out.pooler_output]
+        for k, f in enumerate(feats):
+            self._deepstack[id(f)] = [layer[k] for layer in out.deepstack_features]
+        return feats
+
+    def _request_features(self, images: Sequence[dict[str, Any]], requests: Sequence[Any], reuse: str) -> list[Any]:
+        self._deepstack = {}
+        return super()._request_features(images, requests, reuse)
+
+    def _embed(self, ids: Any, feats: Sequence[Any] | None) -> Any:
+        """Embeddings as the base class builds them, plus the DeepStack inputs for the next forward."""
+        embeds = super()._embed(ids, feats)
+        if feats is None:
+            self._pending = None
+        else:
+            torch = self.torch
+            layers = len(self._deepstack[id(feats[0])])
+            stacked = [torch.cat([self._deepstack[id(f)][n] for f in feats]) for n in range(layers)]
+            self._pending = (ids == self.image_token_id, stacked)
+        return embeds
+
+
+class _DeepstackRunner:
+    """The Qwen3-VL decoder called on embeddings with the pending DeepStack inputs, then the LM head."""
+
+    def __init__(self, scorer: Qwen3VlScorer) -> None:
+        self.scorer = scorer
+        self.config = scorer.model.config
+
+    def forward(
+        self,
+        inputs_embeds: Any,
+        attention_mask: Any,
+        position_ids: Any,
+        use_cache: bool,
+        cache: Any = None,
+        logits_to_keep: Any = 0,
+        return_dict: bool = True,
+    ) -> Any:
+        """Hidden states of the decoder (DeepStack added at the image positions) and their logits."""
+        pending, self.scorer._pending = self.scorer._pending, None
+        masks, stacked = pending if pending is not None else (None, None)
+        model = self.scorer.model
+        out = model.model.language_model(
+            inputs_embeds=inputs_embeds,
+            attention_mask=attention_mask,
+            position_ids=position_ids,
+            cache=cache,
+            use_cache=use_cache,
+            visual_pos_masks=masks,
+            deepstack_visual_embeds=stacked,
+        )
+        hidden = out.last_hidden_state
+        if isinstance(logits_to_keep, int):
+            hidden = hidden[:, -logits_to_keep:] if logits_to_keep else hidden
+        else:
+            hidden = hidden[:, logits_to_keep]
+        return SimpleNamespace(logits=model.lm_head(hidden), cache=out.cache)
+
+    __call__ = forward
+
+
+class VqaScoreQwenVl(FamilyVqaScore):
+    """VQAScore with Qwen2.5-VL or Qwen3-VL (P("Yes"), M-RoPE, DeepStack for Qwen3-VL)."""
+
+    type_name = "vqascore_qwen_vl"
+    model_types = {"qwen2_5_vl": VlmScorer, "qwen3_vl": Qwen3VlScorer}
+    prompt_template = (
+        "Qwen2.5-VL: <|im_start|>system\\nYou are a helpful assistant.<|im_end|>\\n<|im_start|>user\\n"
+        f"{QWEN_IMAGE}{{question}}<|im_end|>\\n<|im_start|>assistant\\n; "
+        f"Qwen3-VL: <|im_start|>user\\n{QWEN_IMAGE}{{question}}<|im_end|>\\n<|im_start|>assistant\\n"
+    )
+
+    @classmethod
+    def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
+        """A tiny Qwen3-VL (DeepStack on both vision layers) with random weights, saved locally."""
+        return {"checkpoint": str(save_tiny_qwen_vl(tmp_path / "tiny_qwen3_vl", "qwen3_vl"))}
+
+
+def save_tiny_qwen_vl(folder: Path, model_type: str, seed: int = 0) -> Path:
+    """A 2-layer ``Qwen2_5_VLForConditionalGeneration`` or ``Qwen3VLForConditionalGeneration`` with
+    a word-level tokenizer (Qwen's chat markers) and the family's processors; returns the folder."""
+    import torch
+    import transformers
+
+    from harness.testing.hf_tiny_generative import _llama, generative_tokenizer, randomize_tiny_inits
+
+    if (folder / "config.json").is_file():
+        return folder
+    tok = generative_tokenizer(folder, bos=None, eos="<|im_end|>", add_bos=False, extra_special=QWEN_MARKERS)
+    ids = {m: tok.convert_tokens_to_ids(m) for m in QWEN_MARKERS}
+    text = _llama(tok) | {"bos_token_id": None}
+    rope = {"rope_type": "default", "mrope_section": [2, 3, 3], "rope_theta": 10000.0}
+    vision: dict[str, Any] = {"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2}
+    vision |= {"out_hidden_size": 32, "spatial_merge_size": 2, "temporal_patch_size": 2}
+    if model_type == "qwen3_vl":
+        names = ("Qwen3VLConfig", "Qwen3VLForConditionalGeneration", "Qwen3VLProcessor", "Qwen3VLVideoProcessor")
+        text |= {"head_dim": 16, "rope_parameters": rope | {"mrope_interleaved": True}}
+        vision |= {"patch_size": 16, "num_position_embeddings": 64, "deepstack_visual_indexes": [0, 1]}
+        system = ""
+    else:
+        names = (
+            "Qwen2_5_VLConfig",
+            "Qwen2_5_VLForConditionalGeneration",
+            "Qwen2_5_VLProcessor",
+            "Qwen2VLVideoProcessor",
+        )
+        text |= {"rope_parameters": rope}
+        vision |= {"patch_size": 14, "window_size": 56, "fullatt_block_indexes": [1]}
+        system = "you are a helpful assistant."
+    config_cls, model_cls, processor_cls, video_cls = (getattr(transformers, n) for n in names)
+    config = config_cls(
+        text_config=text,
+        vision_config=vision,
+        image_token_id=ids["<|image_pad|>"],
+        video_token_id=ids["<|video_pad|>"],
+        vision_start_token_id=ids["<|vision_start|>"],
+        vision_end_token_id=ids["<|vision_end|>"],
+    )
+    torch.manual_seed(seed)
+    model = randomize_tiny_inits(model_cls(config))
+    if model_type == "qwen3_vl":  # DeepStack mergers start near zero: make their contribution visible
+        with torch.no_grad():
+            for p in model.model.visual.deepstack_merger_list.parameters():
+                p.normal_(0.0, 0.5)
+    model.save_pretrained(folder)
+    patch = vision["patch_size"]
+    sizes = {"min_pixels": (4 * patch) ** 2, "max_pixels": (8 * patch) ** 2, "patch_size": patch, "merge_size": 2}
+    images = transformers.Qwen2VLImageProcessor(**sizes)
+    videos = video_cls(**sizes)
+    template = chat_template(QWEN_IMAGE, system)
+    processor_cls(
+        image_processor=images, tokenizer=tok, video_processor=videos, chat_template=template
+    ).save_pretrained(folder)
+    return folder
+
+
+@hookimpl
+def register_models(register: Any) -> None:
+    """Register the Qwen-VL VQAScore type."""
+    register(VqaScoreQwenVl)
