@@ -2,22 +2,29 @@
 
 One script, one machine, every timing in the same run:
 
+  (0) the harness's own cost, with the seeded `random` model (its scores cost nothing): cold
+      (empty store and hash cache) with the breakdown the run records in its provenance
+      (start-up, loading the benchmark, planning and image hashing, store writes, the cell),
+      and warm (every cell stored);
+  then per architecture (--arch, several allowed) and precision (--precision fp32 bf16):
   (a) CLIP_benchmark 1.6.2 (`clip_benchmark eval --task image_caption_selection`) on the 7
-      subsets in fp32 (--no_amp), and as users run it (its autocast on). On CPUs without native
-      bf16 (AVX-512 BF16/AMX) its CPU autocast is emulated and takes hours for the 7 subsets, so
-      by default the autocast run covers --subset only and is extrapolated per instance
-      (--cb-autocast-all runs all 7);
+      subsets as users run it (its autocast on; fp32 only): on CPUs without native bf16 its
+      autocast is emulated and takes hours, so there it covers --subset only and is extrapolated
+      per instance (--cb-autocast-all runs all 7);
   (b) vlc-harness cold (empty store and hash cache), (c) warm (everything stored);
-  (d) the floor: the same model code on the unique inputs only (no store, no processes);
+  (d) the floor: the same model code on the unique inputs only (no store, no processes), with
+      the model's own images/s and texts/s;
   (e) the official per-instance loop (SugarCrepe's main_eval.py protocol: one image and each
-      caption encoded per instance, fp32) on one subset, extrapolated per instance.
+      caption encoded per instance, fp32; first architecture only) on --subset, extrapolated.
 
 Data: the real SugarCrepe annotations (upstream HEAD, 7,511 cases) with generated 640x480 JPEG
-stand-ins, one per COCO file name (1,560 distinct files), and the open_clip ViT-B-32
-architecture with random weights from a fixed seed. Needs `pip install clip-benchmark==1.6.2
-requests` for (a); without it (a) is reported as not run.
+stand-ins, one per COCO file name (1,560 distinct files), and open_clip architectures with
+random weights from a fixed seed. Needs `pip install clip-benchmark==1.6.2 requests` for (a);
+without it (a) is reported as not run (on a machine without network, an import-only stand-in for
+`pycocoevalcap` is enough: CLIP_benchmark imports it only for captioning metrics).
 
-    python bench/sugarcrepe_speed.py [--annotations ../shared/data/sugarcrepe] [--work /tmp/vlc-bench]
+    python bench/sugarcrepe_speed.py [--device cpu|cuda] [--arch ViT-B-32 --arch ViT-L-14]
+        [--precision fp32 --precision bf16] [--annotations ../shared/data/sugarcrepe] [--work DIR]
 """
 
 from __future__ import annotations
@@ -36,8 +43,8 @@ SUBSETS = ("add_att", "add_obj", "replace_att", "replace_obj", "replace_rel", "s
 REPO = Path(__file__).resolve().parent.parent
 
 
-def prepare(annotations: Path, work: Path) -> tuple[Path, Path, Path]:
-    """Data root for the harness, a CLIP_benchmark root, and the random-weight checkpoint."""
+def prepare(annotations: Path, work: Path) -> tuple[Path, Path]:
+    """Data root for the harness and a CLIP_benchmark root."""
     from harness.testing import standin_image
 
     root = work / "data"
@@ -61,14 +68,19 @@ def prepare(annotations: Path, work: Path) -> tuple[Path, Path, Path]:
     for subset in SUBSETS:
         if not (cb_root / f"{subset}.json").exists():
             (cb_root / f"{subset}.json").symlink_to(root / "sugarcrepe" / f"{subset}.json")
-    checkpoint = work / "vit_b_32_seed0.pt"
-    if not checkpoint.exists():
+    return root, cb_root
+
+
+def checkpoint_for(arch: str, work: Path) -> Path:
+    """A random-weight checkpoint of ``arch`` (seed 0), saved once."""
+    path = work / f"{arch.lower().replace('-', '_')}_seed0.pt"
+    if not path.exists():
         import open_clip
         import torch
 
         torch.manual_seed(0)
-        torch.save(open_clip.create_model("ViT-B-32", pretrained=None).state_dict(), checkpoint)
-    return root, cb_root, checkpoint
+        torch.save(open_clip.create_model(arch, pretrained=None).state_dict(), path)
+    return path
 
 
 def timed(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> tuple[float, str]:
@@ -83,7 +95,7 @@ def timed(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = 
 
 
 def run_clip_benchmark(
-    cb_root: Path, checkpoint: Path, work: Path, amp: bool, subsets: tuple[str, ...] = SUBSETS
+    cb_root: Path, arch: str, checkpoint: Path, work: Path, amp: bool, device: str, subsets: tuple[str, ...] = SUBSETS
 ) -> tuple[float, dict]:
     exe = shutil.which("clip_benchmark") or str(Path(sys.executable).with_name("clip_benchmark"))
     out_dir = work / ("cb_amp" if amp else "cb_fp32")
@@ -99,9 +111,11 @@ def run_clip_benchmark(
         "--dataset_root",
         str(cb_root),
         "--model",
-        "ViT-B-32",
+        arch,
         "--pretrained",
         str(checkpoint),
+        "--device",
+        device,
         "--output",
         str(out_dir / "{dataset}.json"),
     ] + ([] if amp else ["--no_amp"])
@@ -114,37 +128,51 @@ def run_clip_benchmark(
     return elapsed, accs
 
 
-def harness_run(root: Path, checkpoint: Path, work: Path, cache: Path, batch_size: int) -> tuple[float, dict]:
+def harness_run(root: Path, spec: str, work: Path, cache: Path, store: Path) -> tuple[float, dict]:
+    """One `vlc-harness run` of ``spec`` on SugarCrepe upstream-7511; wall time, cell and timings."""
     env = dict(os.environ, VLC_HARNESS_CACHE_DIR=str(cache), HF_HUB_OFFLINE="1")
-    spec = f"open_clip:arch=ViT-B-32,pretrained={checkpoint},run.batch_size={batch_size}"
-    store = f"sqlite:///{work / 'harness.sqlite'}"
-    elapsed, _ = timed(
-        [
-            sys.executable,
-            "-m",
-            "harness",
-            "run",
-            "-m",
-            spec,
-            "-b",
-            "sugarcrepe:version=upstream-7511",
-            "--data-root",
-            str(root),
-            "--store",
-            store,
-            "--no-progress",
-        ],
-        env=env,
-    )
+    url = f"sqlite:///{store}"
+    cmd = [sys.executable, "-m", "harness", "run", "-m", spec, "-b", "sugarcrepe:version=upstream-7511"]
+    elapsed, _ = timed([*cmd, "--data-root", str(root), "--store", url, "--no-progress"], env=env)
     from harness.store import open_store
 
-    (cell,) = open_store(store).latest_cells()
+    opened = open_store(url)
+    (cell,) = opened.latest_cells()
     accs = {m["category"]: m["value"] for m in cell.metrics if m["metric"] == "i2t_accuracy"}
-    margins = {o.instance_id: o.scores[0][0] - o.scores[0][1] for o in open_store(store).outcomes(cell.id)}
-    return elapsed, {"acc": accs, "margins": margins}
+    margins = {o.instance_id: o.scores[0][0] - o.scores[0][1] for o in opened.outcomes(cell.id)}
+    import sqlite3
+
+    with sqlite3.connect(store) as conn:  # the timings of this run, the latest one
+        (last_run,) = conn.execute("SELECT max(id) FROM runs").fetchone()
+    timings = opened.run_provenance(last_run).get("timings", {})
+    return elapsed, {"acc": accs, "margins": margins, "timings": timings}
 
 
-def floor(root: Path, checkpoint: Path, batch_size: int) -> float:
+def harness_cost(root: Path, work: Path) -> dict[str, float]:
+    """The harness's own cost: the `random` model, cold and warm, with the recorded breakdown."""
+    cache, store = work / "cost_cache", work / "cost.sqlite"
+    shutil.rmtree(cache, ignore_errors=True)
+    store.unlink(missing_ok=True)
+    cold, result = harness_run(root, "random:seed=0", work, cache, store)
+    warm, _ = harness_run(root, "random:seed=0", work, cache, store)
+    t = result["timings"]
+    inside = sum(v for k, v in t.items() if k in ("load_benchmarks_s", "plan_s", "compute_and_cells_s"))
+    print(f"\nthe harness's own cost (random model, 7,511 instances, 1,560 images to hash): cold {cold:.2f} s")
+    compute = t.get("compute_and_cells_s", 0) - t.get("cells_s", 0)
+    rows = [
+        ("start-up (interpreter, imports, plugins, store)", cold - inside),
+        ("loading the benchmark", t.get("load_benchmarks_s", 0)),
+        (f"planning (of which hashing images {t.get('hash_images_s', 0):.2f} s)", t.get("plan_s", 0)),
+        (f"computing and recording (store writes {t.get('store_writes_s', 0):.2f} s)", compute),
+        ("the cell (metrics, 1,000 resamples, outcome rows)", t.get("cells_s", 0)),
+    ]
+    for what, seconds in rows:
+        print(f"  {what:<58} {seconds:6.2f} s")
+    print(f"  warm rerun (every cell stored): {warm:.2f} s")
+    return {"random cold": cold, "random warm": warm}
+
+
+def floor(root: Path, arch: str, checkpoint: Path, device: str, precision: str, batch_size: int) -> dict[str, float]:
     """The plugin's own model code on the unique inputs only: load, decode, encode; nothing else."""
     from harness.images import load_image
     from harness.params import build
@@ -156,37 +184,43 @@ def floor(root: Path, checkpoint: Path, batch_size: int) -> float:
             texts.update((r["caption"], r["negative_caption"]))
             names.add(r["filename"])
     start = time.perf_counter()
-    model = OpenClip(
-        build(OpenClip.Params, {"arch": "ViT-B-32", "pretrained": str(checkpoint)}), OpenClipRun(batch_size=batch_size)
-    )
-    model.load("cpu")
+    params = {"arch": arch, "pretrained": str(checkpoint), "precision": precision}
+    model = OpenClip(build(OpenClip.Params, params), OpenClipRun(batch_size=batch_size, device=device))
+    model.load(device)
+    loaded = time.perf_counter()
     ordered = sorted(texts, key=lambda t: (len(t), t))
     for i in range(0, len(ordered), batch_size):
         model.embed_texts(ordered[i : i + batch_size])
+    text_done = time.perf_counter()
     paths = sorted(names)
     for i in range(0, len(paths), batch_size):
         batch = [model.preprocess(load_image(root / "coco" / "val2017" / p)) for p in paths[i : i + batch_size]]
         model.embed_images(batch)
-    return time.perf_counter() - start
+    end = time.perf_counter()
+    return {
+        "total": end - start,
+        "texts_per_s": len(ordered) / (text_done - loaded),
+        "images_per_s": len(paths) / (end - text_done),
+    }
 
 
-def official_loop(root: Path, checkpoint: Path, subset: str) -> tuple[float, dict[str, float]]:
+def official_loop(root: Path, arch: str, checkpoint: Path, subset: str, device: str) -> tuple[float, dict[str, float]]:
     """SugarCrepe's per-instance protocol: each instance's image and both captions, batch 1, fp32."""
     import open_clip
     import torch
     from PIL import Image
 
     start = time.perf_counter()
-    model, _, transform = open_clip.create_model_and_transforms("ViT-B-32", pretrained=str(checkpoint))
+    model, _, transform = open_clip.create_model_and_transforms(arch, pretrained=str(checkpoint), device=device)
     model.eval()
-    tokenizer = open_clip.get_tokenizer("ViT-B-32")
+    tokenizer = open_clip.get_tokenizer(arch)
     margins = {}
     records = json.loads((root / "sugarcrepe" / f"{subset}.json").read_text())
     with torch.no_grad():
         for key, r in records.items():
-            image = transform(Image.open(root / "coco" / "val2017" / r["filename"])).unsqueeze(0)
-            pos = model.encode_text(tokenizer(r["caption"]), normalize=True)
-            neg = model.encode_text(tokenizer(r["negative_caption"]), normalize=True)
+            image = transform(Image.open(root / "coco" / "val2017" / r["filename"])).unsqueeze(0).to(device)
+            pos = model.encode_text(tokenizer(r["caption"]).to(device), normalize=True)
+            neg = model.encode_text(tokenizer(r["negative_caption"]).to(device), normalize=True)
             img = model.encode_image(image, normalize=True)
             margins[f"{subset}/{key}"] = (pos @ img.T).item() - (neg @ img.T).item()
     return time.perf_counter() - start, margins
@@ -196,94 +230,91 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--annotations", type=Path, default=REPO.parent / "shared" / "data" / "sugarcrepe")
     parser.add_argument("--work", type=Path, default=Path("/tmp/vlc-bench-sugarcrepe"))
-    parser.add_argument("--subset", default="add_att", help="subset for the official per-instance loop")
+    parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda when available)")
+    parser.add_argument("--arch", action="append", default=None, help="open_clip architecture (repeatable)")
+    parser.add_argument("--precision", action="append", default=None, help="fp32, bf16 (repeatable; fp32 first)")
+    parser.add_argument("--subset", default="add_att", help="subset for the official loop and CPU autocast")
     parser.add_argument(
-        "--batch-size",
-        type=int,
-        default=32,
-        help="harness and floor batch (the harness default); CLIP_benchmark keeps its own default (64)",
+        "--batch-size", type=int, default=0, help="harness and floor batch (0: the harness's automatic one)"
     )
     parser.add_argument("--skip-clip-benchmark", action="store_true")
+    parser.add_argument("--skip-official", action="store_true")
     parser.add_argument("--cb-autocast-all", action="store_true", help="run CLIP_benchmark's autocast on all 7 subsets")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     import torch
 
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {os.cpu_count()} cores", flush=True)
-    root, cb_root, checkpoint = prepare(args.annotations, args.work)
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    archs, precisions = args.arch or ["ViT-B-32"], args.precision or ["fp32"]
+    name = torch.cuda.get_device_name(0) if device.startswith("cuda") else f"CPU ({os.cpu_count()} cores)"
+    print(f"device: {name}; torch {torch.__version__}, {torch.get_num_threads()} threads", flush=True)
+    root, cb_root = prepare(args.annotations, args.work)
     n_total = sum(len(json.loads((root / "sugarcrepe" / f"{s}.json").read_text())) for s in SUBSETS)
-    results: dict[str, float] = {}
-    accs: dict[str, dict] = {}
+    from harness.run.batching import batch_size_for
 
-    def record(name: str, seconds: float) -> None:
-        results[name] = seconds
-        print(f"  {name}: {seconds:.1f} s", flush=True)
-        (args.work / "results.json").write_text(json.dumps(results, indent=1))
-
-    import resource
-
-    cache = args.work / "harness_cache"
-    shutil.rmtree(cache, ignore_errors=True)
-    (args.work / "harness.sqlite").unlink(missing_ok=True)
-    t, cold = harness_run(root, checkpoint, args.work, cache, args.batch_size)
-    record("harness cold", t)
-    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"  harness cold peak RSS (largest process: the worker): {peak_mb:.0f} MB", flush=True)
-    accs["harness"] = cold["acc"]
-    record("harness warm", harness_run(root, checkpoint, args.work, cache, args.batch_size)[0])
-    record("floor (unique inputs, same model code)", floor(root, checkpoint, args.batch_size))
-    t_official, official_margins = official_loop(root, checkpoint, args.subset)
-    n_subset = len(official_margins)
-    record(f"official loop on {args.subset} ({n_subset})", t_official)
-    record("official loop, extrapolated to 7,511", t_official * n_total / n_subset)
-    have_cb = not args.skip_clip_benchmark and (
-        shutil.which("clip_benchmark") or Path(sys.executable).with_name("clip_benchmark").exists()
-    )
-    if have_cb:
-        t, accs["CLIP_benchmark fp32"] = run_clip_benchmark(cb_root, checkpoint, args.work, False)
-        record("CLIP_benchmark fp32 (--no_amp)", t)
-        if args.cb_autocast_all:
-            t, accs["CLIP_benchmark autocast"] = run_clip_benchmark(cb_root, checkpoint, args.work, True)
-            record("CLIP_benchmark (autocast, as users run it)", t)
-        else:
-            t, accs["CLIP_benchmark autocast"] = run_clip_benchmark(
-                cb_root, checkpoint, args.work, True, (args.subset,)
+    batch = batch_size_for(args.batch_size, device, "embed")
+    results: dict[str, float] = harness_cost(root, args.work)
+    official: dict[str, float] | None = None
+    for arch in archs:
+        checkpoint = checkpoint_for(arch, args.work)
+        for precision in precisions:
+            tag = f"{arch} {precision}"
+            spec = f"open_clip:arch={arch},pretrained={checkpoint},precision={precision},run.device={device}"
+            if args.batch_size:
+                spec += f",run.batch_size={args.batch_size}"
+            cache, store = args.work / "harness_cache", args.work / f"harness-{arch}-{precision}.sqlite"
+            shutil.rmtree(cache, ignore_errors=True)
+            store.unlink(missing_ok=True)
+            cold_t, cold = harness_run(root, spec, args.work, cache, store)
+            warm_t, _ = harness_run(root, spec, args.work, cache, store)
+            fl = floor(root, arch, checkpoint, device, precision, batch)
+            results |= {f"{tag} harness cold": cold_t, f"{tag} harness warm": warm_t, f"{tag} floor": fl["total"]}
+            print(
+                f"\n{tag} on {name}: harness cold {cold_t:.1f} s, warm {warm_t:.2f} s, floor {fl['total']:.1f} s "
+                f"({cold_t / fl['total']:.2f}x the floor); the model alone: {fl['images_per_s']:.0f} images/s, "
+                f"{fl['texts_per_s']:.0f} texts/s (batch {batch})",
+                flush=True,
             )
-            record(f"CLIP_benchmark autocast on {args.subset}", t)
-            record("CLIP_benchmark (autocast, as users run it)", t * n_total / n_subset)
+            if official is None and precision == "fp32" and not args.skip_official:
+                t_official, margins = official_loop(root, arch, checkpoint, args.subset, device)
+                official = {"seconds": t_official * n_total / len(margins)}
+                results[f"{tag} official loop, extrapolated to {n_total}"] = official["seconds"]
+                print(
+                    f"  official loop: {official['seconds']:.1f} s extrapolated ({official['seconds'] / cold_t:.1f}x "
+                    f"the harness cold)",
+                    flush=True,
+                )
+                check_agreement(args.subset, margins, cold["margins"])
+            have_cb = not args.skip_clip_benchmark and (
+                shutil.which("clip_benchmark") or Path(sys.executable).with_name("clip_benchmark").exists()
+            )
+            if have_cb and precision == "fp32":
+                subsets = SUBSETS if (device.startswith("cuda") or args.cb_autocast_all) else (args.subset,)
+                t, _ = run_clip_benchmark(cb_root, arch, checkpoint, args.work, True, device, subsets)
+                scaled = (
+                    t
+                    if subsets == SUBSETS
+                    else t
+                    * n_total
+                    / sum(len(json.loads((root / "sugarcrepe" / f"{s}.json").read_text())) for s in subsets)
+                )
+                results[f"{tag} CLIP_benchmark (autocast, as users run it)"] = scaled
+                print(f"  CLIP_benchmark as users run it: {scaled:.1f} s ({scaled / cold_t:.1f}x the harness cold)")
+    (args.work / "results.json").write_text(json.dumps(results, indent=1))
+    print(f"\n{'what':<60} {'wall s':>8}")
+    for what, t in results.items():
+        print(f"{what:<60} {t:8.2f}")
 
-    cold_t = results["harness cold"]
-    print(f"\nSugarCrepe upstream-7511 ({n_total} instances), ViT-B-32 random weights, harness batch {args.batch_size}")
-    print(f"{'what':<46} {'wall s':>8} {'/ harness cold':>15}")
-    for name, t in results.items():
-        print(f"{name:<46} {t:8.1f} {t / cold_t:15.2f}")
-    print(f"\nharness cold vs floor: {cold_t / results['floor (unique inputs, same model code)']:.2f}x the floor")
-    print(f"harness warm: {cold_t / results['harness warm']:.1f}x faster than cold")
-    if have_cb:
-        print(
-            f"CLIP_benchmark as users run it / harness cold: "
-            f"{results['CLIP_benchmark (autocast, as users run it)'] / cold_t:.2f}x"
-        )
-    print(
-        f"official loop (extrapolated) / harness cold: {results['official loop, extrapolated to 7,511'] / cold_t:.2f}x"
-    )
 
-    print("\naccuracy per subset")
-    names = list(accs)
-    print(f"{'subset':<12}" + "".join(f"{n:>26}" for n in names) + f"{'official fp32':>16}")
-    official_acc = sum(m > 0 for m in official_margins.values()) / n_subset
-    for subset in SUBSETS:
-        row = "".join(f"{accs[n].get(subset, float('nan')):26.4f}" for n in names)
-        extra = f"{official_acc:16.4f}" if subset == args.subset else f"{'':>16}"
-        print(f"{subset:<12}{row}{extra}")
-    disagree = [iid for iid, m in official_margins.items() if (m > 0) != (cold["margins"][iid] > 0)]
-    near = [iid for iid in disagree if abs(official_margins[iid]) < 1e-6]
+def check_agreement(subset: str, official: dict[str, float], harness: dict[str, float]) -> None:
+    """The harness and the official loop agree on every instance but float-rounding near-ties."""
+    disagree = [iid for iid, m in official.items() if (m > 0) != (harness[iid] > 0)]
+    near = [iid for iid in disagree if abs(official[iid]) < 1e-6]
     print(
-        f"\n{args.subset}: harness and the official fp32 loop disagree on {len(disagree)} instances, "
-        f"{len(near)} of them with |margin| < 1e-6"
+        f"  {subset}: harness and the official fp32 loop disagree on {len(disagree)} instances, "
+        f"{len(near)} of them with |margin| < 1e-6; max |margin difference| "
+        f"{max(abs(official[i] - harness[i]) for i in official):.2e}"
     )
-    max_diff = max(abs(official_margins[i] - cold["margins"][i]) for i in official_margins)
-    print(f"max |margin difference| harness vs official: {max_diff:.2e}")
     if len(disagree) != len(near):
         raise SystemExit("accuracy mismatch beyond float rounding")
 

@@ -9,6 +9,7 @@ actors, chosen once) and :mod:`.schedule` (slots, threads, events into the store
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,8 @@ class RunReport:
     run_id: int | None
     cells: list[CellRecord] = field(default_factory=list)
     usage: dict[str, dict[str, Any]] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    """Wall seconds per phase: load benchmarks, plan (image hashing, identify), compute and cells."""
 
     def exit_code(self, strict: bool = False) -> int:
         """0 when every cell is ok, partial, unavailable or skipped; 1 when any failed.
@@ -81,6 +84,7 @@ def execute(
     run_id = store.start_run(provenance)
     report = RunReport(run_id)
     status = "interrupted"
+    clock = Timings()
     try:
         ex = Executor(executor, workers, ray_address)
         provenance["worker_slots"], provenance["executor"] = ex.slots, executor
@@ -90,15 +94,18 @@ def execute(
         for b in benchmarks:
             if b.id not in prepared:  # loaded once, for every model
                 prepared[b.id] = prepare(b, plugins.benchmarks, data_root, limit)
+        clock.lap("load_benchmarks_s")
         runs: list[ModelRun] = []
         for entry in models:
             cls = type(live_model) if live_model is not None else plugins.models.get(entry.type).cls
             run = plan_model(entry, cls, [prepared[b.id] for b in benchmarks], store, live_model, recompute_metrics)
             schedule.prestart(run)  # the first model with work loads while the others are planned
             runs.append(run)
+        clock.lap("plan_s")
         done: dict[int, list[CellRecord]] = {}
 
         def finished(run: ModelRun) -> None:
+            start = time.perf_counter()
             cells = finish(run, store, run_id, budget.stopped_message(run.sink.usage.stopped))
             for cell, outcomes in cells:
                 if outcomes is not None:  # None: a stored cell reused as it is
@@ -108,10 +115,36 @@ def execute(
             if run.cls.paid_requests:
                 report.usage[run.entry.id] = usage_record(run)
             done[id(run)] = [c for c, _ in cells]
+            clock.add("cells_s", time.perf_counter() - start)
 
         schedule.run(runs, finished)
+        clock.lap("compute_and_cells_s")
+        clock.add("hash_images_s", sum(p.hash_seconds for p in prepared.values()))
+        clock.add("store_writes_s", sum(r.sink.store_seconds for r in runs))
         report.cells = [cell for run in runs for cell in done.get(id(run), [])]
+        report.timings = clock.seconds
         status = "finished"
     finally:
-        store.finish_run(run_id, status, {"usage": report.usage} if report.usage else None)
+        extra: dict[str, Any] = {"timings": clock.seconds}
+        if report.usage:
+            extra["usage"] = report.usage
+        store.finish_run(run_id, status, extra)
     return report
+
+
+class Timings:
+    """Wall time per phase of a run (kept in the run's provenance as ``timings``)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        """The time since the previous lap, as ``name``."""
+        now = time.perf_counter()
+        self.add(name, now - self._last)
+        self._last = now
+
+    def add(self, name: str, seconds: float) -> None:
+        """Add seconds to a phase."""
+        self.seconds[name] = round(self.seconds.get(name, 0.0) + seconds, 4)

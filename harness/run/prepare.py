@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,8 @@ class PreparedBenchmark:
     _missing: dict[Path, str] = field(default_factory=dict)
     _images_unavailable: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    hash_seconds: float = 0.0
+    """Wall time spent hashing (or finding in the hash cache) this benchmark's images."""
 
     @property
     def data_version(self) -> str:
@@ -55,7 +58,9 @@ class PreparedBenchmark:
         """
         with self._lock:
             if self._hashes is None:
+                start = time.perf_counter()
                 self._hash_images()
+                self.hash_seconds = time.perf_counter() - start
             return self._images_unavailable
 
     def _hash_images(self) -> None:

@@ -33,6 +33,8 @@ class Sink:
     problems: dict[Any, str] = field(default_factory=dict)
     request_failures: dict[tuple[str, str], str] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
+    store_seconds: float = 0.0
+    """Wall time the main process spent writing this model's results."""
 
 
 class Protocol:

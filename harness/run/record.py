@@ -8,6 +8,7 @@ instances needing it.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -41,6 +42,18 @@ class Recorder:
         }
 
 
+def _timed(write: Callable[..., Any]) -> Callable[..., Any]:
+    """Count the wall time of store writes (the run's provenance reports it)."""
+
+    def timed(s: Recorder, e: Any) -> None:
+        start = time.perf_counter()
+        write(s, e)
+        s.run.sink.store_seconds += time.perf_counter() - start
+
+    return timed
+
+
+@_timed
 def _scores(s: Recorder, e: Scores) -> None:
     good = []
     for key, text, score in e.rows:
@@ -59,6 +72,7 @@ def _image_failed(s: Recorder, e: ImageFailed) -> None:
     s.bar.update(len(s.paths[e.key].texts))
 
 
+@_timed
 def _answers(s: Recorder, e: Answers) -> None:
     s.store.add_answers(s.row, [(k, s.questions[k], c, raw) for k, c, raw in e.rows])
     s.bar.update(len(e.rows))
@@ -69,6 +83,7 @@ def _answer_failed(s: Recorder, e: AnswerFailed) -> None:
     s.bar.update(1)
 
 
+@_timed
 def _abstained(s: Recorder, e: Abstained) -> None:
     s.store.add_abstentions(s.row, e.rows)
     s.bar.update(len(e.rows))
