@@ -68,7 +68,7 @@ def main() -> None:
     from harness.models import PairGroup
     from harness.params import build
     from harness.testing import standin_image
-    from harness.testing.hf_tiny_generative import save_tiny_llava
+    from plugins.models.tiny_generative import save_tiny_llava
     from plugins.models.vqascore import GenerativeRun, VqaScore
 
     if args.threads:

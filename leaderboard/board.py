@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.benchmarks import Benchmark
+from harness.kit.overlap import OverlapMark, entry_overlap
 from harness.metrics import bootstrap as intervals
-from harness.overlap import OverlapMark, entry_overlap
 from harness.registry import Registry
 from harness.store import CellRecord
 from harness.types import MetricSpec, ReferenceRow
@@ -59,7 +59,7 @@ class CellView:
     cell: CellRecord | None = None
     overlap: OverlapMark | None = None
     """Whether the model's training image pools (``meta.trained_on``) overlap the benchmark's
-    (``image_pools``); ``None`` when either side declares none (see :mod:`harness.overlap`)."""
+    (``image_pools``); ``None`` when either side declares none (see :mod:`harness.kit.overlap`)."""
 
     @property
     def published(self) -> bool:

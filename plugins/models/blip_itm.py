@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from harness import hookimpl
+from harness.kit.precision import autocast, check_precision
+from harness.kit.weights import checkpoint_identity, pinned_revision
 from harness.models import Identity, PairGroup, PairScoringModel
-from harness.precision import autocast, check_precision
-from harness.weights import checkpoint_identity, pinned_revision
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ class BlipItm(PairScoringModel):
     @classmethod
     def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
         """A tiny BLIP retrieval model with random weights, saved locally."""
-        from harness.testing.hf_tiny import save_tiny_blip
+        from plugins.models.tiny_hf import save_tiny_blip
 
         return {"checkpoint": str(save_tiny_blip(tmp_path / "tiny_blip")), "protocol": "aro"}
 

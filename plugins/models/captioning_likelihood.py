@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from harness import hookimpl
+from harness.kit.precision import autocast, check_precision
+from harness.kit.weights import checkpoint_config, checkpoint_identity, pinned_revision
 from harness.models import Identity, PairGroup
-from harness.precision import autocast, check_precision
-from harness.weights import checkpoint_config, checkpoint_identity, pinned_revision
 from plugins.models.vqascore import GenerativePairModel, Request, VlmScorer, resolve_family
 
 BIVLC_REPLACEMENTS = (
@@ -218,7 +218,7 @@ class CaptioningLikelihood(GenerativePairModel):
     @classmethod
     def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
         """A tiny BLIP captioner with random weights, saved locally."""
-        from harness.testing.hf_tiny_generative import save_tiny_blip_captioner
+        from plugins.models.tiny_generative import save_tiny_blip_captioner
 
         return {"checkpoint": str(save_tiny_blip_captioner(tmp_path / "tiny_blip_captioner"))}
 

@@ -47,9 +47,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harness import hookimpl
+from harness.kit.precision import autocast, check_precision
+from harness.kit.weights import checkpoint_identity, hub_identity, pinned_revision
 from harness.models import Identity, PairGroup
-from harness.precision import autocast, check_precision
-from harness.weights import checkpoint_identity, hub_identity, pinned_revision
 from plugins.models.vqascore import (
     DEFAULT_QUESTION,
     GenerativePairModel,
@@ -454,7 +454,7 @@ class ClipFlanT5(GenerativePairModel):
     @classmethod
     def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
         """A tiny CLIP-FlanT5 folder in the published layout, with its own tokenizer."""
-        from harness.testing.hf_tiny_generative import save_tiny_clip_flant5
+        from plugins.models.tiny_generative import save_tiny_clip_flant5
 
         folder = save_tiny_clip_flant5(tmp_path / "tiny_clip_flant5")
         return {"checkpoint": str(folder), "tokenizer": str(folder / "tokenizer")}

@@ -32,9 +32,9 @@ from typing import Any, Literal
 import numpy as np
 
 from harness import hookimpl
+from harness.kit.precision import autocast, check_precision
+from harness.kit.weights import checkpoint_config, checkpoint_identity, pinned_revision
 from harness.models import EmbeddingModel, Identity
-from harness.precision import autocast, check_precision
-from harness.weights import checkpoint_config, checkpoint_identity, pinned_revision
 from plugins.models.versions import require_transformers_model
 
 SIGLIP_TYPES = ("siglip", "siglip2")
@@ -141,7 +141,7 @@ class HfContrastive(EmbeddingModel):
     @classmethod
     def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
         """A tiny CLIP with random weights, saved with the real CLIP tokenizer's vocabulary."""
-        from harness.testing.hf_tiny import save_tiny_clip
+        from plugins.models.tiny_hf import save_tiny_clip
 
         return {"checkpoint": str(save_tiny_clip(tmp_path / "tiny_hf_clip"))}
 

@@ -23,7 +23,7 @@ order), so a rerun sends no request.
 Under load (``run`` options, not fingerprinted): at most ``concurrency`` requests in flight,
 ``requests_per_minute`` / ``tokens_per_minute`` budgets, and retries with exponential backoff
 and jitter on 429, 5xx, timeouts and connection errors, waiting at least the server's
-Retry-After (:mod:`harness.ratelimit`). A request that still fails is an abstention with its
+Retry-After (:mod:`harness.kit.ratelimit`). A request that still fails is an abstention with its
 error: never a score, never cached, and its cell is ``partial`` until a rerun asks again. A
 malformed reply, a 4xx other than 429/408/409, or a reply without logprobs (``openai_logprob``)
 fails at once, the same way.
@@ -61,6 +61,16 @@ from urllib.parse import urlsplit
 
 from harness import hookimpl
 from harness.errors import WeightsUnavailable
+from harness.kit.ratelimit import (
+    BoundedPool,
+    CostBudget,
+    RateLimiter,
+    RetriesExhausted,
+    RetryPolicy,
+    Transient,
+    call_with_retries,
+    parse_retry_after,
+)
 from harness.models import (
     Abstention,
     ChoiceAnswer,
@@ -71,16 +81,6 @@ from harness.models import (
     PairScoringModel,
     RunOptions,
     Usage,
-)
-from harness.ratelimit import (
-    BoundedPool,
-    CostBudget,
-    RateLimiter,
-    RetriesExhausted,
-    RetryPolicy,
-    Transient,
-    call_with_retries,
-    parse_retry_after,
 )
 
 if TYPE_CHECKING:

@@ -30,10 +30,10 @@ from typing import Any, Literal
 import numpy as np
 
 from harness import hookimpl
+from harness.kit.precision import autocast, check_precision
+from harness.kit.weights import dir_identity, file_identity, hub_identity
 from harness.models import EmbeddingModel, Identity, RunOptions
-from harness.precision import autocast, check_precision
 from harness.types import canonical_json
-from harness.weights import dir_identity, file_identity, hub_identity
 from plugins.models.versions import require_open_clip_model
 
 HF_WEIGHT_FILES = ("open_clip_model.safetensors", "open_clip_pytorch_model.bin")

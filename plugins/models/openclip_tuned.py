@@ -43,9 +43,9 @@ from typing import Any, Literal
 
 from harness import hookimpl
 from harness.errors import WeightsUnavailable
+from harness.kit.precision import check_precision
+from harness.kit.weights import file_identity, hub_identity, pinned_revision
 from harness.models import Identity
-from harness.precision import check_precision
-from harness.weights import file_identity, hub_identity, pinned_revision
 from plugins.models.openclip import TINY_CONFIG, OpenClip, causal_argmax_text_tower, register_inline_config
 from plugins.models.versions import require_open_clip_model
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from harness import hookimpl
+from harness.kit.weights import file_identity
 from harness.models import Identity, PairError, PairGroup, PairScoringModel
-from harness.weights import file_identity
 
 Key = tuple[str, str, str, int, int]
 FIELDS = ("benchmark", "version", "instance", "image", "text", "score")

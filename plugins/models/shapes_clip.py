@@ -32,8 +32,8 @@ import numpy as np
 
 from harness import hookimpl
 from harness.errors import WeightsUnavailable
+from harness.kit.weights import file_identity
 from harness.models import EmbeddingModel, Identity
-from harness.weights import file_identity
 
 SHIPPED_WEIGHTS = Path(__file__).with_name("weights") / "shapes_clip.safetensors"
 PAD, UNK = "<pad>", "<unk>"

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from harness.kit.precision import check_precision
+from harness.kit.weights import checkpoint_config, checkpoint_identity, pinned_revision
 from harness.models import Identity
-from harness.precision import check_precision
-from harness.weights import checkpoint_config, checkpoint_identity, pinned_revision
 from plugins.models.versions import require_transformers_model
 from plugins.models.vqascore import DEFAULT_QUESTION, VlmScorer, VqaScore
 

@@ -70,7 +70,7 @@ def save_tiny_llava_onevision(folder: Path, seed: int = 0) -> Path:
         LlavaOnevisionVideoProcessor,
     )
 
-    from harness.testing.hf_tiny_generative import _llama, generative_tokenizer, randomize_tiny_inits
+    from plugins.models.tiny_generative import _llama, generative_tokenizer, randomize_tiny_inits
 
     if (folder / "config.json").is_file():
         return folder

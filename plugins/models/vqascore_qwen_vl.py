@@ -133,7 +133,7 @@ def save_tiny_qwen_vl(folder: Path, model_type: str, seed: int = 0) -> Path:
     import torch
     import transformers
 
-    from harness.testing.hf_tiny_generative import _llama, generative_tokenizer, randomize_tiny_inits
+    from plugins.models.tiny_generative import _llama, generative_tokenizer, randomize_tiny_inits
 
     if (folder / "config.json").is_file():
         return folder

@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.testing.hf_tiny import WORDS
+from plugins.models.tiny_hf import WORDS
 
 PROMPT_WORDS = (
     "does this figure show please answer yes no or user assistant system describe picture photo image "
@@ -266,7 +266,7 @@ def save_tiny_instructblip(folder: Path, decoder: str = "llama", seed: int = 0) 
         InstructBlipProcessor,
     )
 
-    from harness.testing.hf_tiny import word_tokenizer
+    from plugins.models.tiny_hf import word_tokenizer
 
     if (folder / "config.json").is_file():
         return folder
@@ -298,7 +298,7 @@ def save_tiny_blip_captioner(folder: Path, seed: int = 0) -> Path:
     import torch
     from transformers import BlipConfig, BlipForConditionalGeneration, BlipImageProcessor, BlipProcessor
 
-    from harness.testing.hf_tiny import word_tokenizer
+    from plugins.models.tiny_hf import word_tokenizer
 
     if (folder / "config.json").is_file():
         return folder

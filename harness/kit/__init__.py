@@ -1,0 +1,7 @@
+"""Helpers that only plugins use; no core module imports them (a test checks it).
+
+* :mod:`.weights`: the identity of model weights (hub revisions, file and folder digests);
+* :mod:`.precision`: precision names, autocast and their checks;
+* :mod:`.ratelimit`: a bounded request pool, requests- and tokens-per-minute budgets, backoff;
+* :mod:`.overlap`: image pools and which overlap, for training-data overlap marks.
+"""
