@@ -32,9 +32,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from harness.models import RunOptions  # noqa: E402
-from harness.params import build  # noqa: E402
-from harness.types import Instance  # noqa: E402
+from vlc_harness.models import RunOptions  # noqa: E402
+from vlc_harness.params import build  # noqa: E402
+from vlc_harness.types import Instance  # noqa: E402
 
 
 def default_root() -> Path:
@@ -44,7 +44,7 @@ def default_root() -> Path:
 
 
 def sugarcrepe_instances(root: Path) -> tuple[list[Instance], Any, str]:
-    from plugins.benchmarks.sugarcrepe import SugarCrepe
+    from vlc_harness_builtins.benchmarks.sugarcrepe import SugarCrepe
 
     bench = SugarCrepe(build(SugarCrepe.Params, {"version": "paper-7512"}), root)
     bench.check_data()
@@ -53,14 +53,14 @@ def sugarcrepe_instances(root: Path) -> tuple[list[Instance], Any, str]:
 
 def vl_checklist_instances(root: Path) -> tuple[list[Instance], Any, str]:
     try:
-        from plugins.benchmarks.vl_checklist import VLCheckList
+        from vlc_harness_builtins.benchmarks.vl_checklist import VLCheckList
 
         bench = VLCheckList(build(VLCheckList.Params, {}), root)
         bench.check_data()
         return bench.load_instances(), bench, f"plugin vl_checklist:version={bench.params.version}"
     except Exception as exc:  # the plugin is written concurrently: fall back to the upstream JSON
         print(f"vl_checklist plugin unusable ({type(exc).__name__}: {exc}); reading the JSON directly")
-    from harness.types import ImageSource
+    from vlc_harness.types import ImageSource
 
     out = []
     data = root / "vl_checklist" / "data"
@@ -81,11 +81,11 @@ def vl_checklist_instances(root: Path) -> tuple[list[Instance], Any, str]:
 
 def make_model(name: str, scored: str, root: Path, batch_size: int) -> Any:
     if name == "harper":
-        from plugins.models.blind_harper import HarperLint as cls
+        from vlc_harness_builtins.models.blind_harper import HarperLint as cls
 
         params: dict[str, Any] = {}
     else:
-        from plugins.models.blind_minilm import MiniLMCentroid as cls
+        from vlc_harness_builtins.models.blind_minilm import MiniLMCentroid as cls
 
         if scored == "sugarcrepe":
             params = {"fit_format": "vl_checklist", "fit_dir": str(root / "vl_checklist" / "data")}
@@ -123,7 +123,7 @@ def summarise(instances: list[Instance], scores: dict[str, float]) -> dict[str, 
 def plugin_headline(bench: Any, instances: list[Instance], scores: dict[str, float]) -> dict[str, float]:
     import numpy as np
 
-    from harness.benchmarks import InstanceScores
+    from vlc_harness.benchmarks import InstanceScores
 
     if bench is None:
         return {}

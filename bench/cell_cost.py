@@ -53,8 +53,8 @@ def child(name: str, impl: str, shared: Path) -> None:
     os.environ["VLC_HARNESS_BOOTSTRAP"] = "200" if impl == "legacy" else "1000"
     from adversarial import adversarial_scores, image_keys
 
-    from harness.params import build
-    from harness.plugins import get_plugins
+    from vlc_harness.params import build
+    from vlc_harness.plugins import get_plugins
 
     type_name, params = CASES[name]
     cls = get_plugins().benchmarks.get(type_name).cls
@@ -65,7 +65,7 @@ def child(name: str, impl: str, shared: Path) -> None:
     if impl == "legacy":
         from bench.legacy.cells import collect_scores
     else:
-        from harness.run.collect import collect_scores
+        from vlc_harness.run.collect import collect_scores
     start = time.perf_counter()
     collected = collect_scores(bench, instances, keys, scores, {}, None)
     seconds = time.perf_counter() - start
@@ -97,9 +97,9 @@ def measure(name: str, impl: str, shared: Path) -> dict:
 def prepare_warm(shared: Path, work: Path) -> tuple[Path, Path]:
     """A SugarCrepe data root with stand-in images, and a precomputed scores file for it."""
     sys.path[:0] = [str(GOLDEN), str(REPO)]
-    from harness.params import build
-    from harness.testing import standin_image
-    from plugins.benchmarks.sugarcrepe import SugarCrepe
+    from vlc_harness.params import build
+    from vlc_harness.testing import standin_image
+    from vlc_harness_builtins.benchmarks.sugarcrepe import SugarCrepe
 
     root = work / "data"
     (root / "sugarcrepe").mkdir(parents=True, exist_ok=True)
@@ -134,7 +134,8 @@ def warm_runs(checkout: Path, root: Path, scores: Path, work: Path, label: str) 
         "VLC_HARNESS_CACHE_DIR": str(work / "cache"),
     }
     env.pop("VLC_HARNESS_BOOTSTRAP", None)
-    cmd = [sys.executable, "-m", "harness", "run", "-m", f"precomputed:path={scores}", "-b", BENCHMARK_ID]
+    module = "harness" if label == "legacy" else "vlc_harness"  # v0.1's import name was harness
+    cmd = [sys.executable, "-m", module, "run", "-m", f"precomputed:path={scores}", "-b", BENCHMARK_ID]
     cmd += ["--data-root", str(root), "--store", f"sqlite:///{store}", "--no-progress"]
     start = time.perf_counter()
     first = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=work)

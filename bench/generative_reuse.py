@@ -65,11 +65,11 @@ def main() -> None:
 
     import torch
 
-    from harness.models import PairGroup
-    from harness.params import build
-    from harness.testing import standin_image
-    from plugins.models.tiny_generative import save_tiny_llava
-    from plugins.models.vqascore import GenerativeRun, VqaScore
+    from vlc_harness.models import PairGroup
+    from vlc_harness.params import build
+    from vlc_harness.testing import standin_image
+    from vlc_harness_builtins.models.tiny_generative import save_tiny_llava
+    from vlc_harness_builtins.models.vqascore import GenerativeRun, VqaScore
 
     if args.threads:
         torch.set_num_threads(args.threads)

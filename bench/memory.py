@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
 PROBE = """
 import resource, sys
-from harness.cli import main
+from vlc_harness.cli import main
 try:
     main(sys.argv[1:])
 except SystemExit:
@@ -33,7 +33,7 @@ print(f"PEAK main={own:.0f} worker={child:.0f}")
 
 def data_root(work: Path) -> tuple[Path, int]:
     sys.path.insert(0, str(REPO))
-    from harness.testing import write_standin_images
+    from vlc_harness.testing import write_standin_images
 
     root = work / "data"
     root.mkdir(parents=True)
@@ -57,7 +57,7 @@ def data_root(work: Path) -> tuple[Path, int]:
 
 def main() -> None:
     sys.path.insert(0, str(REPO))
-    from plugins.models.openclip import TINY_CONFIG, OpenClip
+    from vlc_harness_builtins.models.openclip import TINY_CONFIG, OpenClip
 
     work = Path(tempfile.mkdtemp(prefix="vlc-mem-"))
     root, n_images = data_root(work)

@@ -21,8 +21,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 def main() -> None:
     sys.path.insert(0, str(REPO))
-    from harness.testing import write_standin_images
-    from plugins.models.openclip import TINY_CONFIG, OpenClip
+    from vlc_harness.testing import write_standin_images
+    from vlc_harness_builtins.models.openclip import TINY_CONFIG, OpenClip
 
     work = Path(tempfile.mkdtemp(prefix="vlc-ray-bench-"))
     root = work / "data"

@@ -20,14 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from harness.metrics.cell import cell_metrics, metrics_version
-from harness.metrics.outcomes import outcomes_from_matrices
-from harness.params import build
-from harness.plugins import get_plugins
-from harness.registry import BenchmarkEntry, ModelEntry, Registry
-from harness.store.store import CellRecord
-from leaderboard.board import build_board
-from leaderboard.site import render_site
+from vlc_harness.metrics.cell import cell_metrics, metrics_version
+from vlc_harness.metrics.outcomes import outcomes_from_matrices
+from vlc_harness.params import build
+from vlc_harness.plugins import get_plugins
+from vlc_harness.registry import BenchmarkEntry, ModelEntry, Registry
+from vlc_harness.store.store import CellRecord
+from vlc_leaderboard.board import build_board
+from vlc_leaderboard.site import render_site
 
 BENCHMARKS = [
     "sugarcrepe",

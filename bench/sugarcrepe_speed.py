@@ -45,7 +45,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def prepare(annotations: Path, work: Path) -> tuple[Path, Path]:
     """Data root for the harness and a CLIP_benchmark root."""
-    from harness.testing import standin_image
+    from vlc_harness.testing import standin_image
 
     root = work / "data"
     (root / "sugarcrepe").mkdir(parents=True, exist_ok=True)
@@ -132,9 +132,9 @@ def harness_run(root: Path, spec: str, work: Path, cache: Path, store: Path) -> 
     """One `vlc-harness run` of ``spec`` on SugarCrepe upstream-7511; wall time, cell and timings."""
     env = dict(os.environ, VLC_HARNESS_CACHE_DIR=str(cache), HF_HUB_OFFLINE="1")
     url = f"sqlite:///{store}"
-    cmd = [sys.executable, "-m", "harness", "run", "-m", spec, "-b", "sugarcrepe:version=upstream-7511"]
+    cmd = [sys.executable, "-m", "vlc_harness", "run", "-m", spec, "-b", "sugarcrepe:version=upstream-7511"]
     elapsed, _ = timed([*cmd, "--data-root", str(root), "--store", url, "--no-progress"], env=env)
-    from harness.store import open_store
+    from vlc_harness.store import open_store
 
     opened = open_store(url)
     (cell,) = opened.latest_cells()
@@ -174,9 +174,9 @@ def harness_cost(root: Path, work: Path) -> dict[str, float]:
 
 def floor(root: Path, arch: str, checkpoint: Path, device: str, precision: str, batch_size: int) -> dict[str, float]:
     """The plugin's own model code on the unique inputs only: load, decode, encode; nothing else."""
-    from harness.images import load_image
-    from harness.params import build
-    from plugins.models.openclip import OpenClip, OpenClipRun
+    from vlc_harness.images import load_image
+    from vlc_harness.params import build
+    from vlc_harness_builtins.models.openclip import OpenClip, OpenClipRun
 
     texts, names = set(), set()
     for subset in SUBSETS:
@@ -250,7 +250,7 @@ def main() -> None:
     print(f"device: {name}; torch {torch.__version__}, {torch.get_num_threads()} threads", flush=True)
     root, cb_root = prepare(args.annotations, args.work)
     n_total = sum(len(json.loads((root / "sugarcrepe" / f"{s}.json").read_text())) for s in SUBSETS)
-    from harness.run.batching import batch_size_for
+    from vlc_harness.run.batching import batch_size_for
 
     batch = batch_size_for(args.batch_size, device, "embed")
     results: dict[str, float] = harness_cost(root, args.work)

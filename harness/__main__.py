@@ -1,5 +1,5 @@
-"""``python -m harness`` is ``vlc-harness``."""
+"""``python -m vlc_harness`` is ``vlc-harness``."""
 
-from harness.cli import main
+from vlc_harness.cli import main
 
 main()

@@ -2,13 +2,13 @@
 
 Usable from a training loop::
 
-    from harness import evaluate
+    from vlc_harness import evaluate
     res = evaluate("open_clip:arch=ViT-B-32,pretrained=/ckpt/epoch3.pt", ["sugarcrepe"],
                    data_root="/data", store="sqlite:////tmp/scores.sqlite")
     res.value("sugarcrepe", "i2t_accuracy_macro")
 
-A live :class:`~harness.models.Model` object (the model being trained) runs in this process.
-Its scores are cached under its :meth:`~harness.models.Model.identify` result, so by default
+A live :class:`~vlc_harness.models.Model` object (the model being trained) runs in this process.
+Its scores are cached under its :meth:`~vlc_harness.models.Model.identify` result, so by default
 it gets a fresh in-memory store: pass ``store=`` only if ``identify()`` names the exact weights.
 """
 
@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.models import Model
-from harness.params import build
-from harness.paths import default_data_root, default_store_url
-from harness.plugins import get_plugins
-from harness.registry import BenchmarkEntry, ModelEntry, Registry, load_registry, parse_inline_model
-from harness.run import execute
-from harness.run.select import select_benchmarks, select_models
-from harness.store import CellRecord, Store, open_store
+from vlc_harness.models import Model
+from vlc_harness.params import build
+from vlc_harness.paths import default_data_root, default_store_url
+from vlc_harness.plugins import get_plugins
+from vlc_harness.registry import BenchmarkEntry, ModelEntry, Registry, load_registry, parse_inline_model
+from vlc_harness.run import execute
+from vlc_harness.run.select import select_benchmarks, select_models
+from vlc_harness.store import CellRecord, Store, open_store
 
 
 @dataclass

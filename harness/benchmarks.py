@@ -1,9 +1,9 @@
 """Benchmark base class and the pinned-data helpers benchmarks share.
 
 A benchmark type is a class registered through the ``register_benchmarks`` hook. It declares its
-data (files pinned by sha256 with the URL to get each), loads :class:`~harness.types.Instance`
+data (files pinned by sha256 with the URL to get each), loads :class:`~vlc_harness.types.Instance`
 objects in a deterministic order, and declares its metrics as metric families
-(:mod:`harness.metrics`): one declaration gives both the specs the site shows and the values,
+(:mod:`vlc_harness.metrics`): one declaration gives both the specs the site shows and the values,
 computed as pure functions of per-instance score matrices. It never sees a model.
 """
 
@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from harness.choices import InstanceAnswers, Question
-from harness.datafiles import DataFile, ImageArchive, verify_files
-from harness.params import NoParams
-from harness.types import Instance, MetricSpec, MetricValue, ReferenceRow
+from vlc_harness.choices import InstanceAnswers, Question
+from vlc_harness.datafiles import DataFile, ImageArchive, verify_files
+from vlc_harness.params import NoParams
+from vlc_harness.types import Instance, MetricSpec, MetricValue, ReferenceRow
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from harness.metrics.family import Family
+    from vlc_harness.metrics.family import Family
 
 
 @dataclass(frozen=True)
@@ -54,13 +54,13 @@ class Benchmark:
     captions_redistributable: ClassVar[bool] = False
     """Whether the data license allows publishing captions next to scores."""
     image_pools: ClassVar[tuple[str, ...]] = ()
-    """The image pools (:data:`harness.kit.overlap.POOLS`) the benchmark's images are drawn from; the
+    """The image pools (:data:`vlc_harness.kit.overlap.POOLS`) the benchmark's images are drawn from; the
     board marks cells whose model was trained on an overlapping pool."""
     reference_file: ClassVar[Path | None] = None
-    """JSON file of paper-reported :class:`~harness.types.ReferenceRow` data beside the plugin."""
+    """JSON file of paper-reported :class:`~vlc_harness.types.ReferenceRow` data beside the plugin."""
     Params: ClassVar[type] = NoParams
     metrics: ClassVar[tuple[Family, ...]] = ()
-    """The metric declaration: metric families with their options (see :mod:`harness.metrics`).
+    """The metric declaration: metric families with their options (see :mod:`vlc_harness.metrics`).
     Override :meth:`metric_families` instead when the declaration depends on params."""
     metrics_version: ClassVar[str] = "1"
     """Bump when this benchmark's metric code changes results: stored cells are then rebuilt."""
@@ -83,7 +83,7 @@ class Benchmark:
         return []
 
     def check_data(self) -> None:
-        """Raise :class:`~harness.errors.DataUnavailable` naming every missing or altered file."""
+        """Raise :class:`~vlc_harness.errors.DataUnavailable` naming every missing or altered file."""
         verify_files(self.data_root, self.data_files(), self.title or self.type_name)
 
     def load_instances(self) -> list[Instance]:
@@ -100,7 +100,7 @@ class Benchmark:
         The default fetches the pinned :meth:`data_files` (and, with ``images``, the
         :meth:`image_archives`); benchmarks published as Hugging Face datasets override this.
         """
-        from harness.datafetch import fetch_archive, fetch_files
+        from vlc_harness.datafetch import fetch_archive, fetch_files
 
         lines = fetch_files(self.data_root, self.data_files(), progress)
         if images:
@@ -125,14 +125,14 @@ class Benchmark:
 
     def metric_specs(self) -> list[MetricSpec]:
         """Every metric this benchmark reports, headline included (from its declaration)."""
-        from harness.metrics.cell import specs_of
+        from vlc_harness.metrics.cell import specs_of
 
         return specs_of(self.metric_families())
 
     def compute(self, results: list[InstanceScores]) -> list[MetricValue]:
         """Every metric, overall and per category, as a pure function of the scores (no intervals)."""
-        from harness.metrics.cell import compute_values
-        from harness.metrics.outcomes import outcomes_from_matrices
+        from vlc_harness.metrics.cell import compute_values
+        from vlc_harness.metrics.outcomes import outcomes_from_matrices
 
         outcomes = outcomes_from_matrices([r.instance for r in results], [r.scores for r in results])
         return compute_values(self, outcomes)
@@ -147,8 +147,8 @@ class Benchmark:
 
     def compute_choices(self, results: list[InstanceAnswers]) -> list[MetricValue]:
         """Metrics from multiple-choice answers, as the benchmark's reference protocol scores them."""
-        from harness.metrics.cell import compute_values
-        from harness.metrics.outcomes import choice_outcomes
+        from vlc_harness.metrics.cell import compute_values
+        from vlc_harness.metrics.outcomes import choice_outcomes
 
         return compute_values(self, choice_outcomes(results))
 
@@ -156,9 +156,9 @@ class Benchmark:
     def check_declaration(cls) -> None:
         """Build the metric declaration for default params and check it; raise ``ValueError``
         naming the problem (called when the plugin registers the class)."""
-        from harness.metrics.cell import specs_of
-        from harness.metrics.family import Family
-        from harness.params import build
+        from vlc_harness.metrics.cell import specs_of
+        from vlc_harness.metrics.family import Family
+        from vlc_harness.params import build
 
         try:
             params = build(cls.Params, {})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from harness.errors import PluginError, UserError
+from vlc_harness.errors import PluginError, UserError
 
 T = TypeVar("T")
 
@@ -22,7 +22,7 @@ class Registrar(Generic[T]):
     """The typed object ``register_*`` hooks receive: ``register(SomeClass)``.
 
     Each class must carry a ``type_name``; registering the same name twice raises
-    :class:`~harness.errors.PluginError` naming both plugins.
+    :class:`~vlc_harness.errors.PluginError` naming both plugins.
     """
 
     def __init__(self, kind: str, base: type[T]) -> None:

@@ -1,7 +1,7 @@
 """Multiple-choice questions built from instances, for models that answer instead of scoring.
 
 A benchmark that offers a multiple-choice form returns :class:`Question` objects from
-:meth:`~harness.benchmarks.Benchmark.questions`: which of the instance's images and texts are
+:meth:`~vlc_harness.benchmarks.Benchmark.questions`: which of the instance's images and texts are
 shown, in which order, and which candidate is correct. Each question is asked in every
 presentation order the benchmark asks for (SugarCrepe's GPT-4V protocol: both caption orders),
 so position bias shows and is averaged out.
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from harness.types import Instance, canonical_json
+from vlc_harness.types import Instance, canonical_json
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The ``vlc-harness`` command line (click).
 
 Core verbs live here; plugins add more through the ``register_commands`` hook (the
-leaderboard's ``show`` and ``render``). A :class:`~harness.errors.UserError` is printed as one
+leaderboard's ``show`` and ``render``). A :class:`~vlc_harness.errors.UserError` is printed as one
 line plus a hint, with no traceback, and exits with status 2.
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 
 import click
 
-from harness.errors import HarnessError, PluginError, UserError
-from harness.options import App, data_root_option, pass_app, registry_option, store_option
+from vlc_harness.errors import HarnessError, PluginError, UserError
+from vlc_harness.options import App, data_root_option, pass_app, registry_option, store_option
 
 
 @click.group()
@@ -89,9 +89,9 @@ def run(
     -m 'open_clip:arch=ViT-B-32,pretrained=/ckpt/model.pt' or
     -m 'open_clip:{arch: "@tiny.json", pretrained: null}' ('@FILE' reads JSON/YAML).
     """
-    from harness.paths import default_data_root
-    from harness.run import execute
-    from harness.run.select import select_grid
+    from vlc_harness.paths import default_data_root
+    from vlc_harness.run import execute
+    from vlc_harness.run.select import select_grid
 
     registry = app.registry(registries, required=run_all)
     chosen_models, chosen_benchmarks = select_grid(registry, app.plugins, run_all, list(models), list(benchmarks))
@@ -183,8 +183,8 @@ def list_(app: App, what: str, fmt: str, registries: tuple[str, ...], data_root:
         if not rows:
             rows = [{"id": "", "type": t, "params": {}, "meta": {}} for t in app.plugins.models.names()]
     else:
-        from harness.paths import default_data_root
-        from harness.run.select import select_benchmarks
+        from vlc_harness.paths import default_data_root
+        from vlc_harness.run.select import select_benchmarks
 
         root = Path(data_root) if data_root else default_data_root()
         entries = list(registry.benchmarks.values()) or select_benchmarks(
@@ -224,9 +224,9 @@ def instances(
     app: App, benchmark: str, fmt: str, limit: int | None, registries: tuple[str, ...], data_root: str | None
 ) -> None:
     """Print a benchmark's instances: id, category, data version, images, texts, gold."""
-    from harness.paths import default_data_root
-    from harness.run.prepare import prepare
-    from harness.run.select import select_benchmarks
+    from vlc_harness.paths import default_data_root
+    from vlc_harness.run.prepare import prepare
+    from vlc_harness.run.select import select_benchmarks
 
     registry = app.registry(registries, required=False)
     (entry,) = select_benchmarks(registry, app.plugins, [benchmark])
@@ -282,7 +282,7 @@ def plugins(app: App) -> None:
 def build_cli() -> click.Group:
     """The click group with every plugin's commands added (``register_commands``: the core's
     ``data`` and ``verify``, the leaderboard's ``show`` and ``render``, third parties')."""
-    from harness.plugins import get_plugins
+    from vlc_harness.plugins import get_plugins
 
     get_plugins().pm.hook.register_commands(cli=cli)
     return cli

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from harness.errors import Unavailable
-from harness.options import App, data_root_option, pass_app, registry_option
+from vlc_harness.errors import Unavailable
+from vlc_harness.options import App, data_root_option, pass_app, registry_option
 
 
 @click.group()
@@ -17,7 +17,7 @@ def data() -> None:
 
 
 def _benchmarks(app: App, registries: tuple[str, ...], ids: tuple[str, ...]) -> list:
-    from harness.run.select import select_benchmarks
+    from vlc_harness.run.select import select_benchmarks
 
     registry = app.registry(registries, required=False)
     if ids:
@@ -28,7 +28,7 @@ def _benchmarks(app: App, registries: tuple[str, ...], ids: tuple[str, ...]) -> 
 
 
 def _root(data_root: str | None) -> Path:
-    from harness.paths import default_data_root
+    from vlc_harness.paths import default_data_root
 
     return Path(data_root) if data_root else default_data_root()
 
@@ -44,7 +44,7 @@ def fetch(
     app: App, ids: tuple[str, ...], images: bool, progress: bool, registries: tuple[str, ...], data_root: str | None
 ) -> None:
     """Download each benchmark's pinned files (checked by sha256) into the data root."""
-    from harness.datafetch import FetchError
+    from vlc_harness.datafetch import FetchError
 
     root = _root(data_root)
     failed = 0
@@ -69,7 +69,7 @@ def fetch(
 @pass_app
 def verify(app: App, ids: tuple[str, ...], registries: tuple[str, ...], data_root: str | None) -> None:
     """Check annotations against their pinned sha256 and count the images present."""
-    from harness.run.prepare import prepare
+    from vlc_harness.run.prepare import prepare
 
     root = _root(data_root)
     problems = 0

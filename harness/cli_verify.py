@@ -6,9 +6,9 @@ import sys
 
 import click
 
-from harness.errors import UserError
-from harness.options import App, data_root_option, pass_app, registry_option, store_option
-from harness.verify import DEFAULT_TOLERANCE, compare_cell
+from vlc_harness.errors import UserError
+from vlc_harness.options import App, data_root_option, pass_app, registry_option, store_option
+from vlc_harness.verify import DEFAULT_TOLERANCE, compare_cell
 
 
 @click.command()
@@ -37,9 +37,9 @@ def verify(
     """
     from pathlib import Path
 
-    from harness.paths import default_data_root
-    from harness.run import execute
-    from harness.run.select import select_benchmarks, select_models
+    from vlc_harness.paths import default_data_root
+    from vlc_harness.run import execute
+    from vlc_harness.run.select import select_benchmarks, select_models
 
     registry = app.registry(registries)
     (entry,) = select_models(registry, app.plugins, [model_id])

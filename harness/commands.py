@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.hookspecs import hookimpl
+from vlc_harness.hookspecs import hookimpl
 
 
 @hookimpl
 def register_commands(cli: Any) -> None:
     """Add the ``data`` group (fetch, verify) and the ``verify`` command."""
-    from harness.cli_data import data
-    from harness.cli_verify import verify
+    from vlc_harness.cli_data import data
+    from vlc_harness.cli_verify import verify
 
     for command in (data, verify):
         if command.name not in cli.commands:

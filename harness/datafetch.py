@@ -18,9 +18,9 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from harness.datafiles import DataFile, ImageArchive
-from harness.errors import HarnessError
-from harness.hashing import sha256_file
+from vlc_harness.datafiles import DataFile, ImageArchive
+from vlc_harness.errors import HarnessError
+from vlc_harness.hashing import sha256_file
 
 ENV_MIRROR = "VLC_HARNESS_DATA_MIRROR"
 TIMEOUT_S = 30.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.errors import DataUnavailable
+from vlc_harness.errors import DataUnavailable
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class ImageArchive:
 
 def verify_files(data_root: Path, files: list[DataFile], what: str) -> None:
     """Check that each pinned file exists under ``data_root`` with its sha256."""
-    from harness.hashing import sha256_file
+    from vlc_harness.hashing import sha256_file
 
     problems = []
     for f in files:

@@ -6,8 +6,8 @@ import hashlib
 from dataclasses import asdict
 from typing import Any
 
-from harness.models import Identity
-from harness.types import canonical_json
+from vlc_harness.models import Identity
+from vlc_harness.types import canonical_json
 
 
 def fingerprint_content(

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from harness.paths import cache_dir
+from vlc_harness.paths import cache_dir
 
 _CHUNK = 1 << 20
 _lock = threading.Lock()

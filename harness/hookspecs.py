@@ -3,8 +3,8 @@
 A plugin is a module (or object) with functions decorated by :data:`hookimpl`, found through the
 ``vlc_harness`` entry-point group. Quick start, a complete model plugin::
 
-    from harness import hookimpl
-    from harness.models import Identity, TextOnlyModel
+    from vlc_harness import hookimpl
+    from vlc_harness.models import Identity, TextOnlyModel
 
     class CaptionLength(TextOnlyModel):
         \"\"\"Blind baseline: longer captions score higher.\"\"\"
@@ -32,9 +32,9 @@ import pluggy
 if TYPE_CHECKING:
     import click
 
-    from harness.benchmarks import Benchmark
-    from harness.catalog import Registrar
-    from harness.models import Model
+    from vlc_harness.benchmarks import Benchmark
+    from vlc_harness.catalog import Registrar
+    from vlc_harness.models import Model
 
 PROJECT = "vlc_harness"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -45,9 +45,9 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 def register_models(register: Registrar[Model]) -> None:
     """Register model types.
 
-    :param register: call ``register(ModelClass)`` for each :class:`~harness.models.Model`
+    :param register: call ``register(ModelClass)`` for each :class:`~vlc_harness.models.Model`
         subclass; its ``type_name`` is the ``type`` registry entries use. Registering a type
-        name twice raises :class:`~harness.errors.PluginError` naming both plugins.
+        name twice raises :class:`~vlc_harness.errors.PluginError` naming both plugins.
     """
 
 
@@ -56,7 +56,7 @@ def register_benchmarks(register: Registrar[Benchmark]) -> None:
     """Register benchmark types.
 
     :param register: call ``register(BenchmarkClass)`` for each
-        :class:`~harness.benchmarks.Benchmark` subclass; its ``type_name`` is the ``type``
+        :class:`~vlc_harness.benchmarks.Benchmark` subclass; its ``type_name`` is the ``type``
         registry entries use. Duplicates raise, naming both plugins.
     """
 

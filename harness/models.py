@@ -3,7 +3,7 @@
 A model type is a class registered through the ``register_models`` hook. A registry entry picks
 a type, gives it ``params`` (fingerprinted: they change the scores) and ``run`` options (not
 fingerprinted: batch size, device, ...). The harness instantiates the class with both, asks it
-for its :class:`Identity` (cheap; may raise :class:`~harness.errors.WeightsUnavailable`), and
+for its :class:`Identity` (cheap; may raise :class:`~vlc_harness.errors.WeightsUnavailable`), and
 only then calls :meth:`Model.load` in a worker process. Keep heavy imports (torch, open_clip,
 transformers, openai) inside ``identify``/``load`` so listing plugins stays instant.
 
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from harness.params import NoParams
+from vlc_harness.params import NoParams
 
 if TYPE_CHECKING:
     import numpy as np
@@ -165,7 +165,7 @@ class Model:
     def identify(self) -> Identity:
         """Name the exact weights, dtype and protocol, without loading the model.
 
-        Raise :class:`~harness.errors.WeightsUnavailable` when the weights are neither present
+        Raise :class:`~vlc_harness.errors.WeightsUnavailable` when the weights are neither present
         locally nor downloadable now (use short timeouts).
         """
         raise NotImplementedError

@@ -3,7 +3,7 @@
 A plugin's ``register_commands`` hook adds click commands to the ``vlc-harness`` group; they take
 the same ``--registry``, ``--store`` and ``--data-root`` options as the core verbs, and the
 :class:`App` (plugins, registry, store) through :data:`pass_app`. This module is the public
-surface for that; plugins never import ``harness.cli``.
+surface for that; plugins never import ``vlc_harness.cli``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
-from harness.errors import UserError
+from vlc_harness.errors import UserError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -30,15 +30,15 @@ class App:
     def plugins(self) -> Any:
         """The loaded plugins (entry points, allow/block lists applied)."""
         if self._plugins is None:
-            from harness.plugins import get_plugins
+            from vlc_harness.plugins import get_plugins
 
             self._plugins = get_plugins()
         return self._plugins
 
     def registry(self, paths: tuple[str, ...], required: bool = True) -> Any:
         """Load the registry files given, else $VLC_HARNESS_REGISTRY, else ./registry.yaml."""
-        from harness.paths import ENV_REGISTRY
-        from harness.registry import Registry, load_registry
+        from vlc_harness.paths import ENV_REGISTRY
+        from vlc_harness.registry import Registry, load_registry
 
         files = [Path(p) for p in paths]
         if not files and os.environ.get(ENV_REGISTRY):
@@ -58,9 +58,9 @@ class App:
         benchmarks' data under ``data_root`` (default: $VLC_HARNESS_DATA); those whose data is
         not there are reported and kept as they are until it is.
         """
-        from harness.metrics.rebuild import rebuild_stale
-        from harness.paths import default_data_root, default_store_url
-        from harness.store import open_store
+        from vlc_harness.metrics.rebuild import rebuild_stale
+        from vlc_harness.paths import default_data_root, default_store_url
+        from vlc_harness.store import open_store
 
         store = open_store(url or default_store_url())
         report = rebuild_stale(store, self.plugins, Path(data_root) if data_root else default_data_root())

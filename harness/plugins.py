@@ -26,18 +26,18 @@ from typing import Any
 
 import pluggy
 
-from harness import hookspecs
-from harness.benchmarks import Benchmark
-from harness.catalog import Registrar
-from harness.errors import PluginError
-from harness.models import Model
+from vlc_harness import hookspecs
+from vlc_harness.benchmarks import Benchmark
+from vlc_harness.catalog import Registrar
+from vlc_harness.errors import PluginError
+from vlc_harness.models import Model
 
 ENV_LOAD = "VLC_HARNESS_LOAD_PLUGINS"
 ENV_BLOCK = "VLC_HARNESS_BLOCK_PLUGINS"
 ENV_DIR = "VLC_HARNESS_PLUGINS_DIR"
 SUBPLUGINS_ATTR = "vlc_harness_plugins"
 LOCAL_PREFIX = "vlc_harness_local_plugins."
-CORE_COMMANDS = "harness.commands"
+CORE_COMMANDS = "vlc_harness.commands"
 """The core's own commands plugin (``data``, ``verify``), registered whatever the allow-list."""
 
 

@@ -34,10 +34,10 @@ from typing import Any
 
 import yaml
 
-from harness.errors import RegistryError
-from harness.params import ParamError, build, normalise
-from harness.plugins import Plugins
-from harness.types import canonical_json
+from vlc_harness.errors import RegistryError
+from vlc_harness.params import ParamError, build, normalise
+from vlc_harness.plugins import Plugins
+from vlc_harness.types import canonical_json
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
 MODEL_KEYS = {"id", "type", "params", "run", "meta"}

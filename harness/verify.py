@@ -1,7 +1,7 @@
 """Compare a model's computed metrics with the paper-reported numbers for the same model.
 
 A registry model entry names its paper rows with ``meta.paper_match`` (the ``matches`` field of
-:class:`~harness.types.ReferenceRow`). A reference row is compared only with our metric of the
+:class:`~vlc_harness.types.ReferenceRow`). A reference row is compared only with our metric of the
 same id and category, on a cell of the same benchmark type and data version.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.store import CellRecord
-from harness.types import ReferenceRow
+from vlc_harness.store import CellRecord
+from vlc_harness.types import ReferenceRow
 
 DEFAULT_TOLERANCE = 0.005
 """Half a percentage point: papers print two decimals of a percentage, runs differ by hardware."""

@@ -11,13 +11,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness.benchmarks import Benchmark
-from harness.kit.overlap import OverlapMark, entry_overlap
-from harness.metrics import bootstrap as intervals
-from harness.registry import Registry
-from harness.store import CellRecord
-from harness.types import MetricSpec, ReferenceRow
-from leaderboard.tables import benchmark_of
+from vlc_harness.benchmarks import Benchmark
+from vlc_harness.kit.overlap import OverlapMark, entry_overlap
+from vlc_harness.metrics import bootstrap as intervals
+from vlc_harness.registry import Registry
+from vlc_harness.store import CellRecord
+from vlc_harness.types import MetricSpec, ReferenceRow
+from vlc_leaderboard.tables import benchmark_of
 
 KINDS = ("model", "blind", "baseline")
 """Row kinds of registry models: vision-language models, image-blind text-only ones, baselines."""
@@ -59,7 +59,7 @@ class CellView:
     cell: CellRecord | None = None
     overlap: OverlapMark | None = None
     """Whether the model's training image pools (``meta.trained_on``) overlap the benchmark's
-    (``image_pools``); ``None`` when either side declares none (see :mod:`harness.kit.overlap`)."""
+    (``image_pools``); ``None`` when either side declares none (see :mod:`vlc_harness.kit.overlap`)."""
 
     @property
     def published(self) -> bool:

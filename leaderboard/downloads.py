@@ -17,8 +17,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.store import Store
-from leaderboard.board import Board
+from vlc_harness.store import Store
+from vlc_leaderboard.board import Board
 
 CSV_COLUMNS = (
     "model",
@@ -55,14 +55,14 @@ def in_unit(value: Any, unit: str) -> float | None:
 
 def scores_file(model_id: str, benchmark_id: str) -> str:
     """Relative path of a cell's per-instance file under the site."""
-    from leaderboard.site import slug
+    from vlc_leaderboard.site import slug
 
     return f"downloads/scores/{slug(model_id)}__{slug(benchmark_id)}.jsonl"
 
 
 def write_downloads(board: Board, out: Path, store: Store, data_root: Path | None) -> list[Path]:
     """Write ``downloads/leaderboard.{csv,json}`` and one scores file per published cell."""
-    from leaderboard.site import metric_title, metric_unit
+    from vlc_leaderboard.site import metric_title, metric_unit
 
     folder = out / "downloads" / "scores"
     folder.mkdir(parents=True, exist_ok=True)

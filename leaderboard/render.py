@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from harness import hookimpl
-from harness.cli import App, data_root_option, pass_app, registry_option, store_option
+from vlc_harness import hookimpl
+from vlc_harness.cli import App, data_root_option, pass_app, registry_option, store_option
 
 
 @click.command()
@@ -29,12 +29,12 @@ def render(
     data_root: str | None,
 ) -> None:
     """Render index, benchmark and model pages; only complete cells are published."""
-    from harness.errors import UserError
-    from harness.paths import default_data_root
-    from harness.provenance import run_provenance
-    from leaderboard.board import build_board
-    from leaderboard.downloads import write_downloads
-    from leaderboard.site import render_site
+    from vlc_harness.errors import UserError
+    from vlc_harness.paths import default_data_root
+    from vlc_harness.provenance import run_provenance
+    from vlc_leaderboard.board import build_board
+    from vlc_leaderboard.downloads import write_downloads
+    from vlc_leaderboard.site import render_site
 
     registry = app.registry(registries, required=False)
     root = Path(data_root) if data_root else default_data_root()

@@ -9,9 +9,9 @@ from typing import Any
 
 import click
 
-from harness import hookimpl
-from harness.cli import App, pass_app, registry_option, store_option
-from leaderboard.tables import COLUMNS, chance_rows, metric_rows, reference_rows, select_cells
+from vlc_harness import hookimpl
+from vlc_harness.cli import App, pass_app, registry_option, store_option
+from vlc_leaderboard.tables import COLUMNS, chance_rows, metric_rows, reference_rows, select_cells
 
 
 @click.command()
@@ -103,8 +103,8 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
 
 def _print_board(app: App, store_url: str | None, registries: tuple[str, ...]) -> None:
     """The same main table as the site's index: Human and Chance rows, then one row per model."""
-    from leaderboard.board import build_board
-    from leaderboard.site import pct
+    from vlc_leaderboard.board import build_board
+    from vlc_leaderboard.site import pct
 
     store = app.store(store_url)
     try:

@@ -21,9 +21,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.types import MetricSpec
-from leaderboard.board import BenchmarkColumn, Board, Row
-from leaderboard.svg import gap_bar, scatter
+from vlc_harness.types import MetricSpec
+from vlc_leaderboard.board import BenchmarkColumn, Board, Row
+from vlc_leaderboard.svg import gap_bar, scatter
 
 TEMPLATES = Path(__file__).with_name("templates")
 STATIC = Path(__file__).with_name("static")

@@ -6,10 +6,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from harness.benchmarks import Benchmark
-from harness.catalog import Registrar
-from harness.params import ParamError, build
-from harness.store import CellRecord, Store
+from vlc_harness.benchmarks import Benchmark
+from vlc_harness.catalog import Registrar
+from vlc_harness.params import ParamError, build
+from vlc_harness.store import CellRecord, Store
 
 COLUMNS = ("model", "benchmark", "metric", "category", "value", "n", "ties", "tie_rule", "averaging", "status")
 

@@ -47,7 +47,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from plugins.benchmarks.shapes_scenes import (  # noqa: E402
+from vlc_harness_builtins.benchmarks.shapes_scenes import (  # noqa: E402
     COLOURS,
     GENERATOR_VERSION,
     NEGATIVE_KINDS,
@@ -63,7 +63,7 @@ from plugins.benchmarks.shapes_scenes import (  # noqa: E402
     render,
     scene_rng,
 )
-from plugins.models.shapes_clip import MEAN, PAD, SHIPPED_WEIGHTS, STD, UNK, build_network, tokenize  # noqa: E402
+from vlc_harness_builtins.models.shapes_clip import MEAN, PAD, SHIPPED_WEIGHTS, STD, UNK, build_network, tokenize  # noqa: E402
 
 STREAM = "train"
 STYLES = [Style(s, r, c) for s in (0, 1) for r in (0, 1) for c in (False, True)]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.testing import in_ci, write_standin_images
+from vlc_harness.testing import in_ci, write_standin_images
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -72,10 +72,10 @@ def full_root(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
 @pytest.fixture(scope="session")
 def tiny_clip(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """A tiny open_clip model: config dict file plus a random-weight checkpoint saved locally."""
-    from harness.testing import require
+    from vlc_harness.testing import require
 
     require("open_clip")
-    from plugins.models.openclip import TINY_CONFIG, OpenClip
+    from vlc_harness_builtins.models.openclip import TINY_CONFIG, OpenClip
 
     folder = tmp_path_factory.mktemp("tiny_clip")
     params = OpenClip.conformance_example(folder)
@@ -93,7 +93,7 @@ def tiny_spec(tiny_clip: dict) -> str:
 @pytest.fixture
 def faulty(monkeypatch):
     """Load tests/plugins/faulty_models.py as a plugin (for this test only)."""
-    from harness.plugins import get_plugins
+    from vlc_harness.plugins import get_plugins
 
     monkeypatch.setenv("VLC_HARNESS_PLUGINS_DIR", str(Path(__file__).parent / "local_plugins"))
     plugins = get_plugins(reload=True)
@@ -105,8 +105,8 @@ def faulty(monkeypatch):
 @pytest.fixture(scope="session")
 def postgres_server():
     """A throwaway PostgreSQL server for the session (Debian's postgresql; CI installs it)."""
-    from harness.testing import in_ci, require
-    from harness.testing.postgres import postgres_bin, running_postgres
+    from vlc_harness.testing import in_ci, require
+    from vlc_harness.testing.postgres import postgres_bin, running_postgres
 
     require("psycopg")
     if postgres_bin() is None:
@@ -123,6 +123,6 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """An empty store's URL, once on SQLite and once on PostgreSQL."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'store.sqlite'}"
-    from harness.testing.postgres import fresh_database
+    from vlc_harness.testing.postgres import fresh_database
 
     return fresh_database(request.getfixturevalue("postgres_server"))

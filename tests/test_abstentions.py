@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.metrics.cell import compute_values, specs_of
-from harness.metrics.outcomes import outcomes_from_matrices
-from harness.params import build
-from harness.types import ImageSource, Instance
-from plugins.benchmarks.hard_positives import HardPositives
-from plugins.benchmarks.seetrue import SeeTrue
+from vlc_harness.metrics.cell import compute_values, specs_of
+from vlc_harness.metrics.outcomes import outcomes_from_matrices
+from vlc_harness.params import build
+from vlc_harness.types import ImageSource, Instance
+from vlc_harness_builtins.benchmarks.hard_positives import HardPositives
+from vlc_harness_builtins.benchmarks.seetrue import SeeTrue
 
 HP = HardPositives(build(HardPositives.Params, {"version": "custom"}), Path("."))
 

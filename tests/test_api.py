@@ -4,8 +4,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from harness import evaluate
-from harness.models import Identity, RunOptions, TextOnlyModel
+from vlc_harness import evaluate
+from vlc_harness.models import Identity, RunOptions, TextOnlyModel
 
 
 def test_evaluate_matches_the_cli(vlc_cli, tmp_path, sample_root):

@@ -13,20 +13,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.benchmarks import InstanceScores
-from harness.errors import DataUnavailable, ScoreError, Unavailable
-from harness.params import build
-from harness.testing import write_standin_images
-from harness.types import ImageSource, Instance
-from plugins.benchmarks import aro_order
-from plugins.benchmarks.aro import (
+from vlc_harness.benchmarks import InstanceScores
+from vlc_harness.errors import DataUnavailable, ScoreError, Unavailable
+from vlc_harness.params import build
+from vlc_harness.testing import write_standin_images
+from vlc_harness.types import ImageSource, Instance
+from vlc_harness_builtins.benchmarks import aro_order
+from vlc_harness_builtins.benchmarks.aro import (
     COCOOrder,
     Flickr30kOrder,
     VGAttribution,
     VGRelation,
     relation_rules,
 )
-from plugins.benchmarks.pos_tagging import (
+from vlc_harness_builtins.benchmarks.pos_tagging import (
     SPACY_INSTALL,
     TableTagger,
     TaggerUnavailable,

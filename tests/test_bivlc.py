@@ -16,13 +16,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.benchmarks import InstanceScores, load_reference_rows
-from harness.datafetch import FetchError
-from harness.errors import DataUnavailable
-from harness.metrics.cell import declared_ids
-from harness.params import build
-from harness.store import open_store
-from plugins.benchmarks.bivlc import (
+from vlc_harness.benchmarks import InstanceScores, load_reference_rows
+from vlc_harness.datafetch import FetchError
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics.cell import declared_ids
+from vlc_harness.params import build
+from vlc_harness.store import open_store
+from vlc_harness_builtins.benchmarks.bivlc import (
     I2T_ONLY_METRIC,
     ROWS_FILE,
     SOURCES_FILE,
@@ -213,7 +213,7 @@ def test_i2t_only_ties_and_nan(tmp_path):
     values = b.compute([InstanceScores(i, np.array([[0.4, 0.4]])) for i in instances])
     overall = next(v for v in values if v.category == "all")
     assert overall.value == 0.0 and overall.ties == 7
-    from harness.errors import ScoreError
+    from vlc_harness.errors import ScoreError
 
     with pytest.raises(ScoreError):
         b.compute([InstanceScores(i, np.array([[np.nan, 0.1]])) for i in instances])

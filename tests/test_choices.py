@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from harness.choices import i2t_questions, rotations
-from harness.store import open_store
-from harness.types import ImageSource, Instance
+from vlc_harness.choices import i2t_questions, rotations
+from vlc_harness.store import open_store
+from vlc_harness.types import ImageSource, Instance
 
 
 def test_rotations_and_questions():
@@ -69,11 +69,11 @@ def test_position_bias_abstentions_and_failed_requests(vlc_cli, tmp_path, sample
 class NoQuestions:
     """Registers SugarCrepe without its multiple-choice form."""
 
-    from harness import hookimpl
+    from vlc_harness import hookimpl
 
     @hookimpl
     def register_benchmarks(self, register):
-        from plugins.benchmarks.sugarcrepe import SugarCrepe
+        from vlc_harness_builtins.benchmarks.sugarcrepe import SugarCrepe
 
         class SugarCrepeScoresOnly(SugarCrepe):
             """SugarCrepe with no multiple-choice form."""

@@ -8,7 +8,7 @@ import sys
 
 def harness(*args: str, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "harness", *args], capture_output=True, text=True, timeout=120, cwd=cwd
+        [sys.executable, "-m", "vlc_harness", *args], capture_output=True, text=True, timeout=120, cwd=cwd
     )
 
 

@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.benchmarks import InstanceScores, load_reference_rows
-from harness.errors import DataUnavailable
-from harness.params import build
-from plugins.benchmarks.colorswap import ColorSwap, write_example
 from tests.conftest import shared_data_dir
+from vlc_harness.benchmarks import InstanceScores, load_reference_rows
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.params import build
+from vlc_harness_builtins.benchmarks.colorswap import ColorSwap, write_example
 
 FIXTURE = Path(__file__).parent / "fixtures" / "colorswap_sample"
 REFERENCE = Path(__file__).resolve().parent.parent / "plugins" / "benchmarks" / "colorswap_reference.json"

@@ -1,3 +1,3 @@
 """The shared conformance checks, run over every registered model and benchmark type."""
 
-from harness.testing.conformance import *  # noqa: F401,F403
+from vlc_harness.testing.conformance import *  # noqa: F401,F403

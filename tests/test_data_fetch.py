@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.testing import standin_image
+from vlc_harness.testing import standin_image
 
 HEAD = "0047054b243992f0fad63d6f64f7544862daf846"
 PREFIX = "6e45274de98440ad8ff4207bddba0afcc1a4526f"

@@ -15,7 +15,7 @@ def test_adding_a_model_doc_embeds_the_example_file():
 
 
 def test_the_example_plugin_runs_from_a_plugins_dir(vlc_cli, tmp_path, sample_root, tiny_clip, monkeypatch):
-    from harness.plugins import get_plugins
+    from vlc_harness.plugins import get_plugins
 
     folder = tmp_path / "my_plugins"
     folder.mkdir()

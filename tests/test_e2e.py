@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from harness.store import open_store
-from harness.store.schema import SCHEMA_VERSION
+from vlc_harness.store import open_store
+from vlc_harness.store.schema import SCHEMA_VERSION
 
 
 def store_url(tmp_path) -> str:
@@ -70,7 +70,7 @@ def test_tiny_openclip_on_sugarcrepe_sample_is_computed_once_cached_and_shown(
     import torch
     from PIL import Image
 
-    from plugins.models.openclip import register_inline_config
+    from vlc_harness_builtins.models.openclip import register_inline_config
 
     name = register_inline_config(json.loads(open(tiny_clip["config"]).read()))
     model, _, preprocess = open_clip.create_model_and_transforms(name, pretrained=tiny_clip["checkpoint"])

@@ -10,12 +10,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.benchmarks import InstanceScores
-from harness.datafetch import FetchError
-from harness.errors import DataUnavailable
-from harness.params import build
-from plugins.benchmarks.eqben import MINI_DIR, MINI_FILE, N_MINI, SUBSETS, EqBen, full_subset_records, write_example
 from tests.conftest import shared_data_dir
+from vlc_harness.benchmarks import InstanceScores
+from vlc_harness.datafetch import FetchError
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.params import build
+from vlc_harness_builtins.benchmarks.eqben import (
+    MINI_DIR,
+    MINI_FILE,
+    N_MINI,
+    SUBSETS,
+    EqBen,
+    full_subset_records,
+    write_example,
+)
 
 FIXTURE = Path(__file__).parent / "fixtures" / "eqben_sample"
 

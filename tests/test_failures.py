@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from harness.store import open_store
+from vlc_harness.store import open_store
 
 
 def run(vlc_cli, tmp_path, root, *models, extra=()):

@@ -10,9 +10,9 @@ import textwrap
 
 import pytest
 
-from harness.models import PairGroup
-from harness.params import build
-from harness.testing import require
+from vlc_harness.models import PairGroup
+from vlc_harness.params import build
+from vlc_harness.testing import require
 
 require("transformers")
 
@@ -30,7 +30,7 @@ def _images():
 @pytest.fixture(scope="session")
 def tiny_vlms(tmp_path_factory):
     """Each tiny VLM family saved once per session."""
-    import plugins.models.tiny_generative as g
+    import vlc_harness_builtins.models.tiny_generative as g
 
     root = tmp_path_factory.mktemp("tiny_vlms")
     return {
@@ -46,13 +46,13 @@ def tiny_vlms(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def tiny_clip_flant5(tmp_path_factory):
-    from plugins.models.tiny_generative import save_tiny_clip_flant5
+    from vlc_harness_builtins.models.tiny_generative import save_tiny_clip_flant5
 
     return save_tiny_clip_flant5(tmp_path_factory.mktemp("cf5") / "bin")
 
 
 def _loaded(cls, params, **run):
-    from plugins.models.vqascore import GenerativeRun
+    from vlc_harness_builtins.models.vqascore import GenerativeRun
 
     model = cls(build(cls.Params, params), GenerativeRun(**run))
     model.identify()
@@ -97,7 +97,7 @@ def _reference_answer_logprobs(model, image, prompt, answer):
 @pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("scoring", ["p_yes", "t2v_metrics"])
 def test_vqascore_is_the_transformers_answer_likelihood(tiny_vlms, family, scoring):
-    from plugins.models.vqascore import DEFAULT_QUESTION, VqaScore
+    from vlc_harness_builtins.models.vqascore import DEFAULT_QUESTION, VqaScore
 
     model = _loaded(VqaScore, {"checkpoint": str(tiny_vlms[family]), "scoring": scoring}, self_check=False)
     assert model.identify().protocol.startswith(f"score_pairs/vqascore/{scoring}/")
@@ -115,7 +115,7 @@ def test_vqascore_is_the_transformers_answer_likelihood(tiny_vlms, family, scori
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_grouped_and_prefix_reused_scores_equal_per_pair_scores(tiny_vlms, family):
-    from plugins.models.vqascore import VqaScore
+    from vlc_harness_builtins.models.vqascore import VqaScore
 
     params = {"checkpoint": str(tiny_vlms[family]), "scoring": "t2v_metrics"}
     scores = {reuse: _score(_loaded(VqaScore, params, reuse=reuse)) for reuse in ("none", "vision", "prefix")}
@@ -126,7 +126,7 @@ def test_grouped_and_prefix_reused_scores_equal_per_pair_scores(tiny_vlms, famil
 
 @pytest.mark.parametrize("family", ["llava", "qwen2_vl", "blip2_opt"])
 def test_prefix_reuse_runs_vision_once_per_image_and_only_suffixes_per_text(tiny_vlms, family, monkeypatch):
-    from plugins.models.vqascore import VlmScorer, VqaScore
+    from vlc_harness_builtins.models.vqascore import VlmScorer, VqaScore
 
     model = _loaded(VqaScore, {"checkpoint": str(tiny_vlms[family])}, reuse="prefix", self_check=False)
     images_seen, runs = [], []
@@ -153,7 +153,7 @@ def test_prefix_reuse_runs_vision_once_per_image_and_only_suffixes_per_text(tiny
 
 
 def test_no_prefix_reuse_when_the_image_follows_the_text(tiny_vlms, monkeypatch):
-    from plugins.models.vqascore import VlmScorer, VqaScore
+    from vlc_harness_builtins.models.vqascore import VlmScorer, VqaScore
 
     prompt = "USER: {question}\n<image> ASSISTANT:"
     params = {"checkpoint": str(tiny_vlms["llava"]), "prompt": prompt}
@@ -165,7 +165,7 @@ def test_no_prefix_reuse_when_the_image_follows_the_text(tiny_vlms, monkeypatch)
 
 
 def test_the_self_check_refuses_a_scorer_that_disagrees_with_the_model(tiny_vlms, monkeypatch):
-    from plugins.models.vqascore import VlmScorer, VqaScore
+    from vlc_harness_builtins.models.vqascore import VlmScorer, VqaScore
 
     model = _loaded(VqaScore, {"checkpoint": str(tiny_vlms["llava"])})
     gather = VlmScorer._gather
@@ -175,7 +175,7 @@ def test_the_self_check_refuses_a_scorer_that_disagrees_with_the_model(tiny_vlms
 
 
 def test_prefix_lm_models_are_refused():
-    from plugins.models.vqascore import resolve_family
+    from vlc_harness_builtins.models.vqascore import resolve_family
 
     assert resolve_family("auto", "llava") == "llava"
     assert resolve_family("auto", "blip-2") == "blip2"
@@ -192,7 +192,7 @@ def _clip_flant5_reference(model, image, question, answer_text):
     projected patches between them, T5 teacher-forced on the answer with labels."""
     import torch
 
-    from plugins.models.clip_flant5 import SYSTEM_MESSAGE, expand_to_square
+    from vlc_harness_builtins.models.clip_flant5 import SYSTEM_MESSAGE, expand_to_square
 
     s = model._scorer
     tok = s.tokenizer
@@ -213,8 +213,8 @@ def _clip_flant5_reference(model, image, question, answer_text):
 
 @pytest.mark.parametrize("scoring", ["p_yes", "t2v_metrics"])
 def test_clip_flant5_is_t2v_metrics_forward(tiny_clip_flant5, scoring):
-    from plugins.models.clip_flant5 import ClipFlanT5
-    from plugins.models.vqascore import DEFAULT_QUESTION
+    from vlc_harness_builtins.models.clip_flant5 import ClipFlanT5
+    from vlc_harness_builtins.models.vqascore import DEFAULT_QUESTION
 
     params = {"checkpoint": str(tiny_clip_flant5), "tokenizer": str(tiny_clip_flant5 / "tokenizer"), "scoring": scoring}
     model = _loaded(ClipFlanT5, params)
@@ -229,7 +229,7 @@ def test_clip_flant5_is_t2v_metrics_forward(tiny_clip_flant5, scoring):
 
 
 def test_clip_flant5_prompt_is_t5_chat_with_a_closing_eos_on_each_side(tiny_clip_flant5):
-    from plugins.models.clip_flant5 import IMAGE_SLOT, ClipFlanT5
+    from vlc_harness_builtins.models.clip_flant5 import IMAGE_SLOT, ClipFlanT5
 
     params = {"checkpoint": str(tiny_clip_flant5), "tokenizer": str(tiny_clip_flant5 / "tokenizer")}
     scorer = _loaded(ClipFlanT5, params)._scorer
@@ -248,8 +248,8 @@ def test_clip_flant5_prompt_is_t5_chat_with_a_closing_eos_on_each_side(tiny_clip
 def test_clip_flant5_loads_every_published_file_layout_alike(
     tiny_clip_flant5, tmp_path, file_format, vision_in_checkpoint
 ):
-    from plugins.models.clip_flant5 import ClipFlanT5
-    from plugins.models.tiny_generative import save_tiny_clip_flant5
+    from vlc_harness_builtins.models.clip_flant5 import ClipFlanT5
+    from vlc_harness_builtins.models.tiny_generative import save_tiny_clip_flant5
 
     def scores(folder):
         return _score(_loaded(ClipFlanT5, {"checkpoint": str(folder), "tokenizer": str(folder / "tokenizer")}))
@@ -261,8 +261,8 @@ def test_clip_flant5_loads_every_published_file_layout_alike(
 
 
 def test_clip_flant5_cuts_the_vocabulary_to_the_tokenizer(tmp_path):
-    from plugins.models.clip_flant5 import ClipFlanT5
-    from plugins.models.tiny_generative import save_tiny_clip_flant5
+    from vlc_harness_builtins.models.clip_flant5 import ClipFlanT5
+    from vlc_harness_builtins.models.tiny_generative import save_tiny_clip_flant5
 
     folder = save_tiny_clip_flant5(tmp_path / "wide", extra_rows=7)
     model = _loaded(ClipFlanT5, {"checkpoint": str(folder), "tokenizer": str(folder / "tokenizer")})
@@ -331,7 +331,7 @@ def test_published_clip_flant5_layouts_load_strictly_on_the_meta_device(size):
     import torch
     from transformers import CLIPVisionConfig
 
-    from plugins.models.clip_flant5 import CLIP_T5_DEFAULTS, build_modules, load_published
+    from vlc_harness_builtins.models.clip_flant5 import CLIP_T5_DEFAULTS, build_modules, load_published
 
     t5 = FLAN_T5[size]
     config = {"model_type": "clip_t5", **t5, "d_kv": 64, "vocab_size": 32128, "feed_forward_proj": "gated-gelu"}
@@ -356,7 +356,7 @@ def test_published_clip_flant5_layouts_load_strictly_on_the_meta_device(size):
 def test_the_tiny_checkpoint_uses_the_published_names(tiny_clip_flant5):
     import json
 
-    from plugins.models.tiny_generative import CLIP_FLANT5_VISION
+    from vlc_harness_builtins.models.tiny_generative import CLIP_FLANT5_VISION
 
     config = json.loads((tiny_clip_flant5 / "config.json").read_text())
     index = json.loads((tiny_clip_flant5 / "pytorch_model.bin.index.json").read_text())
@@ -386,7 +386,7 @@ def test_the_tiny_checkpoint_uses_the_published_names(tiny_clip_flant5):
     ],
 )
 def test_bivlc_caption_normalisation(caption, normalized):
-    from plugins.models.captioning_likelihood import bivlc_normalize
+    from vlc_harness_builtins.models.captioning_likelihood import bivlc_normalize
 
     assert bivlc_normalize(caption) == normalized
 
@@ -395,7 +395,7 @@ def test_bivlc_caption_normalisation(caption, normalized):
 def test_blip_caption_likelihood_is_the_transformers_decoder(tiny_vlms, reduction):
     import torch
 
-    from plugins.models.captioning_likelihood import CaptioningLikelihood, bivlc_normalize
+    from vlc_harness_builtins.models.captioning_likelihood import CaptioningLikelihood, bivlc_normalize
 
     params = {"checkpoint": str(tiny_vlms["blip_captioner"]), "reduction": reduction}
     model = _loaded(CaptioningLikelihood, params)
@@ -419,7 +419,7 @@ def test_blip_caption_likelihood_is_the_transformers_decoder(tiny_vlms, reductio
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_caption_likelihood_reuse_is_exact(tiny_vlms, family):
-    from plugins.models.captioning_likelihood import CaptioningLikelihood
+    from vlc_harness_builtins.models.captioning_likelihood import CaptioningLikelihood
 
     params = {"checkpoint": str(tiny_vlms[family]), "reduction": "mean"}
     scores = {reuse: _score(_loaded(CaptioningLikelihood, params, reuse=reuse)) for reuse in ("none", "prefix")}
@@ -427,7 +427,7 @@ def test_caption_likelihood_reuse_is_exact(tiny_vlms, family):
 
 
 def test_caption_sum_mean_and_eos(tiny_vlms):
-    from plugins.models.captioning_likelihood import CaptioningLikelihood
+    from vlc_harness_builtins.models.captioning_likelihood import CaptioningLikelihood
 
     base = {"checkpoint": str(tiny_vlms["llava"]), "normalize": "none"}
     total = _score(_loaded(CaptioningLikelihood, base | {"reduction": "sum"}))
@@ -440,7 +440,7 @@ def test_caption_sum_mean_and_eos(tiny_vlms):
 
 
 def test_caption_likelihood_with_clip_flant5_is_visualgptscore(tiny_clip_flant5):
-    from plugins.models.captioning_likelihood import CaptioningLikelihood
+    from vlc_harness_builtins.models.captioning_likelihood import CaptioningLikelihood
 
     params = {"checkpoint": str(tiny_clip_flant5), "tokenizer": str(tiny_clip_flant5 / "tokenizer")}
     model = _loaded(CaptioningLikelihood, params | {"reduction": "mean", "normalize": "none"})
@@ -456,9 +456,9 @@ def test_caption_likelihood_with_clip_flant5_is_visualgptscore(tiny_clip_flant5)
 
 
 def test_t2v_metrics_types_are_absent_without_the_package(monkeypatch):
-    from harness.catalog import Registrar
-    from harness.models import Model
-    from plugins.models import t2v_metrics_adapter as adapter
+    from vlc_harness.catalog import Registrar
+    from vlc_harness.models import Model
+    from vlc_harness_builtins.models import t2v_metrics_adapter as adapter
 
     monkeypatch.setattr(adapter, "t2v_metrics_found", lambda: False)
     registrar = Registrar("model", Model)
@@ -499,9 +499,9 @@ def _forget_fake_t2v_metrics():
 
 
 def test_t2v_metrics_adapter_registers_and_scores_through_the_package(tmp_path, monkeypatch):
-    from harness.catalog import Registrar
-    from harness.models import Model, RunOptions
-    from plugins.models import t2v_metrics_adapter as adapter
+    from vlc_harness.catalog import Registrar
+    from vlc_harness.models import Model, RunOptions
+    from vlc_harness_builtins.models import t2v_metrics_adapter as adapter
 
     (tmp_path / "t2v_metrics.py").write_text(textwrap.dedent(FAKE_T2V))
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -524,9 +524,9 @@ def test_t2v_metrics_adapter_registers_and_scores_through_the_package(tmp_path, 
 
 
 def test_t2v_metrics_that_does_not_import_is_unavailable(tmp_path, monkeypatch):
-    from harness.errors import WeightsUnavailable
-    from harness.models import RunOptions
-    from plugins.models.t2v_metrics_adapter import T2vMetrics
+    from vlc_harness.errors import WeightsUnavailable
+    from vlc_harness.models import RunOptions
+    from vlc_harness_builtins.models.t2v_metrics_adapter import T2vMetrics
 
     (tmp_path / "t2v_metrics.py").write_text("raise RuntimeError('ffmpeg is not installed')\n")
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -32,7 +32,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
 
 
 def current_cell(case: Case) -> dict:
-    from harness.run.collect import collect_answers, collect_scores
+    from vlc_harness.run.collect import collect_answers, collect_scores
 
     inputs = case_inputs(case)
     if case.mode == "choices":
@@ -80,8 +80,8 @@ def test_generated_cases_match_the_goldens(name, generated, monkeypatch):
 @pytest.mark.parametrize("name", SHARED_NAMES)
 def test_shared_data_cases_match_the_goldens(name, shared_data, monkeypatch):
     monkeypatch.setenv("VLC_HARNESS_BOOTSTRAP", "0")
-    from harness.params import build
-    from harness.plugins import get_plugins
+    from vlc_harness.params import build
+    from vlc_harness.plugins import get_plugins
 
     _, index, type_name, params, mode = next(c for c in shared_cases(shared_data) if c[0] == name)
     cls = get_plugins().benchmarks.get(type_name).cls

@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.benchmarks import InstanceScores
-from harness.errors import DataUnavailable, ScoreError
-from harness.metrics.outcomes import outcomes_from_matrices
-from harness.params import build
-from harness.testing import write_standin_images
-from harness.types import ImageSource, Instance
-from plugins.benchmarks.hard_positives import HardPositives, write_example
+from vlc_harness.benchmarks import InstanceScores
+from vlc_harness.errors import DataUnavailable, ScoreError
+from vlc_harness.metrics.outcomes import outcomes_from_matrices
+from vlc_harness.params import build
+from vlc_harness.testing import write_standin_images
+from vlc_harness.types import ImageSource, Instance
+from vlc_harness_builtins.benchmarks.hard_positives import HardPositives, write_example
 
 SWAP_FIXTURE = Path(__file__).parent / "fixtures" / "hard_positives_swap_sample"
 README_COUNTS = {"replace_att": 10575, "replace_rel": 16868}

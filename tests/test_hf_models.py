@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.models import PairGroup, RunOptions
-from harness.params import build
-from harness.testing import require
+from vlc_harness.models import PairGroup, RunOptions
+from vlc_harness.params import build
+from vlc_harness.testing import require
 
 require("transformers")
 
@@ -45,8 +45,8 @@ def _reference_logits(model, padding):
 
 
 def test_clip_scores_are_transformers_cosine(tmp_path):
-    from plugins.models.hf_contrastive import HfContrastive
-    from plugins.models.tiny_hf import save_tiny_clip
+    from vlc_harness_builtins.models.hf_contrastive import HfContrastive
+    from vlc_harness_builtins.models.tiny_hf import save_tiny_clip
 
     model = _loaded(HfContrastive, {"checkpoint": str(save_tiny_clip(tmp_path / "clip"))})
     assert model.identify().protocol == "embed/cosine/pad-longest/raw-caption"
@@ -55,8 +55,8 @@ def test_clip_scores_are_transformers_cosine(tmp_path):
 
 
 def test_siglip_scores_are_its_logits_with_max_length_padding(tmp_path):
-    from plugins.models.hf_contrastive import HfContrastive
-    from plugins.models.tiny_hf import save_tiny_siglip
+    from vlc_harness_builtins.models.hf_contrastive import HfContrastive
+    from vlc_harness_builtins.models.tiny_hf import save_tiny_siglip
 
     folder = save_tiny_siglip(tmp_path / "siglip")
     model = _loaded(HfContrastive, {"checkpoint": str(folder)})
@@ -74,8 +74,8 @@ def test_siglip_scores_are_its_logits_with_max_length_padding(tmp_path):
 def test_blip_protocols_match_the_transformers_heads(tmp_path, protocol):
     import torch
 
-    from plugins.models.blip_itm import BlipItm
-    from plugins.models.tiny_hf import save_tiny_blip
+    from vlc_harness_builtins.models.blip_itm import BlipItm
+    from vlc_harness_builtins.models.tiny_hf import save_tiny_blip
 
     model = _loaded(BlipItm, {"checkpoint": str(save_tiny_blip(tmp_path / "blip")), "protocol": protocol})
     images = [model.preprocess(i) for i in _images()]
@@ -94,7 +94,7 @@ def test_blip_protocols_match_the_transformers_heads(tmp_path, protocol):
 
 
 def test_hf_models_run_end_to_end_on_the_sugarcrepe_sample(vlc_cli, tmp_path, sample_root):
-    from plugins.models.tiny_hf import save_tiny_blip, save_tiny_clip
+    from vlc_harness_builtins.models.tiny_hf import save_tiny_blip, save_tiny_clip
 
     clip = save_tiny_clip(tmp_path / "clip")
     blip = save_tiny_blip(tmp_path / "blip")

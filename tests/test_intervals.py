@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.benchmarks import InstanceScores
-from harness.metrics import bootstrap as intervals
-from harness.metrics.cell import cell_metrics
-from harness.metrics.outcomes import outcomes_from_matrices
-from harness.params import build
-from harness.types import ImageSource, Instance
-from plugins.benchmarks.sugarcrepe import SugarCrepe
+from vlc_harness.benchmarks import InstanceScores
+from vlc_harness.metrics import bootstrap as intervals
+from vlc_harness.metrics.cell import cell_metrics
+from vlc_harness.metrics.outcomes import outcomes_from_matrices
+from vlc_harness.params import build
+from vlc_harness.types import ImageSource, Instance
+from vlc_harness_builtins.benchmarks.sugarcrepe import SugarCrepe
 
 BENCH = SugarCrepe(build(SugarCrepe.Params, {}), Path("."))
 

@@ -6,14 +6,14 @@ import textwrap
 
 import pytest
 
-from harness.errors import PluginError
-from harness.plugins import load_plugins
+from vlc_harness.errors import PluginError
+from vlc_harness.plugins import load_plugins
 
 HEADER = """
-from harness import hookimpl
-from harness.benchmarks import Benchmark
-from harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
-from harness.metrics.auc import RocAuc
+from vlc_harness import hookimpl
+from vlc_harness.benchmarks import Benchmark
+from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
+from vlc_harness.metrics.auc import RocAuc
 """
 
 
@@ -78,7 +78,7 @@ def test_every_built_in_declaration_yields_the_specs_it_computes(vlc_plugins):
     """Specs and values come from one declaration: every value a benchmark reports has a spec."""
     from pathlib import Path
 
-    from harness.params import build
+    from vlc_harness.params import build
 
     for name in vlc_plugins.benchmarks.names():
         cls = vlc_plugins.benchmarks.get(name).cls

@@ -5,14 +5,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.benchmarks import InstanceScores
-from harness.errors import ScoreError
-from harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
-from harness.metrics.engine import evaluate
-from harness.metrics.outcomes import outcomes_from_matrices
-from harness.params import build
-from harness.types import ImageSource, Instance
-from plugins.benchmarks.sugarcrepe import SugarCrepe
+from vlc_harness.benchmarks import InstanceScores
+from vlc_harness.errors import ScoreError
+from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
+from vlc_harness.metrics.engine import evaluate
+from vlc_harness.metrics.outcomes import outcomes_from_matrices
+from vlc_harness.params import build
+from vlc_harness.types import ImageSource, Instance
+from vlc_harness_builtins.benchmarks.sugarcrepe import SugarCrepe
 
 
 def pairwise(rows, rule: str = "wrong", categories=None, aggregate=("per-category", "micro")):
@@ -162,7 +162,7 @@ def test_sugarcrepe_types_reproduce_table5_from_table6(table6_source, table5_sou
 def test_sugarcrepe_table5_human_row_is_the_macro_of_table6():
     """Table 5's Human row is the unweighted mean of Table 6's human subset numbers (our
     ``i2t_accuracy_type_macro``), not the pooled mean."""
-    from plugins.benchmarks.sugarcrepe import TYPES
+    from vlc_harness_builtins.benchmarks.sugarcrepe import TYPES
 
     table6 = _reference("Human", "i2t_accuracy")
     results = []

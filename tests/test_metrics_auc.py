@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.errors import ScoreError
-from harness.metrics.auc import binary_predictions, roc_auc, roc_auc_binary
+from vlc_harness.errors import ScoreError
+from vlc_harness.metrics.auc import binary_predictions, roc_auc, roc_auc_binary
 
 
 def brute_force_auc(scores, labels) -> tuple[float, int]:
@@ -85,10 +85,10 @@ def test_undefined_and_malformed_inputs():
 @pytest.mark.parametrize("seed", range(4))
 def test_the_seetrue_family_gives_the_same_auc_per_source_and_their_mean(seed):
     """The AUC the cell path computes (weighted, per source) equals :func:`roc_auc`."""
-    from harness.metrics.auc import RocAuc
-    from harness.metrics.engine import evaluate
-    from harness.metrics.outcomes import outcomes_from_matrices
-    from harness.types import ImageSource, Instance
+    from vlc_harness.metrics.auc import RocAuc
+    from vlc_harness.metrics.engine import evaluate
+    from vlc_harness.metrics.outcomes import outcomes_from_matrices
+    from vlc_harness.types import ImageSource, Instance
 
     rng = np.random.default_rng(seed)
     instances, matrices, by_source = [], [], {}

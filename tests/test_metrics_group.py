@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.errors import ScoreError
-from harness.metrics import Micro, PerCategory, Tags
-from harness.metrics.engine import evaluate
-from harness.metrics.group import CHANCE_GROUP, CHANCE_IMAGE, CHANCE_TEXT, MATCHED_PAIRS, SCORES, TextImageGroup
-from harness.metrics.outcomes import outcomes_from_matrices
-from harness.types import ImageSource, Instance
+from vlc_harness.errors import ScoreError
+from vlc_harness.metrics import Micro, PerCategory, Tags
+from vlc_harness.metrics.engine import evaluate
+from vlc_harness.metrics.group import CHANCE_GROUP, CHANCE_IMAGE, CHANCE_TEXT, MATCHED_PAIRS, SCORES, TextImageGroup
+from vlc_harness.metrics.outcomes import outcomes_from_matrices
+from vlc_harness.types import ImageSource, Instance
 
 ORDER = ("image0", "image1", "caption0", "caption1", "text", "image", "group")
 

@@ -12,11 +12,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.benchmarks import InstanceScores, load_reference_rows
-from harness.errors import DataUnavailable
-from harness.params import build
-from plugins.benchmarks.mmvp_vlm import HF_DATASET, HF_REVISION, MMVPVLM, PATTERNS, QUESTIONS, write_example
 from tests.conftest import shared_data_dir
+from vlc_harness.benchmarks import InstanceScores, load_reference_rows
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.params import build
+from vlc_harness_builtins.benchmarks.mmvp_vlm import (
+    HF_DATASET,
+    HF_REVISION,
+    MMVPVLM,
+    PATTERNS,
+    QUESTIONS,
+    write_example,
+)
 
 FIXTURE = Path(__file__).parent / "fixtures" / "mmvp_vlm_sample"
 REFERENCE = Path(__file__).resolve().parent.parent / "plugins" / "benchmarks" / "mmvp_vlm_reference.json"
@@ -155,7 +162,7 @@ def test_fetch_downloads_the_pinned_snapshot(tmp_path, monkeypatch):
     bench(root).check_data()
     assert bench(root).fetch(progress=False)[0].startswith("present") and len(calls) == 1
     monkeypatch.setitem(sys.modules, "huggingface_hub", None)
-    from harness.datafetch import FetchError
+    from vlc_harness.datafetch import FetchError
 
     with pytest.raises(FetchError, match=r"pip install 'vlc-harness\[data\]'"):
         bench(tmp_path / "other").fetch(progress=False)

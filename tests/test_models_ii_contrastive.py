@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.errors import WeightsUnavailable
-from harness.models import RunOptions
-from harness.params import build
+from vlc_harness.errors import WeightsUnavailable
+from vlc_harness.models import RunOptions
+from vlc_harness.params import build
 
 TEXTS = ["a red square above a blue circle", "a blue circle above a red square", "two green triangles"]
 
@@ -20,7 +20,7 @@ def save_tiny_siglip2(folder: Path, seed: int = 0) -> Path:
     import torch
     from transformers import Siglip2Config, Siglip2ImageProcessor, Siglip2Model
 
-    from plugins.models.tiny_hf import TINY_LAYERS, word_tokenizer
+    from vlc_harness_builtins.models.tiny_hf import TINY_LAYERS, word_tokenizer
 
     if (folder / "config.json").is_file():
         return folder
@@ -39,7 +39,7 @@ def save_tiny_siglip2(folder: Path, seed: int = 0) -> Path:
 
 @pytest.fixture(scope="module")
 def tiny_siglip2(tmp_path_factory):
-    from harness.testing import require
+    from vlc_harness.testing import require
 
     require("transformers")
     return save_tiny_siglip2(tmp_path_factory.mktemp("siglip2") / "tiny")
@@ -56,7 +56,7 @@ def test_siglip2_naflex_scores_are_the_models_own_logits(tiny_siglip2):
     import torch
     from transformers import AutoModel, AutoTokenizer, Siglip2ImageProcessor
 
-    from plugins.models.hf_contrastive import HfContrastive
+    from vlc_harness_builtins.models.hf_contrastive import HfContrastive
 
     model = HfContrastive(build(HfContrastive.Params, {"checkpoint": str(tiny_siglip2)}), RunOptions())
     identity = model.identify()
@@ -79,7 +79,7 @@ def test_siglip2_naflex_scores_are_the_models_own_logits(tiny_siglip2):
 
 
 def test_siglip2_captions_are_padded_to_the_text_towers_length(tiny_siglip2, monkeypatch):
-    from plugins.models.hf_contrastive import HfContrastive
+    from vlc_harness_builtins.models.hf_contrastive import HfContrastive
 
     model = HfContrastive(build(HfContrastive.Params, {"checkpoint": str(tiny_siglip2)}), RunOptions())
     model.load("cpu")
@@ -96,8 +96,8 @@ def test_siglip2_captions_are_padded_to_the_text_towers_length(tiny_siglip2, mon
 
 
 def test_siglip2_needs_a_transformers_that_knows_it(tiny_siglip2, monkeypatch):
-    from plugins.models import versions
-    from plugins.models.hf_contrastive import HfContrastive
+    from vlc_harness_builtins.models import versions
+    from vlc_harness_builtins.models.hf_contrastive import HfContrastive
 
     monkeypatch.setattr(versions, "installed", lambda dist: "4.49.0" if dist == "transformers" else "99")
     model = HfContrastive(build(HfContrastive.Params, {"checkpoint": str(tiny_siglip2)}), RunOptions())
@@ -118,8 +118,8 @@ def test_siglip2_needs_a_transformers_that_knows_it(tiny_siglip2, monkeypatch):
     ],
 )
 def test_an_old_open_clip_makes_new_models_unavailable_naming_the_version(monkeypatch, arch, tag, needs):
-    from plugins.models import versions
-    from plugins.models.openclip import OpenClip
+    from vlc_harness_builtins.models import versions
+    from vlc_harness_builtins.models.openclip import OpenClip
 
     old = {"open_clip_torch": "2.0.2", "timm": "0.9.2"}
     monkeypatch.setattr(versions, "installed", lambda dist: old.get(dist))
@@ -129,7 +129,7 @@ def test_an_old_open_clip_makes_new_models_unavailable_naming_the_version(monkey
 
 
 def test_the_gate_leaves_older_models_and_other_tags_alone(monkeypatch):
-    from plugins.models import versions
+    from vlc_harness_builtins.models import versions
 
     monkeypatch.setattr(versions, "installed", lambda dist: "2.0.0")
     versions.require_open_clip_model("ViT-B-32", "openai")
@@ -145,7 +145,7 @@ def test_the_installed_packages_know_every_registry_model(vlc_plugins):
     """This machine's open_clip/timm/transformers are new enough for every open_clip entry."""
     import yaml
 
-    from plugins.models import versions
+    from vlc_harness_builtins.models import versions
 
     data = yaml.safe_load((Path(__file__).resolve().parent.parent / "registry.yaml").read_text())
     for entry in data["models"]:
@@ -156,7 +156,7 @@ def test_the_installed_packages_know_every_registry_model(vlc_plugins):
 
 
 def test_an_unavailable_cell_says_which_version_it_needs(monkeypatch, tmp_path, sample_root, vlc_cli):
-    from plugins.models import versions
+    from vlc_harness_builtins.models import versions
 
     monkeypatch.setattr(versions, "installed", lambda dist: {"open_clip_torch": "2.24.0"}.get(dist, "99"))
     out = vlc_cli(

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from harness.errors import WeightsUnavailable
-from harness.models import PairGroup
-from harness.params import build
+from vlc_harness.errors import WeightsUnavailable
+from vlc_harness.models import PairGroup
+from vlc_harness.params import build
 
 FAMILIES = {
-    "qwen2_5_vl": ("plugins.models.vqascore_qwen_vl", "VqaScoreQwenVl", "save_tiny_qwen_vl"),
-    "qwen3_vl": ("plugins.models.vqascore_qwen_vl", "VqaScoreQwenVl", "save_tiny_qwen_vl"),
-    "internvl": ("plugins.models.vqascore_internvl", "VqaScoreInternVl", "save_tiny_internvl"),
+    "qwen2_5_vl": ("vlc_harness_builtins.models.vqascore_qwen_vl", "VqaScoreQwenVl", "save_tiny_qwen_vl"),
+    "qwen3_vl": ("vlc_harness_builtins.models.vqascore_qwen_vl", "VqaScoreQwenVl", "save_tiny_qwen_vl"),
+    "internvl": ("vlc_harness_builtins.models.vqascore_internvl", "VqaScoreInternVl", "save_tiny_internvl"),
     "llava_onevision": (
-        "plugins.models.vqascore_llava_onevision",
+        "vlc_harness_builtins.models.vqascore_llava_onevision",
         "VqaScoreLlavaOnevision",
         "save_tiny_llava_onevision",
     ),
@@ -27,7 +27,7 @@ TEXTS = [["a red square", "a blue circle above a cat"], ["a dog"], ["two green t
 def tiny_families(tmp_path_factory):
     import importlib
 
-    from harness.testing import require
+    from vlc_harness.testing import require
 
     require("transformers")
     out = {}
@@ -97,7 +97,7 @@ def test_the_prompt_is_the_chat_template_with_the_image_first(tiny_families, mod
 
 def test_qwen3_vl_scores_need_the_deepstack_features(tiny_families):
     """Without DeepStack (the generic scorer) Qwen3-VL's grouped scores leave the model's own."""
-    from plugins.models.vqascore import VlmScorer
+    from vlc_harness_builtins.models.vqascore import VlmScorer
 
     cls, folder = tiny_families["qwen3_vl"]
     model = cls(build(cls.Params, {"checkpoint": str(folder)}), build(cls.Run, {"reuse": "none"}))
@@ -120,7 +120,7 @@ def test_a_checkpoint_of_another_family_is_refused(tiny_families):
 
 
 def test_an_old_transformers_makes_qwen3_vl_unavailable(tiny_families, monkeypatch):
-    from plugins.models import versions
+    from vlc_harness_builtins.models import versions
 
     cls, folder = tiny_families["qwen3_vl"]
     monkeypatch.setattr(versions, "installed", lambda dist: "4.56.2")

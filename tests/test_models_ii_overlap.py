@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.kit.overlap import POOLS, SHARED, UNDISCLOSED, entry_overlap, overlap, overlap_table, shared_reason
+from vlc_harness.kit.overlap import POOLS, SHARED, UNDISCLOSED, entry_overlap, overlap, overlap_table, shared_reason
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -94,9 +94,9 @@ def test_compositionality_tuned_coco_models_are_marked_on_sugarcrepe():
 
 
 def test_a_test_board_carries_the_overlap_marks(tmp_path, sample_root, vlc_cli, vlc_plugins):
-    from harness.registry import load_registry
-    from harness.store import open_store
-    from leaderboard.board import build_board
+    from vlc_harness.registry import load_registry
+    from vlc_harness.store import open_store
+    from vlc_leaderboard.board import build_board
 
     registry = tmp_path / "grid.yaml"
     registry.write_text(

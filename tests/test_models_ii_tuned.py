@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from harness.errors import WeightsUnavailable
-from harness.params import build
+from vlc_harness.errors import WeightsUnavailable
+from vlc_harness.params import build
 
 # Tensors the OpenAI ViT-B/32 state dict is known to hold (name: shape), as NegCLIP, CE-CLIP, DAC
 # and FSC-CLIP (all fine-tuned from it) keep them.
@@ -41,7 +41,7 @@ def _vit_b_32():
 @pytest.fixture(scope="module")
 def published_state():
     """OpenAI ViT-B/32's state dict layout as empty meta tensors."""
-    from harness.testing import require
+    from vlc_harness.testing import require
 
     require("open_clip")
     state = _vit_b_32().state_dict()
@@ -72,7 +72,7 @@ def _lora_factors(state, rank=RANK):
 
 
 def test_an_open_clip_training_checkpoint_loads_strictly(published_state):
-    from plugins.models.openclip_tuned import load_strictly, remap_state_dict
+    from vlc_harness_builtins.models.openclip_tuned import load_strictly, remap_state_dict
 
     training = {
         "epoch": 10,
@@ -85,7 +85,7 @@ def test_an_open_clip_training_checkpoint_loads_strictly(published_state):
 
 
 def test_dac_and_fsc_clip_lora_layouts_merge_and_load_strictly(published_state):
-    from plugins.models.openclip_tuned import load_strictly, remap_state_dict
+    from vlc_harness_builtins.models.openclip_tuned import load_strictly, remap_state_dict
 
     factors = _lora_factors(published_state)
     assert len(factors) == 2 * (24 * 4 + 1)  # 4 LoRA'd layers per block in 24 blocks, plus the patch conv
@@ -98,7 +98,7 @@ def test_dac_and_fsc_clip_lora_layouts_merge_and_load_strictly(published_state):
 def test_layout_mismatches_are_refused_with_the_names(published_state):
     import torch
 
-    from plugins.models.openclip_tuned import load_strictly, remap_state_dict
+    from vlc_harness_builtins.models.openclip_tuned import load_strictly, remap_state_dict
 
     factors = _lora_factors(published_state)
     with pytest.raises(ValueError, match="use layout open_clip_lora"):
@@ -125,7 +125,7 @@ def test_merged_lora_equals_the_authors_forward():
     import torch
     import torch.nn.functional as F
 
-    from plugins.models.openclip_tuned import merge_lora
+    from vlc_harness_builtins.models.openclip_tuned import merge_lora
 
     torch.manual_seed(0)
     w, bias, a, b = torch.randn(6, 5), torch.randn(6), torch.randn(3, 5), torch.randn(6, 3)
@@ -146,7 +146,7 @@ def test_the_tiny_lora_checkpoint_loads_with_quickgelu_and_scores(tmp_path):
     import torch
     from PIL import Image
 
-    from plugins.models.openclip_tuned import OpenClipTuned, write_tiny_lora_checkpoint
+    from vlc_harness_builtins.models.openclip_tuned import OpenClipTuned, write_tiny_lora_checkpoint
 
     path = tmp_path / "tiny.pt"
     merged = write_tiny_lora_checkpoint(path)
@@ -167,7 +167,7 @@ def test_the_tiny_lora_checkpoint_loads_with_quickgelu_and_scores(tmp_path):
 
 
 def test_identify_names_the_missing_file_and_checks_the_published_sha256(tmp_path, monkeypatch):
-    from plugins.models.openclip_tuned import OpenClipTuned
+    from vlc_harness_builtins.models.openclip_tuned import OpenClipTuned
 
     monkeypatch.setenv("VLC_HARNESS_DATA", str(tmp_path))
     params = {"arch": "ViT-B-32", "checkpoint": "checkpoints/negclip/negclip.pth"}
@@ -189,7 +189,8 @@ def test_identify_imports_no_torch(tmp_path):
     checkpoint = tmp_path / "file.pt"
     checkpoint.write_bytes(b"x")
     code = (
-        "import sys; from harness.params import build; from plugins.models.openclip_tuned import OpenClipTuned as T;"
+        "import sys; from vlc_harness.params import build;"
+        "from vlc_harness_builtins.models.openclip_tuned import OpenClipTuned as T;"
         f"m = T(build(T.Params, {{'arch': 'ViT-B-32', 'checkpoint': {str(checkpoint)!r}}}), T.Run());"
         "print(m.identify().weights.split(':')[0]); print('torch' in sys.modules)"
     )

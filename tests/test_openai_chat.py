@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from harness.fingerprint import fingerprint_content, model_fingerprint
-from harness.models import ChoiceQuestion, PairGroup
-from harness.params import build
-from harness.store import open_store
-from harness.testing import require, standin_image
-from harness.testing.fake_openai import (
+from vlc_harness.fingerprint import fingerprint_content, model_fingerprint
+from vlc_harness.models import ChoiceQuestion, PairGroup
+from vlc_harness.params import build
+from vlc_harness.store import open_store
+from vlc_harness.testing import require, standin_image
+from vlc_harness.testing.fake_openai import (
     FakeOpenAI,
     Reply,
     completion,
@@ -30,7 +30,7 @@ from harness.testing.fake_openai import (
 
 require("openai")
 
-from plugins.models.openai_chat import (  # noqa: E402
+from vlc_harness_builtins.models.openai_chat import (  # noqa: E402
     I2T_PROMPT,
     ChatRun,
     OpenAIChoice,
@@ -506,11 +506,11 @@ def test_max_cost_without_prices_sends_nothing(vlc_cli, tmp_path, sample_root, s
 def test_abstention_aware_metrics_count_abstentions_wrong_and_report_answered_and_coverage():
     import numpy as np
 
-    from harness.benchmarks import Benchmark
-    from harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
-    from harness.metrics.cell import compute_values
-    from harness.metrics.outcomes import outcomes_from_matrices
-    from harness.types import ImageSource, Instance
+    from vlc_harness.benchmarks import Benchmark
+    from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
+    from vlc_harness.metrics.cell import compute_values
+    from vlc_harness.metrics.outcomes import outcomes_from_matrices
+    from vlc_harness.types import ImageSource, Instance
 
     class Toy(Benchmark):
         type_name = "toy"

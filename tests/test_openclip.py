@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import WeightsUnavailable
-from harness.models import RunOptions
-from harness.params import build
-from harness.store import open_store
-from harness.testing import require
-from plugins.models.openclip import OpenClip
+from vlc_harness.errors import WeightsUnavailable
+from vlc_harness.models import RunOptions
+from vlc_harness.params import build
+from vlc_harness.store import open_store
+from vlc_harness.testing import require
+from vlc_harness_builtins.models.openclip import OpenClip
 
 
 def model(**params) -> OpenClip:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.store import open_store
-from plugins.benchmarks.shapes import write_example
+from vlc_harness.store import open_store
+from vlc_harness_builtins.benchmarks.shapes import write_example
 
 
 def _dump(store, cell, benchmark: str) -> list[dict]:

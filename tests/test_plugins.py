@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import hookimpl, hookspecs
-from harness.errors import PluginError
-from harness.models import Identity, TextOnlyModel
-from harness.plugins import get_plugins, load_plugins
+from vlc_harness import hookimpl, hookspecs
+from vlc_harness.errors import PluginError
+from vlc_harness.models import Identity, TextOnlyModel
+from vlc_harness.plugins import get_plugins, load_plugins
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "plugin_hooks.md"
 
@@ -28,12 +28,12 @@ def test_every_hookspec_is_documented_with_its_signature(vlc_plugins):
 def test_builtins_register_through_the_entry_point(vlc_plugins):
     names = {info.name for info in vlc_plugins.info()}
     assert {
-        "plugins.models.openclip",
-        "plugins.models.random_baseline",
-        "plugins.benchmarks.sugarcrepe",
-        "leaderboard.show",
+        "vlc_harness_builtins.models.openclip",
+        "vlc_harness_builtins.models.random_baseline",
+        "vlc_harness_builtins.benchmarks.sugarcrepe",
+        "vlc_leaderboard.show",
     } <= names
-    assert vlc_plugins.models.entries["open_clip"].plugin == "plugins.models.openclip"
+    assert vlc_plugins.models.entries["open_clip"].plugin == "vlc_harness_builtins.models.openclip"
 
 
 class Duplicate(TextOnlyModel):
@@ -58,7 +58,7 @@ def test_duplicate_type_names_both_plugins(vlc_plugins):
             vlc_plugins.rebuild()
         message = str(info.value)
         assert "'random' is registered twice" in message
-        assert "plugins.models.random_baseline" in message and "dupe-plugin" in message
+        assert "vlc_harness_builtins.models.random_baseline" in message and "dupe-plugin" in message
     finally:
         vlc_plugins.pm.unregister(name="dupe-plugin")
         vlc_plugins.rebuild()
@@ -66,7 +66,7 @@ def test_duplicate_type_names_both_plugins(vlc_plugins):
 
 def test_misspelled_hook_fails_check_pending(tmp_path, monkeypatch):
     (tmp_path / "typo.py").write_text(
-        "from harness import hookimpl\n\n@hookimpl\ndef register_model(register):\n    pass\n"
+        "from vlc_harness import hookimpl\n\n@hookimpl\ndef register_model(register):\n    pass\n"
     )
     monkeypatch.setenv("VLC_HARNESS_PLUGINS_DIR", str(tmp_path))
     with pytest.raises(PluginError, match="register_model"):
@@ -75,8 +75,8 @@ def test_misspelled_hook_fails_check_pending(tmp_path, monkeypatch):
 
 def test_plugins_dir_allow_and_block_lists(tmp_path, monkeypatch):
     (tmp_path / "extra.py").write_text(
-        "from harness import hookimpl\n"
-        "from harness.models import Identity, TextOnlyModel\n\n"
+        "from vlc_harness import hookimpl\n"
+        "from vlc_harness.models import Identity, TextOnlyModel\n\n"
         "class Extra(TextOnlyModel):\n"
         "    '''A plugin-dir model.'''\n"
         "    type_name = 'extra'\n\n"
@@ -86,12 +86,14 @@ def test_plugins_dir_allow_and_block_lists(tmp_path, monkeypatch):
     )
     monkeypatch.setenv("VLC_HARNESS_PLUGINS_DIR", str(tmp_path))
     assert "extra" in load_plugins().models.entries
-    monkeypatch.setenv("VLC_HARNESS_BLOCK_PLUGINS", "vlc_harness_local_plugins.extra,plugins.models.openclip")
+    monkeypatch.setenv(
+        "VLC_HARNESS_BLOCK_PLUGINS", "vlc_harness_local_plugins.extra,vlc_harness_builtins.models.openclip"
+    )
     blocked = load_plugins()
     assert "extra" not in blocked.models.entries and "open_clip" not in blocked.models.entries
     assert "random" in blocked.models.entries
     monkeypatch.delenv("VLC_HARNESS_BLOCK_PLUGINS")
-    monkeypatch.setenv("VLC_HARNESS_LOAD_PLUGINS", "plugins.models.random_baseline")
+    monkeypatch.setenv("VLC_HARNESS_LOAD_PLUGINS", "vlc_harness_builtins.models.random_baseline")
     allowed = load_plugins()
     assert set(allowed.models.entries) == {"random"} and not allowed.benchmarks.entries
     monkeypatch.setenv("VLC_HARNESS_LOAD_PLUGINS", "builtin")
@@ -100,13 +102,13 @@ def test_plugins_dir_allow_and_block_lists(tmp_path, monkeypatch):
 
 def test_plugins_command_lists_names_versions_and_hooks(vlc_cli):
     out = vlc_cli("plugins").output
-    line = next(x for x in out.splitlines() if x.startswith("plugins.models.openclip"))
+    line = next(x for x in out.splitlines() if x.startswith("vlc_harness_builtins.models.openclip"))
     assert re.search(r"\d+\.\d+", line) and "register_models" in line
 
 
 def test_listing_plugins_imports_no_heavy_framework():
     code = (
-        "import sys\nfrom harness.cli import build_cli\nfrom click.testing import CliRunner\n"
+        "import sys\nfrom vlc_harness.cli import build_cli\nfrom click.testing import CliRunner\n"
         "r = CliRunner().invoke(build_cli(), ['plugins'])\nassert r.exit_code == 0, r.output\n"
         "print(','.join(m for m in ('torch', 'open_clip', 'transformers') if m in sys.modules))\n"
     )

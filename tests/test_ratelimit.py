@@ -1,4 +1,4 @@
-"""harness.kit.ratelimit on a fake clock: per-minute budgets, backoff with jitter, Retry-After, cost, pool."""
+"""vlc_harness.kit.ratelimit on a fake clock: per-minute budgets, backoff with jitter, Retry-After, cost, pool."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from email.utils import format_datetime
 
 import pytest
 
-from harness.kit.ratelimit import (
+from vlc_harness.kit.ratelimit import (
     BoundedPool,
     CostBudget,
     FakeClock,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.store import open_store
-from harness.testing import require
+from vlc_harness.store import open_store
+from vlc_harness.testing import require
 
 require("ray")
 

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import RegistryError
-from harness.models import RunOptions
-from harness.registry import load_registry, parse_inline_benchmark, parse_inline_model
+from vlc_harness.errors import RegistryError
+from vlc_harness.models import RunOptions
+from vlc_harness.registry import load_registry, parse_inline_benchmark, parse_inline_model
 
 GOOD = """
 models:

@@ -11,14 +11,14 @@ import sys
 import time
 from pathlib import Path
 
-from harness.store import open_store
+from vlc_harness.store import open_store
 
 LOCAL_PLUGINS = Path(__file__).parent / "local_plugins"
 
 
 def cli(args: list[str], env: dict[str, str]) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "harness", *args],
+        [sys.executable, "-m", "vlc_harness", *args],
         env=env,
         start_new_session=True,
         stdout=subprocess.PIPE,

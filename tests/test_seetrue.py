@@ -14,14 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.benchmarks import InstanceScores
-from harness.datafetch import FetchError
-from harness.errors import DataUnavailable, ScoreError
-from harness.hashing import sha256_file
-from harness.params import build
-from harness.testing import write_standin_images
-from harness.types import ImageSource, Instance
-from plugins.benchmarks.seetrue import CSV_SHA256, CSV_URL, HF_DATASET, SAMPLE_IMAGE, SeeTrue
+from vlc_harness.benchmarks import InstanceScores
+from vlc_harness.datafetch import FetchError
+from vlc_harness.errors import DataUnavailable, ScoreError
+from vlc_harness.hashing import sha256_file
+from vlc_harness.params import build
+from vlc_harness.testing import write_standin_images
+from vlc_harness.types import ImageSource, Instance
+from vlc_harness_builtins.benchmarks.seetrue import CSV_SHA256, CSV_URL, HF_DATASET, SAMPLE_IMAGE, SeeTrue
 
 # Data README section 4: rows per source and (label 1, label 0) counts.
 COUNTS = {"editbench": (3827, 2133, 1694), "coco_t2i": (1791, 1163, 628), "drawbench": (1312, 488, 824)}

@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.benchmarks import InstanceScores
-from harness.errors import DataUnavailable, ScoreError
-from harness.metrics.cell import declared_ids
-from harness.params import ParamError, build
-from plugins.benchmarks.shapes import Shapes, ShapesParams, generate, write_example
-from plugins.benchmarks.shapes_scenes import (
+from vlc_harness.benchmarks import InstanceScores
+from vlc_harness.errors import DataUnavailable, ScoreError
+from vlc_harness.metrics.cell import declared_ids
+from vlc_harness.params import ParamError, build
+from vlc_harness_builtins.benchmarks.shapes import Shapes, ShapesParams, generate, write_example
+from vlc_harness_builtins.benchmarks.shapes_scenes import (
     CONVERSE,
     GRID,
     MARKED_SIZES,
@@ -285,7 +285,7 @@ def test_parts_select_a_2x2_fixture(tmp_path):
 
 
 def test_shipped_weights_are_small_and_recorded():
-    from plugins.models.shapes_clip import SHIPPED_WEIGHTS
+    from vlc_harness_builtins.models.shapes_clip import SHIPPED_WEIGHTS
 
     record = json.loads(SHIPPED_WEIGHTS.with_suffix(".json").read_text())
     assert SHIPPED_WEIGHTS.stat().st_size < 10 * 2**20
@@ -294,8 +294,8 @@ def test_shipped_weights_are_small_and_recorded():
 
 
 def test_trained_model_beats_chance_on_replace(tmp_path):
-    from harness import evaluate
-    from harness.testing import require
+    from vlc_harness import evaluate
+    from vlc_harness.testing import require
 
     require("torch")
     bench = {"id": "shapes", "type": "shapes", "params": {"seed": 1, "n_scenes": 60}}
@@ -311,7 +311,7 @@ def test_trained_model_beats_chance_on_replace(tmp_path):
 
 def test_quickstart_grid_runs_offline(vlc_cli, tmp_path, monkeypatch):
     """The README's main command on a fresh offline machine: the demo is computed, the rest waits."""
-    from harness.testing import require
+    from vlc_harness.testing import require
 
     require("open_clip")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

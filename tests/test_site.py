@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.params import build
-from harness.testing import write_standin_images
-from plugins.benchmarks.bivlc import BiVLC, write_example
-from plugins.benchmarks.sugarcrepe import SugarCrepe
+from vlc_harness.params import build
+from vlc_harness.testing import write_standin_images
+from vlc_harness_builtins.benchmarks.bivlc import BiVLC, write_example
+from vlc_harness_builtins.benchmarks.sugarcrepe import SugarCrepe
 
 EVIL = '<script>alert("x")</script>\'"&'
 
@@ -103,7 +103,7 @@ def site_store(tmp_path_factory, vlc_cli_module):
 def vlc_cli_module():
     from click.testing import CliRunner
 
-    from harness.cli import build_cli
+    from vlc_harness.cli import build_cli
 
     def invoke(*args):
         return CliRunner().invoke(build_cli(), list(args), catch_exceptions=False)
@@ -165,17 +165,17 @@ def test_release_is_frozen(site_store, vlc_cli_module, site):
     assert first.exit_code == 0
     assert (site / "releases" / "2026-11" / "index.html").is_file()
     assert 'href="releases/2026-11/index.html"' in (site / "index.html").read_text()
-    from harness.errors import UserError
+    from vlc_harness.errors import UserError
 
     with pytest.raises(UserError, match="already exists"):
         vlc_cli_module("render", "--release", "2026-11", *args)
 
 
 def test_board_ranks_and_hackable_mark_are_computed(site_store):
-    from harness.plugins import get_plugins
-    from harness.registry import load_registry
-    from harness.store import open_store
-    from leaderboard.board import build_board
+    from vlc_harness.plugins import get_plugins
+    from vlc_harness.registry import load_registry
+    from vlc_harness.store import open_store
+    from vlc_leaderboard.board import build_board
 
     plugins = get_plugins()
     store = open_store(site_store["url"])
@@ -195,7 +195,7 @@ def test_board_ranks_and_hackable_mark_are_computed(site_store):
 
 def _chromium():
     """A headless Chromium driven by selenium, logging console messages and network events."""
-    from harness.testing import in_ci, require
+    from vlc_harness.testing import in_ci, require
 
     require("selenium")
     binary, driver_path = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
@@ -325,7 +325,7 @@ def test_captions_ship_only_where_the_license_allows(site_store, vlc_cli_module)
     assert vlc_cli_module("render", "--data-root", str(site_store["tmp"] / "data"), *args).exit_code == 0
     first = json.loads((out / "downloads" / "scores" / "strong__bivlc.jsonl").read_text().splitlines()[0])
     assert len(first["texts"]) == 2  # BiVLC is MIT
-    from plugins.benchmarks.hard_positives import HardPositives
-    from plugins.benchmarks.vl_checklist import VLCheckList
+    from vlc_harness_builtins.benchmarks.hard_positives import HardPositives
+    from vlc_harness_builtins.benchmarks.vl_checklist import VLCheckList
 
     assert not HardPositives.captions_redistributable and not VLCheckList.captions_redistributable

@@ -34,10 +34,10 @@ PHONE = (390, 844)
 @pytest.fixture(scope="module")
 def wide_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from bench.render_speed import synthetic_cells
-    from harness.params import build
-    from harness.plugins import get_plugins
-    from leaderboard.board import build_board
-    from leaderboard.site import render_site
+    from vlc_harness.params import build
+    from vlc_harness.plugins import get_plugins
+    from vlc_leaderboard.board import build_board
+    from vlc_leaderboard.site import render_site
 
     tmp = tmp_path_factory.mktemp("wide")
     registry, cells = synthetic_cells(N_MODELS, tmp / "work", samples=20)
@@ -650,7 +650,7 @@ def test_headers_have_scope_tables_have_captions_and_inputs_have_labels(wide_sit
 
 
 def test_metric_titles_and_units():
-    from leaderboard.site import metric_diff, metric_title, metric_unit, metric_value
+    from vlc_leaderboard.site import metric_diff, metric_title, metric_unit, metric_value
 
     assert metric_title("i2t_accuracy_macro") == "I2T accuracy"
     assert metric_title("group_score_ties_half") == "Group score (ties broken at random)"

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from harness.models import EmbeddingModel, Identity, RunOptions
-from harness.run.batching import AdaptiveBatches, prefetch
-from harness.run.compute import run_job
-from harness.run.jobs import ImageTask, Job, Scores
-from harness.store import open_store
-from harness.testing import require
+from vlc_harness.models import EmbeddingModel, Identity, RunOptions
+from vlc_harness.run.batching import AdaptiveBatches, prefetch
+from vlc_harness.run.compute import run_job
+from vlc_harness.run.jobs import ImageTask, Job, Scores
+from vlc_harness.store import open_store
+from vlc_harness.testing import require
 
 
 def test_prefetch_keeps_order_bounds_lookahead_and_isolates_errors():
@@ -124,7 +124,7 @@ def test_text_tower_truncation_is_exact_and_only_for_causal_towers(sample_root):
     import open_clip
     import torch
 
-    from plugins.models.openclip import (
+    from vlc_harness_builtins.models.openclip import (
         TINY_CONFIG,
         causal_argmax_text_tower,
         encode_text_prefix,
@@ -186,7 +186,7 @@ def test_several_models_over_several_workers_match_one_worker(vlc_cli, tmp_path,
 def _model_rows(store) -> dict[str, int]:
     from sqlalchemy import select
 
-    from harness.store import schema
+    from vlc_harness.store import schema
 
     with store.engine.connect() as conn:
         return {fp: row for row, fp in conn.execute(select(schema.models.c.id, schema.models.c.fingerprint))}

@@ -6,10 +6,10 @@ import pytest
 from sqlalchemy import insert, text
 from sqlalchemy.exc import IntegrityError
 
-from harness.errors import ScoreError, StoreError
-from harness.store import CellRecord, open_store, schema
-from harness.store import migrations as migrations_module
-from harness.store.store import Outcome
+from vlc_harness.errors import ScoreError, StoreError
+from vlc_harness.store import CellRecord, open_store, schema
+from vlc_harness.store import migrations as migrations_module
+from vlc_harness.store.store import Outcome
 
 
 def url(path) -> str:

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from harness.store import open_store
+from vlc_harness.store import open_store
 
 
 def _run(store_url: str, root, *models: str) -> subprocess.Popen:

@@ -6,9 +6,9 @@ import sqlite3
 
 import pytest
 
-from harness.errors import StoreError
-from harness.store import open_store
-from harness.store import store as store_module
+from vlc_harness.errors import StoreError
+from vlc_harness.store import open_store
+from vlc_harness.store import store as store_module
 
 
 def _run(vlc_cli, url, root, model):

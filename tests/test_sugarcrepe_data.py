@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import DataUnavailable
-from harness.params import build
-from plugins.benchmarks.sugarcrepe import SugarCrepe
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.params import build
+from vlc_harness_builtins.benchmarks.sugarcrepe import SugarCrepe
 
 COUNTS_7511 = {
     "add_obj": 2062,

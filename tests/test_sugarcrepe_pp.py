@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.benchmarks import InstanceScores
-from harness.errors import DataUnavailable
-from harness.metrics.cell import declared_ids
-from harness.params import build
-from plugins.benchmarks.sugarcrepe_pp import COUNTS, SHA256, SUBSETS, UPSTREAM, SugarCrepePP, write_example
 from tests.conftest import shared_data_dir
+from vlc_harness.benchmarks import InstanceScores
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics.cell import declared_ids
+from vlc_harness.params import build
+from vlc_harness_builtins.benchmarks.sugarcrepe_pp import COUNTS, SHA256, SUBSETS, UPSTREAM, SugarCrepePP, write_example
 
 FIXTURE = Path(__file__).parent / "fixtures" / "sugarcrepe_pp_sample"
 

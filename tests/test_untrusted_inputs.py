@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.store import open_store
+from vlc_harness.store import open_store
 
 
 class _RunsCode:

@@ -10,10 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.benchmarks import InstanceScores, load_reference_rows
-from harness.errors import DataUnavailable
-from harness.params import build
-from plugins.benchmarks.valse import (
+from tests.conftest import shared_data_dir
+from vlc_harness.benchmarks import InstanceScores, load_reference_rows
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.params import build
+from vlc_harness_builtins.benchmarks.valse import (
     INSTRUMENTS,
     PIECE_INSTRUMENTS,
     PIECES,
@@ -23,7 +24,6 @@ from plugins.benchmarks.valse import (
     Valse,
     write_example,
 )
-from tests.conftest import shared_data_dir
 
 FIXTURE = Path(__file__).parent / "fixtures" / "valse_sample"
 REFERENCE = Path(__file__).resolve().parent.parent / "plugins" / "benchmarks" / "valse_reference.json"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import UserError
-from harness.params import build
-from plugins.benchmarks.sugarcrepe import SugarCrepe
+from vlc_harness.errors import UserError
+from vlc_harness.params import build
+from vlc_harness_builtins.benchmarks.sugarcrepe import SugarCrepe
 
 MATCH = "open_clip:ViT-B-32/openai"
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.benchmarks import InstanceScores
-from harness.errors import DataUnavailable
-from harness.params import build
-from plugins.benchmarks.vismin import COUNTS, HF_DATASET, HF_REVISION, ROWS, VisMin, write_example
 from tests.conftest import shared_data_dir
+from vlc_harness.benchmarks import InstanceScores
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.params import build
+from vlc_harness_builtins.benchmarks.vismin import COUNTS, HF_DATASET, HF_REVISION, ROWS, VisMin, write_example
 
 FIXTURE = Path(__file__).parent / "fixtures" / "vismin_sample"
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.benchmarks import InstanceScores
-from harness.errors import DataUnavailable, ScoreError
-from harness.params import build
-from harness.testing import write_standin_images
-from harness.types import ImageSource, Instance
-from plugins.benchmarks.vl_checklist import CORPUS, IMAGE_ROOTS, PINNED, VLCheckList
+from vlc_harness.benchmarks import InstanceScores
+from vlc_harness.errors import DataUnavailable, ScoreError
+from vlc_harness.params import build
+from vlc_harness.testing import write_standin_images
+from vlc_harness.types import ImageSource, Instance
+from vlc_harness_builtins.benchmarks.vl_checklist import CORPUS, IMAGE_ROOTS, PINNED, VLCheckList
 
 # Data README section 5 (verified counts), by our category names.
 COUNTS = {

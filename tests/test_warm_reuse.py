@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.store import open_store
+from vlc_harness.store import open_store
 
 V01_STORE = Path(__file__).parent / "fixtures" / "store_v0_1" / "store.sqlite"
 
@@ -21,8 +21,8 @@ def _args(sample_root: Path, url: str, *more: str) -> list[str]:
 
 def _forbid_work(monkeypatch: pytest.MonkeyPatch) -> None:
     """Any worker process or metric computation from here on fails the test."""
-    import harness.run.collect
-    import harness.run.executor
+    import vlc_harness.run.collect
+    import vlc_harness.run.executor
 
     def no_worker(*args, **kwargs):
         raise AssertionError("a worker was started")
@@ -30,8 +30,8 @@ def _forbid_work(monkeypatch: pytest.MonkeyPatch) -> None:
     def no_metrics(*args, **kwargs):
         raise AssertionError("metrics were computed")
 
-    monkeypatch.setattr(harness.run.executor, "LocalWorker", no_worker)
-    monkeypatch.setattr(harness.run.collect, "cell_metrics", no_metrics)
+    monkeypatch.setattr(vlc_harness.run.executor, "LocalWorker", no_worker)
+    monkeypatch.setattr(vlc_harness.run.collect, "cell_metrics", no_metrics)
 
 
 def test_a_warm_rerun_reuses_the_stored_cell(vlc_cli, tmp_path, sample_root, monkeypatch):
@@ -53,12 +53,12 @@ def test_what_a_cell_depends_on_invalidates_it(vlc_cli, tmp_path, sample_root, m
     (cell,) = open_store(url).latest_cells(with_replicates=True)
     assert len(next(iter(cell.replicates.values()))) == 20  # tests run with VLC_HARNESS_BOOTSTRAP=20
 
-    import harness.run.executor
+    import vlc_harness.run.executor
 
     def no_worker(*args, **kwargs):
         raise AssertionError("a worker was started: every score is stored")
 
-    monkeypatch.setattr(harness.run.executor, "LocalWorker", no_worker)
+    monkeypatch.setattr(vlc_harness.run.executor, "LocalWorker", no_worker)
     # another resample count is another metrics version: rebuilt from the stored scores
     monkeypatch.setenv("VLC_HARNESS_BOOTSTRAP", "30")
     out = vlc_cli("run", "-m", "random:seed=1", *_args(sample_root, url))
@@ -81,7 +81,7 @@ def test_what_a_cell_depends_on_invalidates_it(vlc_cli, tmp_path, sample_root, m
 
 WARM_SCRIPT = """
 import sys
-from harness.cli import build_cli
+from vlc_harness.cli import build_cli
 args = sys.argv[1:]
 try:
     build_cli().main(args, standalone_mode=False)
@@ -101,13 +101,13 @@ def test_a_warm_rerun_of_an_open_clip_model_imports_no_torch(tmp_path, sample_ro
 
 
 def test_a_random_init_open_clip_identifies_without_torch():
-    from harness.models import RunOptions
-    from harness.params import build
-    from plugins.models.openclip import OpenClip
+    from vlc_harness.models import RunOptions
+    from vlc_harness.params import build
+    from vlc_harness_builtins.models.openclip import OpenClip
 
     code = (
-        "import sys; from harness.params import build; from harness.models import RunOptions;"
-        "from plugins.models.openclip import OpenClip;"
+        "import sys; from vlc_harness.params import build; from vlc_harness.models import RunOptions;"
+        "from vlc_harness_builtins.models.openclip import OpenClip;"
         "m = OpenClip(build(OpenClip.Params, {'arch': 'ViT-B-32', 'pretrained': None, 'init_seed': 3}), RunOptions());"
         "print(m.identify().weights); print('torch' in sys.modules)"
     )
@@ -139,12 +139,12 @@ def test_a_v0_1_store_is_migrated_and_its_cells_rebuilt(vlc_cli, tmp_path, sampl
         assert set(cell.replicates) == {(m["metric"], m["category"]) for m in cell.metrics}
         assert {len(r) for r in cell.replicates.values()} == {20}
     # the next run finds every score stored: no worker, and the cells are then reusable
-    import harness.run.executor
+    import vlc_harness.run.executor
 
     def no_worker(*args, **kwargs):
         raise AssertionError("a worker was started: every score is stored")
 
-    monkeypatch.setattr(harness.run.executor, "LocalWorker", no_worker)
+    monkeypatch.setattr(vlc_harness.run.executor, "LocalWorker", no_worker)
     for seed in (3, 4):
         out = vlc_cli("run", "-m", f"random:seed={seed}", *_args(sample_root, url))
         assert out.exit_code == 0, out.output

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.benchmarks import InstanceScores
-from harness.errors import DataUnavailable
-from harness.params import build
-from plugins.benchmarks.whatsup import CONTROLLED, FILES, SPATIAL, WhatsUp, preposition, write_example
 from tests.conftest import shared_data_dir
+from vlc_harness.benchmarks import InstanceScores
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.params import build
+from vlc_harness_builtins.benchmarks.whatsup import CONTROLLED, FILES, SPATIAL, WhatsUp, preposition, write_example
 
 FIXTURE = Path(__file__).parent / "fixtures" / "whatsup_sample"
 
@@ -130,7 +130,7 @@ def test_board_renders_whatsup(vlc_cli, tmp_path, root):
 
 
 def test_fetch_downloads_the_annotation_files_unpinned(tmp_path, monkeypatch, root):
-    import harness.datafetch
+    import vlc_harness.datafetch
 
     urls: list[str] = []
 
@@ -142,7 +142,7 @@ def test_fetch_downloads_the_annotation_files_unpinned(tmp_path, monkeypatch, ro
         Path(dest).write_bytes((root / "whatsup" / name).read_bytes())
         return str(dest)
 
-    monkeypatch.setattr(harness.datafetch, "download", download)
+    monkeypatch.setattr(vlc_harness.datafetch, "download", download)
     target = tmp_path / "fetched"
     lines = bench(target).fetch(progress=False)
     assert len(urls) == 6 and all(gid in url for url, (_, gid) in zip(urls, FILES.values()))

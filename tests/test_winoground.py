@@ -14,13 +14,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.benchmarks import InstanceScores, load_reference_rows
-from harness.datafetch import FetchError
-from harness.errors import DataUnavailable, ScoreError
-from harness.metrics.cell import declared_ids
-from harness.params import build
-from harness.store import open_store
-from plugins.benchmarks.winoground import TAGS, TAGS_SHA256, Winoground, write_example
+from vlc_harness.benchmarks import InstanceScores, load_reference_rows
+from vlc_harness.datafetch import FetchError
+from vlc_harness.errors import DataUnavailable, ScoreError
+from vlc_harness.metrics.cell import declared_ids
+from vlc_harness.params import build
+from vlc_harness.store import open_store
+from vlc_harness_builtins.benchmarks.winoground import TAGS, TAGS_SHA256, Winoground, write_example
 
 REFERENCE = Path(__file__).resolve().parent.parent / "plugins" / "benchmarks" / "winoground_reference.json"
 TAG_COUNTS = {

@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.benchmarks import InstanceScores
-from harness.metrics.word_order import same_words, word_bag
-from harness.params import build
-from harness.types import ImageSource, Instance
-from plugins.benchmarks.sugarcrepe import SugarCrepe
-from plugins.benchmarks.winoground import Winoground
+from vlc_harness.benchmarks import InstanceScores
+from vlc_harness.metrics.word_order import same_words, word_bag
+from vlc_harness.params import build
+from vlc_harness.types import ImageSource, Instance
+from vlc_harness_builtins.benchmarks.sugarcrepe import SugarCrepe
+from vlc_harness_builtins.benchmarks.winoground import Winoground
 
 
 def test_same_words_ignores_order_case_and_punctuation():
@@ -54,7 +54,7 @@ def test_the_audit_is_reported_only_when_some_instance_has_the_same_words():
 
 
 def test_2x2_benchmarks_audit_their_two_captions(tmp_path):
-    from plugins.benchmarks.winoground import write_example
+    from vlc_harness_builtins.benchmarks.winoground import write_example
 
     write_example(tmp_path, 6)
     bench = Winoground(build(Winoground.Params, {"version": "custom"}), tmp_path)

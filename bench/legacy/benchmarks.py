@@ -19,13 +19,13 @@ from bench.legacy.metrics import Decision, accuracy_values, macro_value, micro_v
 from bench.legacy.metrics_auc import AUC_TIE_RULE, AucResult, binary_predictions, roc_auc, roc_auc_binary
 from bench.legacy.metrics_group import group_decisions, group_values
 from bench.legacy.types import MetricValue
-from harness.errors import ScoreError
-from harness.types import Instance
+from vlc_harness.errors import ScoreError
+from vlc_harness.types import Instance
 
 
 @dataclass(frozen=True)
 class InstanceScores:
-    """An instance and its score matrix (v0.1 ``harness.benchmarks.InstanceScores``)."""
+    """An instance and its score matrix (v0.1 ``vlc_harness.benchmarks.InstanceScores``)."""
 
     instance: Instance
     scores: np.ndarray
@@ -343,7 +343,7 @@ def _mean_of_means(metric: str, category: str, groups: dict[str, list[MetricValu
 
 
 def vl_checklist(bench: Any, results: list[InstanceScores]) -> list[MetricValue]:
-    from plugins.benchmarks.vl_checklist import CORPUS
+    from vlc_harness_builtins.benchmarks.vl_checklist import CORPUS
 
     decisions: dict[str, list[Decision]] = defaultdict(list)
     for r in results:

@@ -18,13 +18,13 @@ import numpy as np
 from bench.legacy import intervals
 from bench.legacy.benchmarks import CHOICES, COMPUTE, InstanceScores
 from bench.legacy.coverage import AbstainedInstance, AbstentionAwareCompute
-from harness.choices import AnsweredQuestion, InstanceAnswers, question_key
-from harness.types import Instance
+from vlc_harness.choices import AnsweredQuestion, InstanceAnswers, question_key
+from vlc_harness.types import Instance
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """One instance of a cell (v0.1 ``harness.store.store.Outcome``)."""
+    """One instance of a cell (v0.1 ``vlc_harness.store.store.Outcome``)."""
 
     instance_id: str
     category: str
@@ -63,7 +63,7 @@ def collect_scores(
 
     A pair the model declined (``abstained``) or whose request failed (``request_failures``)
     makes its instance an abstention, counted wrong, with coverage and accuracy on answered
-    instances reported too (see :mod:`harness.coverage`); ``coverage`` asks for those even when
+    instances reported too (see :mod:`vlc_harness.coverage`); ``coverage`` asks for those even when
     every pair was answered. A failed request also leaves the cell ``partial``.
     """
     abstained = abstained or {}
@@ -149,7 +149,7 @@ def collect_answers(
 
 
 def _with_intervals(results: list[Any], compute: Any, headline: str) -> list[dict[str, Any]]:
-    """The metrics of ``results``, each with its bootstrap interval (see :mod:`harness.intervals`);
+    """The metrics of ``results``, each with its bootstrap interval (see :mod:`vlc_harness.intervals`);
     the overall headline value is marked ``"headline": true``."""
     if not results:
         return []

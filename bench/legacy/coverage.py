@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 
 from bench.legacy.benchmarks import InstanceScores
 from bench.legacy.types import MetricValue
-from harness.types import Instance
+from vlc_harness.types import Instance
 
 Key = tuple[str, str]
 """(metric id, category) of a metric value."""

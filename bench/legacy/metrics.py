@@ -12,9 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from bench.legacy.types import MetricValue
-from harness.choices import AnsweredQuestion
-from harness.errors import ScoreError
-from harness.types import TieRule
+from vlc_harness.choices import AnsweredQuestion
+from vlc_harness.errors import ScoreError
+from vlc_harness.types import TieRule
 
 TIE_CREDIT: dict[str, float] = {"wrong": 0.0, "right": 1.0, "half": 0.5}
 

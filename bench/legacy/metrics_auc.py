@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.errors import ScoreError
+from vlc_harness.errors import ScoreError
 
 AUC_TIE_RULE = "half"
 """A (positive, negative) pair with equal scores counts one half (Mann-Whitney)."""
@@ -61,7 +61,7 @@ def _scores(scores: Sequence[float] | np.ndarray) -> np.ndarray:
 def roc_auc(scores: Sequence[float] | np.ndarray, labels: Sequence[int] | np.ndarray) -> AucResult:
     """ROC AUC of continuous scores against 0/1 labels (1 = positive); ties between classes count half.
 
-    Raises :class:`~harness.errors.ScoreError` on a NaN or infinite score and ``ValueError`` when
+    Raises :class:`~vlc_harness.errors.ScoreError` on a NaN or infinite score and ``ValueError`` when
     one class is absent (the AUC is undefined).
     """
     s = _scores(scores)

@@ -11,7 +11,7 @@ is wrong), as in the Winoground paper's definitions, t2v_metrics and BiVLC's ``e
 
 The text score (BiVLC's I2T) needs both image comparisons, the image score (T2I) both caption
 comparisons, the group score all four. A non-finite score raises
-:class:`~harness.errors.ScoreError` (through :func:`harness.metrics.pick`); it is never scored.
+:class:`~vlc_harness.errors.ScoreError` (through :func:`vlc_harness.metrics.pick`); it is never scored.
 """
 
 from __future__ import annotations

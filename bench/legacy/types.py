@@ -1,4 +1,4 @@
-"""Frozen copy of v0.1's ``MetricValue`` (``harness.types``)."""
+"""Frozen copy of v0.1's ``MetricValue`` (``vlc_harness.types``)."""
 
 from __future__ import annotations
 

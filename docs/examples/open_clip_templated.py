@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from harness import hookimpl
-from harness.models import Identity
-from plugins.models.openclip import OpenClip
+from vlc_harness import hookimpl
+from vlc_harness.models import Identity
+from vlc_harness_builtins.models.openclip import OpenClip
 
 
 @dataclass(frozen=True)

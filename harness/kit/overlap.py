@@ -3,7 +3,7 @@
 A registry model entry names the image pools it was trained on in ``meta.trained_on`` (every
 stage: pre-training, fine-tuning, and the pre-training of the towers it was initialised from); a
 benchmark type names the pools its images are drawn from in
-:attr:`harness.benchmarks.Benchmark.image_pools`. Both use the controlled vocabulary
+:attr:`vlc_harness.benchmarks.Benchmark.image_pools`. Both use the controlled vocabulary
 :data:`POOLS`. A cell is marked when a pool of the model and a pool of the benchmark share images.
 
 Pools share images when they are the same pool, when one is part of the other (``part_of``,

@@ -1,9 +1,9 @@
 """Identifying weights: a resolved Hugging Face Hub revision, or the sha256 of a local file.
 
-Used by model plugins in :meth:`~harness.models.Model.identify`. Network access is short and
+Used by model plugins in :meth:`~vlc_harness.models.Model.identify`. Network access is short and
 optional: offline (``HF_HUB_OFFLINE=1`` or no route), a hub repo is identified by the revision
 already in the local cache, and weights that are neither cached nor reachable raise
-:class:`~harness.errors.WeightsUnavailable`, which makes the cell ``unavailable``.
+:class:`~vlc_harness.errors.WeightsUnavailable`, which makes the cell ``unavailable``.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.errors import WeightsUnavailable
-from harness.hashing import sha256_file
+from vlc_harness.errors import WeightsUnavailable
+from vlc_harness.hashing import sha256_file
 
 HUB_TIMEOUT_S = 10.0
 

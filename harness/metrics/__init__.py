@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from harness.metrics.aggregate import Macro, Micro, PerCategory, Std, Tags
-from harness.metrics.pairwise import PairwiseAccuracy
+from vlc_harness.metrics.aggregate import Macro, Micro, PerCategory, Std, Tags
+from vlc_harness.metrics.pairwise import PairwiseAccuracy
 
 __all__ = ["Macro", "Micro", "PairwiseAccuracy", "PerCategory", "Std", "Tags"]

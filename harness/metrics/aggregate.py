@@ -254,7 +254,7 @@ class WordOrder(Tags):
     """The word-order audit: pooled over the instances whose compared captions hold the same
     words in another order (``same-words``) and over the rest (``different-words``).
 
-    ``tags(instance)`` returns one of the two (see :mod:`harness.metrics.word_order`). Reported
+    ``tags(instance)`` returns one of the two (see :mod:`vlc_harness.metrics.word_order`). Reported
     only when some instance has the same words: an order-insensitive text encoder is at chance
     or tied on that subset by construction, so it measures word-order sensitivity directly.
     """

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.errors import ScoreError
-from harness.metrics.aggregate import Aggregation, Macro, PerCategory
-from harness.metrics.engine import Column
-from harness.metrics.family import Family, Reported
-from harness.metrics.outcomes import Outcomes
+from vlc_harness.errors import ScoreError
+from vlc_harness.metrics.aggregate import Aggregation, Macro, PerCategory
+from vlc_harness.metrics.engine import Column
+from vlc_harness.metrics.family import Family, Reported
+from vlc_harness.metrics.outcomes import Outcomes
 
 AUC_TIE_RULE = "half"
 """A (positive, negative) pair with equal scores counts one half (Mann-Whitney)."""
@@ -110,7 +110,7 @@ class AucResult:
 def roc_auc(scores: Sequence[float] | np.ndarray, labels: Sequence[int] | np.ndarray) -> AucResult:
     """ROC AUC of continuous scores against 0/1 labels; ties between classes count half.
 
-    Raises :class:`~harness.errors.ScoreError` on a non-finite score and ``ValueError`` when one
+    Raises :class:`~vlc_harness.errors.ScoreError` on a non-finite score and ``ValueError`` when one
     class is absent (the AUC is undefined) or the inputs are malformed.
     """
     s = np.asarray(scores, dtype=np.float64)

@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from harness.metrics import bootstrap
-from harness.metrics.aggregate import Key, Micro, PerCategory
-from harness.metrics.engine import Column, evaluate
-from harness.metrics.outcomes import ChoiceOutcomes, Outcomes
-from harness.types import MetricSpec, MetricValue, canonical_json
+from vlc_harness.metrics import bootstrap
+from vlc_harness.metrics.aggregate import Key, Micro, PerCategory
+from vlc_harness.metrics.engine import Column, evaluate
+from vlc_harness.metrics.outcomes import ChoiceOutcomes, Outcomes
+from vlc_harness.types import MetricSpec, MetricValue, canonical_json
 
 if TYPE_CHECKING:
-    from harness.benchmarks import Benchmark
-    from harness.metrics.family import Family
+    from vlc_harness.benchmarks import Benchmark
+    from vlc_harness.metrics.family import Family
 
 ENGINE_VERSION = "2"
 NO_METRICS = "none"

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from harness.metrics.aggregate import Aggregation, Key, Node, Plan, Tags, tags_of
-from harness.metrics.bootstrap import Resampler
-from harness.types import MetricValue
+from vlc_harness.metrics.aggregate import Aggregation, Key, Node, Plan, Tags, tags_of
+from vlc_harness.metrics.bootstrap import Resampler
+from vlc_harness.types import MetricValue
 
 ABSTENTION_RULES = ("wrong", "counts", "answered", "keep")
 """What an abstained instance contributes: ``wrong`` credit 0; ``counts`` credit 1 (an abstention

@@ -15,9 +15,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from harness.metrics.aggregate import Aggregation, resolve
-from harness.metrics.engine import TIES_HALF_RULE, Column
-from harness.types import MetricSpec
+from vlc_harness.metrics.aggregate import Aggregation, resolve
+from vlc_harness.metrics.engine import TIES_HALF_RULE, Column
+from vlc_harness.types import MetricSpec
 
 
 @dataclass(frozen=True)

@@ -20,12 +20,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from harness.metrics.aggregate import Aggregation, WordOrder
-from harness.metrics.engine import Column
-from harness.metrics.family import Family, Reported
-from harness.metrics.outcomes import Outcomes
-from harness.metrics.ties import Beats, beats, expected_under_random_ties
-from harness.metrics.word_order import caption_pair_tag
+from vlc_harness.metrics.aggregate import Aggregation, WordOrder
+from vlc_harness.metrics.engine import Column
+from vlc_harness.metrics.family import Family, Reported
+from vlc_harness.metrics.outcomes import Outcomes
+from vlc_harness.metrics.ties import Beats, beats, expected_under_random_ties
+from vlc_harness.metrics.word_order import caption_pair_tag
 
 CHANCE_SINGLE = 0.5
 """Chance of one two-way comparison under random scores."""
@@ -91,7 +91,7 @@ class TextImageGroup(Family):
         word_order: bool = True,
     ) -> None:
         owner = f"{self.name} {', '.join(ids.values())}"
-        if word_order:  # the word-order audit (see harness.metrics.word_order)
+        if word_order:  # the word-order audit (see vlc_harness.metrics.word_order)
             aggregate = (*aggregate, WordOrder(caption_pair_tag))
         unknown = sorted(set(ids) - set(SCORES))
         if unknown:

@@ -20,11 +20,11 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from harness.metrics.aggregate import Aggregation
-from harness.metrics.engine import Column
-from harness.metrics.family import Family, Reported
-from harness.metrics.outcomes import Outcomes
-from harness.metrics.ties import Beats, expected_under_random_ties
+from vlc_harness.metrics.aggregate import Aggregation
+from vlc_harness.metrics.engine import Column
+from vlc_harness.metrics.family import Family, Reported
+from vlc_harness.metrics.outcomes import Outcomes
+from vlc_harness.metrics.ties import Beats, expected_under_random_ties
 
 ROLES = ("original", "positive", "negative")
 DEFAULT_IDS = {"aug": "aug_accuracy", "brittle": "brittleness", "drop": "accuracy_drop"}

@@ -20,11 +20,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from harness.metrics.aggregate import Macro, Micro, PerCategory, Std
-from harness.metrics.engine import Column
-from harness.metrics.family import Family, Reported
-from harness.metrics.outcomes import Outcomes
-from harness.types import MetricSpec
+from vlc_harness.metrics.aggregate import Macro, Micro, PerCategory, Std
+from vlc_harness.metrics.engine import Column
+from vlc_harness.metrics.family import Family, Reported
+from vlc_harness.metrics.outcomes import Outcomes
+from vlc_harness.types import MetricSpec
 
 
 class OrderAccuracy(Family):

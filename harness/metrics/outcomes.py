@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from harness.errors import ScoreError
+from vlc_harness.errors import ScoreError
 
 if TYPE_CHECKING:
-    from harness.types import Instance
+    from vlc_harness.types import Instance
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def outcomes_from_matrices(
     """Outcomes from one score matrix per instance (shapes may differ; padded with NaN).
 
     A needed pair of an answered instance must be finite: NaN or infinity raises
-    :class:`~harness.errors.ScoreError` (it is never scored).
+    :class:`~vlc_harness.errors.ScoreError` (it is never scored).
     """
     n = len(instances)
     shape = (

@@ -16,11 +16,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from harness.metrics.aggregate import Aggregation, Micro, PerCategory, WordOrder
-from harness.metrics.engine import Column
-from harness.metrics.family import Family, Reported
-from harness.metrics.outcomes import ChoiceOutcomes, Outcomes
-from harness.metrics.word_order import pairwise_tag
+from vlc_harness.metrics.aggregate import Aggregation, Micro, PerCategory, WordOrder
+from vlc_harness.metrics.engine import Column
+from vlc_harness.metrics.family import Family, Reported
+from vlc_harness.metrics.outcomes import ChoiceOutcomes, Outcomes
+from vlc_harness.metrics.word_order import pairwise_tag
 
 CHOICE_TIE_RULE = "none: answers (an abstention is wrong)"
 """Tie rule recorded with values computed from multiple-choice answers (no scores, no ties)."""
@@ -52,7 +52,7 @@ class PairwiseAccuracy(Family):
         categories: Sequence[str] | None = None,
         word_order: bool = True,
     ) -> None:
-        if word_order:  # the word-order audit (see harness.metrics.word_order)
+        if word_order:  # the word-order audit (see vlc_harness.metrics.word_order)
             aggregate = (*aggregate, WordOrder(lambda inst: pairwise_tag(inst, gold, against)))
         super().__init__(aggregate, tie_rule, categories, f"{self.name} {id!r}")
         self.id, self.description = id, description

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from harness.errors import Unavailable
-from harness.metrics.cell import NO_METRICS, cell_metrics, metrics_version
-from harness.metrics.outcomes import ChoiceOutcomes, Outcomes
-from harness.store.store import CellRecord, Outcome, Store
+from vlc_harness.errors import Unavailable
+from vlc_harness.metrics.cell import NO_METRICS, cell_metrics, metrics_version
+from vlc_harness.metrics.outcomes import ChoiceOutcomes, Outcomes
+from vlc_harness.store.store import CellRecord, Outcome, Store
 
 
 @dataclass
@@ -33,8 +33,8 @@ class RebuildReport:
 
 def rebuild_cells(store: Store, plugins: Any, data_root: Path, cells: list[CellRecord]) -> RebuildReport:
     """Recompute the metrics of ``cells`` from their stored outcomes (see the module docstring)."""
-    from harness.params import build
-    from harness.run.prepare import limit_per_category, manifest_hash
+    from vlc_harness.params import build
+    from vlc_harness.run.prepare import limit_per_category, manifest_hash
 
     report = RebuildReport()
     loaded: dict[tuple[str, str], Any] = {}

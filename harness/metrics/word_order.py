@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from harness.metrics.aggregate import DIFFERENT_WORDS, SAME_WORDS
+from vlc_harness.metrics.aggregate import DIFFERENT_WORDS, SAME_WORDS
 
 TOKEN = re.compile(r"[a-z0-9]+")
 

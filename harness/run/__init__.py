@@ -15,17 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.models import Model
-from harness.plugins import Plugins
-from harness.provenance import run_provenance
-from harness.registry import BenchmarkEntry, ModelEntry, Registry
-from harness.run.budget import CostBudget
-from harness.run.executor import Executor
-from harness.run.finish import finish, usage_record
-from harness.run.plan import ModelRun, plan_model
-from harness.run.prepare import PreparedBenchmark, prepare
-from harness.run.schedule import Schedule
-from harness.store import CellRecord, Store
+from vlc_harness.models import Model
+from vlc_harness.plugins import Plugins
+from vlc_harness.provenance import run_provenance
+from vlc_harness.registry import BenchmarkEntry, ModelEntry, Registry
+from vlc_harness.run.budget import CostBudget
+from vlc_harness.run.executor import Executor
+from vlc_harness.run.finish import finish, usage_record
+from vlc_harness.run.plan import ModelRun, plan_model
+from vlc_harness.run.prepare import PreparedBenchmark, prepare
+from vlc_harness.run.schedule import Schedule
+from vlc_harness.store import CellRecord, Store
 
 
 @dataclass

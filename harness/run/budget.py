@@ -6,7 +6,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from harness.models import Usage
+from vlc_harness.models import Usage
 
 
 class CostBudget:

@@ -1,8 +1,8 @@
 """Decoding stored scores (or answers) into a cell's outcome arrays, metrics and outcome rows.
 
 Pure functions of what the store holds, so a cell can be rebuilt at any time without a model.
-Stored rows are decoded once into outcome arrays (:mod:`harness.metrics.outcomes`); every
-metric, interval and replicate is then computed by :mod:`harness.metrics`.
+Stored rows are decoded once into outcome arrays (:mod:`vlc_harness.metrics.outcomes`); every
+metric, interval and replicate is then computed by :mod:`vlc_harness.metrics`.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from harness.benchmarks import Benchmark
-from harness.choices import AnsweredQuestion, InstanceAnswers, question_key
-from harness.metrics.cell import CellMetrics, cell_metrics
-from harness.metrics.outcomes import Outcomes, choice_outcomes
-from harness.store.store import Outcome
-from harness.types import Instance
+from vlc_harness.benchmarks import Benchmark
+from vlc_harness.choices import AnsweredQuestion, InstanceAnswers, question_key
+from vlc_harness.metrics.cell import CellMetrics, cell_metrics
+from vlc_harness.metrics.outcomes import Outcomes, choice_outcomes
+from vlc_harness.store.store import Outcome
+from vlc_harness.types import Instance
 
 InstanceKeys = dict[str, "list[str] | str"]
 """Per instance id: its image keys, or why they cannot be had (a missing image)."""
@@ -55,7 +55,7 @@ def collect_scores(
 
     A pair the model declined (``abstained``) or whose request failed (``request_failures``)
     makes its instance an abstention (each metric states how it counts one), with coverage and
-    metrics over answered instances reported too (see :mod:`harness.metrics.engine`);
+    metrics over answered instances reported too (see :mod:`vlc_harness.metrics.engine`);
     ``coverage`` asks for those even when every pair was answered. A failed request also leaves
     the cell ``partial``. A pair with no score for another reason fails its instance only.
     """

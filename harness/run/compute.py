@@ -1,8 +1,8 @@
 """Running one model over a job, by its protocol (inside a worker process).
 
-Each unique input is encoded once and :class:`~harness.run.jobs.Scores` batches are yielded as
+Each unique input is encoded once and :class:`~vlc_harness.run.jobs.Scores` batches are yielded as
 they finish, so the main process can store them as it goes. An image that cannot be decoded
-yields :class:`~harness.run.jobs.ImageFailed` and the rest goes on; see :mod:`harness.run.jobs`
+yields :class:`~vlc_harness.run.jobs.ImageFailed` and the rest goes on; see :mod:`vlc_harness.run.jobs`
 for every event.
 """
 
@@ -12,8 +12,8 @@ import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from harness.images import load_image
-from harness.models import (
+from vlc_harness.images import load_image
+from vlc_harness.models import (
     Abstention,
     ChoiceModel,
     ChoiceQuestion,
@@ -24,8 +24,8 @@ from harness.models import (
     PairScoringModel,
     TextOnlyModel,
 )
-from harness.run.batching import AdaptiveBatches, batch_size_for, prefetch
-from harness.run.jobs import (
+from vlc_harness.run.batching import AdaptiveBatches, batch_size_for, prefetch
+from vlc_harness.run.jobs import (
     Abstained,
     AnswerFailed,
     Answers,
@@ -39,7 +39,7 @@ from harness.run.jobs import (
     Scores,
     Unscored,
 )
-from harness.types import BLIND_IMAGE_KEY
+from vlc_harness.types import BLIND_IMAGE_KEY
 
 
 def run_job(model: Model, job: Job) -> Iterator[Event]:

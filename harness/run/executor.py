@@ -20,11 +20,11 @@ from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
-from harness.devices import cpu_threads_per_worker, resolve_device, worker_slots
-from harness.errors import WorkerFailed
-from harness.models import Model
-from harness.plugins import class_locator
-from harness.run.jobs import Event, Job, Loaded
+from vlc_harness.devices import cpu_threads_per_worker, resolve_device, worker_slots
+from vlc_harness.errors import WorkerFailed
+from vlc_harness.models import Model
+from vlc_harness.plugins import class_locator
+from vlc_harness.run.jobs import Event, Job, Loaded
 
 
 class Worker(Protocol):
@@ -45,7 +45,7 @@ class Executor:
     def __init__(self, kind: str = "local", workers: int | None = None, address: str | None = None) -> None:
         self.kind = kind
         if kind == "ray":
-            from harness.run.ray_actor import connect
+            from vlc_harness.run.ray_actor import connect
 
             self.slots = connect(address, workers)
         else:
@@ -57,14 +57,14 @@ class Executor:
         if device and device != "auto" and getattr(run, "device", "auto") == "auto":
             run = dataclasses.replace(run, device=device)
         if self.kind == "ray":
-            from harness.run.ray_actor import RayWorker
+            from vlc_harness.run.ray_actor import RayWorker
 
             return RayWorker(cls, params, run, label, device=device, threads=self.threads)
         return LocalWorker(cls, params, run, label, threads=self.threads)
 
 
 class LocalWorker:
-    """A model in a ``python -m harness.run.worker`` process, talking over a socket pair."""
+    """A model in a ``python -m vlc_harness.run.worker`` process, talking over a socket pair."""
 
     def __init__(self, cls: type[Model], params: Any, run: Any, label: str, threads: int | None = None) -> None:
         self.label = label
@@ -74,7 +74,7 @@ class LocalWorker:
             env.update({v: str(threads) for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")})
         ours, theirs = socket.socketpair()
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "harness.run.worker", str(theirs.fileno())],
+            [sys.executable, "-m", "vlc_harness.run.worker", str(theirs.fileno())],
             pass_fds=[theirs.fileno()],
             env=env,
         )
@@ -160,8 +160,8 @@ class InProcessWorker:
 
     def compute(self, job: Job) -> Iterator[Event]:
         """Run the job here; exceptions propagate as WorkerFailed."""
-        from harness.run.compute import run_job
-        from harness.run.worker import describe
+        from vlc_harness.run.compute import run_job
+        from vlc_harness.run.worker import describe
 
         try:
             if not self._loaded:

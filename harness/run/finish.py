@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from harness.fingerprint import identity_record
-from harness.metrics.cell import NO_METRICS, bootstrap_samples, metrics_version
-from harness.run.collect import Collected
-from harness.run.plan import CellPlan, ModelRun, inputs_hash
-from harness.store import CellRecord, Store
-from harness.store.store import Outcome
+from vlc_harness.fingerprint import identity_record
+from vlc_harness.metrics.cell import NO_METRICS, bootstrap_samples, metrics_version
+from vlc_harness.run.collect import Collected
+from vlc_harness.run.plan import CellPlan, ModelRun, inputs_hash
+from vlc_harness.store import CellRecord, Store
+from vlc_harness.store.store import Outcome
 
 STATUSES = ("ok", "partial", "failed", "unavailable", "skipped")
 

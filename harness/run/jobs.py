@@ -4,8 +4,8 @@ A :class:`Job` lists image tasks (one image and the texts to score against it) s
 key, texts for image-blind models, or multiple-choice questions. The worker yields events batch
 by batch: :class:`Scores`, :class:`Answers`, declined pairs (:class:`Abstained`), failed requests
 (:class:`PairFailed`, :class:`AnswerFailed`), pairs without a score (:class:`Unscored`, from a
-:class:`~harness.models.PairError`), unreadable images (:class:`ImageFailed`), API spending
-(:class:`~harness.models.Usage`), and :class:`Loaded` / :class:`Progress` notices.
+:class:`~vlc_harness.models.PairError`), unreadable images (:class:`ImageFailed`), API spending
+(:class:`~vlc_harness.models.Usage`), and :class:`Loaded` / :class:`Progress` notices.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.models import Usage
+from vlc_harness.models import Usage
 
 Origin = tuple[str, str, str, int, int]
 """(benchmark id, data version, instance id, image index, text index) of a needed pair."""
@@ -49,7 +49,7 @@ class Job:
     blind_texts: list[str] = field(default_factory=list)
     questions: list[QuestionTask] = field(default_factory=list)
     batch_size: int = 0
-    """Items per model call (0: the worker picks for its device: ``harness.run.batching.batch_size_for``)."""
+    """Items per model call (0: the worker picks for its device: ``vlc_harness.run.batching.batch_size_for``)."""
     max_cost_usd: float | None = None
     """What the run may still spend on this job (API models); ``None``: no limit."""
 
@@ -128,7 +128,7 @@ class PairFailed:
 
 @dataclass(frozen=True)
 class Unscored:
-    """A pair the model reported as having no score (:class:`~harness.models.PairError`): nothing
+    """A pair the model reported as having no score (:class:`~vlc_harness.models.PairError`): nothing
     is stored; the instances that need it fail with ``reason``."""
 
     key: str

@@ -11,16 +11,16 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.errors import Unavailable
-from harness.fingerprint import fingerprint_content, model_fingerprint
-from harness.metrics.cell import bootstrap_samples, metrics_version
-from harness.models import Identity, Model
-from harness.registry import ModelEntry
-from harness.run.jobs import Job
-from harness.run.prepare import PreparedBenchmark
-from harness.run.protocols import Protocol, Sink, protocol_for
-from harness.store import CellRecord, Store
-from harness.types import Instance
+from vlc_harness.errors import Unavailable
+from vlc_harness.fingerprint import fingerprint_content, model_fingerprint
+from vlc_harness.metrics.cell import bootstrap_samples, metrics_version
+from vlc_harness.models import Identity, Model
+from vlc_harness.registry import ModelEntry
+from vlc_harness.run.jobs import Job
+from vlc_harness.run.prepare import PreparedBenchmark
+from vlc_harness.run.protocols import Protocol, Sink, protocol_for
+from vlc_harness.store import CellRecord, Store
+from vlc_harness.types import Instance
 
 InstanceKeys = dict[str, "list[str] | str"]
 """Per instance id: its image keys, or why they cannot be had (a missing image)."""

@@ -13,12 +13,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.benchmarks import Benchmark
-from harness.catalog import Registrar
-from harness.errors import Unavailable
-from harness.hashing import sha256_files
-from harness.registry import BenchmarkEntry
-from harness.types import BLIND_IMAGE_KEY, Instance, canonical_json
+from vlc_harness.benchmarks import Benchmark
+from vlc_harness.catalog import Registrar
+from vlc_harness.errors import Unavailable
+from vlc_harness.hashing import sha256_files
+from vlc_harness.registry import BenchmarkEntry
+from vlc_harness.types import BLIND_IMAGE_KEY, Instance, canonical_json
 
 
 @dataclass

@@ -14,15 +14,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from harness.choices import Question, question_key
-from harness.models import ChoiceModel, EmbeddingModel, Model, PairScoringModel, TextOnlyModel, Usage
-from harness.run.collect import Collected, collect_answers, collect_scores
-from harness.run.jobs import Event, ImageTask, Job, Origin, QuestionTask
-from harness.types import Instance
+from vlc_harness.choices import Question, question_key
+from vlc_harness.models import ChoiceModel, EmbeddingModel, Model, PairScoringModel, TextOnlyModel, Usage
+from vlc_harness.run.collect import Collected, collect_answers, collect_scores
+from vlc_harness.run.jobs import Event, ImageTask, Job, Origin, QuestionTask
+from vlc_harness.types import Instance
 
 if TYPE_CHECKING:
-    from harness.run.plan import CellPlan
-    from harness.store import Store
+    from vlc_harness.run.plan import CellPlan
+    from vlc_harness.store import Store
 
 
 @dataclass
@@ -55,8 +55,8 @@ class Protocol:
         raise NotImplementedError
 
     def run(self, model: Model, job: Job) -> Iterator[Event]:
-        """The job's events, computed by ``model`` (inside a worker; see :mod:`harness.run.compute`)."""
-        from harness.run.compute import run_job
+        """The job's events, computed by ``model`` (inside a worker; see :mod:`vlc_harness.run.compute`)."""
+        from vlc_harness.run.compute import run_job
 
         return run_job(model, job)
 

@@ -16,9 +16,9 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
-from harness.errors import WorkerFailed
-from harness.models import Model
-from harness.run.jobs import Job, Loaded
+from vlc_harness.errors import WorkerFailed
+from vlc_harness.models import Model
+from vlc_harness.run.jobs import Job, Loaded
 
 _ACTOR: Any = None
 
@@ -47,16 +47,16 @@ def _actor_class() -> Any:
             """One model, built once on a Ray worker; jobs stream their events back."""
 
             def __init__(self, locator: dict[str, Any], params: dict[str, Any], run: dict[str, Any]) -> None:
-                from harness.params import build
-                from harness.plugins import resolve_locator
+                from vlc_harness.params import build
+                from vlc_harness.plugins import resolve_locator
 
                 cls = resolve_locator(locator)
                 self.model = cls(build(cls.Params, params), build(cls.Run, run))
                 self.loaded = False
 
             def compute(self, job: Job) -> Iterator[Any]:
-                from harness.devices import resolve_device
-                from harness.run.compute import run_job
+                from vlc_harness.devices import resolve_device
+                from vlc_harness.run.compute import run_job
 
                 if not self.loaded:
                     device = resolve_device(self.model.run.device)
@@ -76,7 +76,7 @@ class RayWorker:
     """A model worker running as a Ray actor (the same interface as a local worker)."""
 
     def __init__(self, cls: type[Model], params: Any, run: Any, label: str, device: str, threads: int | None) -> None:
-        from harness.plugins import class_locator
+        from vlc_harness.plugins import class_locator
 
         self.label = label
         self.timeout_s = float(getattr(run, "timeout_s", 900.0))

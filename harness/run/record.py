@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from harness.models import Usage
-from harness.run.jobs import (
+from vlc_harness.models import Usage
+from vlc_harness.run.jobs import (
     Abstained,
     AnswerFailed,
     Answers,
@@ -25,8 +25,8 @@ from harness.run.jobs import (
     Scores,
     Unscored,
 )
-from harness.run.plan import ModelRun
-from harness.store import Store
+from vlc_harness.run.plan import ModelRun
+from vlc_harness.store import Store
 
 
 class Recorder:

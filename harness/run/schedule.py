@@ -15,14 +15,14 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from harness.errors import HarnessError, WorkerFailed
-from harness.fingerprint import identity_record
-from harness.run.budget import CostBudget
-from harness.run.executor import Executor, InProcessWorker, Worker
-from harness.run.jobs import Job
-from harness.run.plan import ModelRun
-from harness.run.record import HANDLERS, Recorder
-from harness.store import Store
+from vlc_harness.errors import HarnessError, WorkerFailed
+from vlc_harness.fingerprint import identity_record
+from vlc_harness.run.budget import CostBudget
+from vlc_harness.run.executor import Executor, InProcessWorker, Worker
+from vlc_harness.run.jobs import Job
+from vlc_harness.run.plan import ModelRun
+from vlc_harness.run.record import HANDLERS, Recorder
+from vlc_harness.store import Store
 
 Slot = tuple[int, str]
 """(position, device) of a worker slot."""

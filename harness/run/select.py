@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import difflib
 
-from harness.errors import RegistryError, UserError
-from harness.plugins import Plugins
-from harness.registry import BenchmarkEntry, ModelEntry, Registry, parse_inline_benchmark, parse_inline_model
+from vlc_harness.errors import RegistryError, UserError
+from vlc_harness.plugins import Plugins
+from vlc_harness.registry import BenchmarkEntry, ModelEntry, Registry, parse_inline_benchmark, parse_inline_model
 
 
 def select_models(registry: Registry, plugins: Plugins, specs: list[str]) -> list[ModelEntry]:

@@ -1,7 +1,7 @@
-"""The worker process: ``python -m harness.run.worker FD`` serves one model over a socket.
+"""The worker process: ``python -m vlc_harness.run.worker FD`` serves one model over a socket.
 
 Started as a module (not through ``multiprocessing``), so a script that calls
-:func:`harness.evaluate` needs no ``if __name__ == "__main__":`` guard. The parent sends
+:func:`vlc_harness.evaluate` needs no ``if __name__ == "__main__":`` guard. The parent sends
 ``("init", locator, params, run)`` first, then any of ``("load",)``, ``("compute", job)`` and
 ``("stop",)``; the worker answers ``("event", event)`` for each event, ``("done",)`` after a job,
 and ``("error", message)`` when something raised. Thread limits arrive in the environment,
@@ -24,11 +24,11 @@ def describe(exc: BaseException) -> str:
 
 def serve(conn: Connection) -> None:
     """Build the model from the ``init`` message, then serve requests until ``stop`` or EOF."""
-    from harness.devices import resolve_device
-    from harness.params import build
-    from harness.plugins import resolve_locator
-    from harness.run.compute import run_job
-    from harness.run.jobs import Loaded
+    from vlc_harness.devices import resolve_device
+    from vlc_harness.params import build
+    from vlc_harness.plugins import resolve_locator
+    from vlc_harness.run.compute import run_job
+    from vlc_harness.run.jobs import Loaded
 
     try:
         _, locator, params, run = conn.recv()

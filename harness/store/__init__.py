@@ -1,11 +1,11 @@
 """The score store: SQLAlchemy 2, SQLite by default, any SQLAlchemy URL by choice.
 
-Only the main process writes to it. See :mod:`harness.store.schema` for the tables and
-:mod:`harness.store.migrations` for versioning.
+Only the main process writes to it. See :mod:`vlc_harness.store.schema` for the tables and
+:mod:`vlc_harness.store.migrations` for versioning.
 """
 
 from __future__ import annotations
 
-from harness.store.store import CellRecord, Store, open_store
+from vlc_harness.store.store import CellRecord, Store, open_store
 
 __all__ = ["CellRecord", "Store", "open_store"]

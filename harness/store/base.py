@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy.exc import OperationalError
 
-from harness.errors import StoreError
+from vlc_harness.errors import StoreError
 
 
 def now() -> str:

@@ -10,8 +10,8 @@ from typing import Any
 from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from harness.store import replicates, schema
-from harness.store.base import _writes, now
+from vlc_harness.store import replicates, schema
+from vlc_harness.store.base import _writes, now
 
 _CHUNK = 500
 
@@ -43,7 +43,7 @@ class CellRecord:
     created_at: str = ""
     id: int | None = None
     metrics_version: str | None = None
-    """What the metrics were computed under (:func:`harness.metrics.cell.metrics_version`);
+    """What the metrics were computed under (:func:`vlc_harness.metrics.cell.metrics_version`);
     ``None`` for a v0.1 cell, which is rebuilt from its stored scores."""
     inputs_hash: str | None = None
     """sha256 of the sorted (image key, text) pairs (or question keys) the cell read."""
@@ -65,7 +65,7 @@ class Outcome:
 
 
 class CellRows:
-    """The store's run and cell tables (mixed into :class:`~harness.store.store.Store`)."""
+    """The store's run and cell tables (mixed into :class:`~vlc_harness.store.store.Store`)."""
 
     engine: Engine
 

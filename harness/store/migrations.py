@@ -21,9 +21,9 @@ def _v1_to_v2(conn: Connection) -> None:
 
     v0.1 cells keep ``metrics_version`` NULL: their metrics came from v0.1's code (200 resamples,
     replicates of the overall values only), so they are rebuilt from their stored scores the next
-    time the store is opened with the benchmark's data at hand (:mod:`harness.metrics.rebuild`).
+    time the store is opened with the benchmark's data at hand (:mod:`vlc_harness.metrics.rebuild`).
     """
-    from harness.store import schema
+    from vlc_harness.store import schema
 
     blob = schema.cells.c.replicates.type.compile(dialect=conn.dialect)
     conn.execute(text("ALTER TABLE cells ADD COLUMN metrics_version VARCHAR(100)"))

@@ -10,10 +10,10 @@ from typing import Any
 from sqlalchemy import Engine, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from harness.choices import question_key
-from harness.errors import ScoreError
-from harness.store import schema
-from harness.store.base import _writes, now
+from vlc_harness.choices import question_key
+from vlc_harness.errors import ScoreError
+from vlc_harness.store import schema
+from vlc_harness.store.base import _writes, now
 
 ABSTAINED_KIND = "yes_no"
 """Question kind under which a pair-scoring model's abstentions are stored in ``answers``."""
@@ -21,7 +21,7 @@ _CHUNK = 500
 
 
 class ScoreRows:
-    """The store's score tables (mixed into :class:`~harness.store.store.Store`)."""
+    """The store's score tables (mixed into :class:`~vlc_harness.store.store.Store`)."""
 
     engine: Engine
 

@@ -1,6 +1,6 @@
 """Opening and migrating the score store; the :class:`Store` joins its parts.
 
-Score rows are in :mod:`harness.store.scores`, runs and cells in :mod:`harness.store.cells`.
+Score rows are in :mod:`vlc_harness.store.scores`, runs and cells in :mod:`vlc_harness.store.cells`.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DatabaseError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
-from harness.errors import StoreError
-from harness.store import migrations, schema
-from harness.store.base import now
-from harness.store.cells import CellRecord, CellRows, Outcome
-from harness.store.scores import ABSTAINED_KIND, ScoreRows
+from vlc_harness.errors import StoreError
+from vlc_harness.store import migrations, schema
+from vlc_harness.store.base import now
+from vlc_harness.store.cells import CellRecord, CellRows, Outcome
+from vlc_harness.store.scores import ABSTAINED_KIND, ScoreRows
 
 __all__ = ["ABSTAINED_KIND", "CellRecord", "Outcome", "Store", "now", "open_store"]
 

@@ -1,11 +1,11 @@
 """Test helpers for vlc-harness and for plugin authors (shipped with the package).
 
-The pytest plugin :mod:`harness.testing.pytest_plugin` is registered through the ``pytest11``
+The pytest plugin :mod:`vlc_harness.testing.pytest_plugin` is registered through the ``pytest11``
 entry point, so any test suite in an environment with vlc-harness installed gets its fixtures.
 A plugin package runs the shared conformance checks over every registered type with one line in
 a test file::
 
-    from harness.testing.conformance import *  # noqa: F401,F403
+    from vlc_harness.testing.conformance import *  # noqa: F401,F403
 """
 
 from __future__ import annotations

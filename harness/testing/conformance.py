@@ -2,7 +2,7 @@
 
 Import these tests into a test module to run them over every registered type::
 
-    from harness.testing.conformance import *  # noqa: F401,F403
+    from vlc_harness.testing.conformance import *  # noqa: F401,F403
 
 Each model type is loaded from its ``conformance_example`` (a tiny offline instance) and scores
 a 2 images x 2 texts grid; each benchmark type loads its example data and computes its metrics
@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from harness.benchmarks import Benchmark, InstanceScores
-from harness.errors import ScoreError
-from harness.metrics.engine import TIES_HALF_RULE
-from harness.metrics.ties import TIE_RULES
-from harness.models import (
+from vlc_harness.benchmarks import Benchmark, InstanceScores
+from vlc_harness.errors import ScoreError
+from vlc_harness.metrics.engine import TIES_HALF_RULE
+from vlc_harness.metrics.ties import TIE_RULES
+from vlc_harness.models import (
     PROTOCOLS,
     ChoiceModel,
     EmbeddingModel,
@@ -36,11 +36,11 @@ from harness.models import (
     RunOptions,
     TextOnlyModel,
 )
-from harness.params import build
-from harness.plugins import get_plugins
-from harness.run.compute import run_job
-from harness.run.jobs import AnswerFailed, Answers, ImageTask, Job, QuestionTask, Scores
-from harness.testing import (
+from vlc_harness.params import build
+from vlc_harness.plugins import get_plugins
+from vlc_harness.run.compute import run_job
+from vlc_harness.run.jobs import AnswerFailed, Answers, ImageTask, Job, QuestionTask, Scores
+from vlc_harness.testing import (
     CONFORMANCE_BENCHMARK,
     CONFORMANCE_INSTANCE,
     CONFORMANCE_TEXTS,

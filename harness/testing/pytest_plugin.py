@@ -8,7 +8,7 @@ Fixtures:
 * ``vlc_registered``: a context manager that registers a plugin object for one test.
 
 Parametrization: a test that takes ``vlc_model_type`` or ``vlc_benchmark_type`` runs once per
-registered type (see :mod:`harness.testing.conformance`).
+registered type (see :mod:`vlc_harness.testing.conformance`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pytest
 @pytest.fixture
 def vlc_plugins() -> Any:
     """The plugin set as the command line loads it."""
-    from harness.plugins import get_plugins
+    from vlc_harness.plugins import get_plugins
 
     return get_plugins()
 
@@ -32,7 +32,7 @@ def vlc_plugins() -> Any:
 @pytest.fixture
 def vlc_store(tmp_path: Path) -> Any:
     """An empty SQLite store in the test's temporary folder."""
-    from harness.store import open_store
+    from vlc_harness.store import open_store
 
     store = open_store(f"sqlite:///{tmp_path / 'store.sqlite'}")
     yield store
@@ -44,7 +44,7 @@ def vlc_cli() -> Callable[..., Any]:
     """Invoke ``vlc-harness`` in-process; returns click's ``Result`` (exit code, output)."""
     from click.testing import CliRunner
 
-    from harness.cli import build_cli
+    from vlc_harness.cli import build_cli
 
     def invoke(*args: str, **kwargs: Any) -> Any:
         runner = CliRunner()
@@ -76,7 +76,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     wanted = {"vlc_model_type", "vlc_benchmark_type"} & set(metafunc.fixturenames)
     if not wanted:
         return
-    from harness.plugins import get_plugins
+    from vlc_harness.plugins import get_plugins
 
     plugins = get_plugins()
     if "vlc_model_type" in wanted:

@@ -8,7 +8,7 @@ captions, Tables 3-4, are out of scope):
 * ``aro_vg_attribution``: the same crop, "the [attr 1] [obj 1] and the [attr 2] [obj 2]" vs the
   attributes swapped. Category: ``<attributes[0]>_<attributes[1]>`` (ARO's key; order matters).
 * ``aro_coco_order`` / ``aro_flickr30k_order``: a Karpathy-test image, its caption and 4 word-order
-  perturbations (:mod:`plugins.benchmarks.aro_order`), one case per caption per seed.
+  perturbations (:mod:`vlc_harness_builtins.benchmarks.aro_order`), one case per caption per seed.
 
 Data (upstream JSON schemas, read as ARO's ``dataset_zoo/aro_datasets.py`` reads them)::
 
@@ -48,7 +48,7 @@ Metrics (ARO takes the argmax over ``caption_options``; ``np.argmax`` returns th
 
 Known differences from ARO's code: the shuffles use per-case seeded generators (not ARO's global
 RNG) and whatever spaCy/NLTK versions are installed, so the Order texts are ARO's procedure, not
-ARO's exact strings (``aro_order``); ``harness.images`` clips a crop box to the image where PIL
+ARO's exact strings (``aro_order``); ``vlc_harness.images`` clips a crop box to the image where PIL
 would pad it with black.
 """
 
@@ -60,13 +60,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from harness import hookimpl
-from harness.benchmarks import Benchmark, DataFile, ImageArchive, load_reference_rows
-from harness.errors import DataUnavailable
-from harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
-from harness.metrics.order import OrderAccuracy
-from harness.types import ImageSource, Instance, ReferenceRow
-from plugins.benchmarks.aro_order import PERTURBATION_VERSION, PERTURBATIONS, case_rng, order_case
+from vlc_harness import hookimpl
+from vlc_harness.benchmarks import Benchmark, DataFile, ImageArchive, load_reference_rows
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
+from vlc_harness.metrics.order import OrderAccuracy
+from vlc_harness.types import ImageSource, Instance, ReferenceRow
+from vlc_harness_builtins.benchmarks.aro_order import PERTURBATION_VERSION, PERTURBATIONS, case_rng, order_case
 
 ARO_REPO = "https://github.com/mertyg/vision-language-models-are-bows"
 ARO_COMMIT = "81fdd20dc5b6f434aa5a4a971717bc80d1cedb0d"
@@ -110,7 +110,7 @@ def relation_rules(path: Path = RULES_FILE) -> RelationRules:
 
 def file_sha256(path: Path) -> str:
     """sha256 of a file (cached by the harness's file-hash cache)."""
-    from harness.hashing import sha256_file
+    from vlc_harness.hashing import sha256_file
 
     return sha256_file(path)
 
@@ -138,7 +138,7 @@ def read_records(path: Path, fields: tuple[str, ...], what: str) -> list[dict[st
 
 def fetch_unpinned(dest: Path, url: str, manual: str, progress: bool) -> str:
     """Download an unpinned JSON file once (never re-downloaded); reject anything that is not JSON."""
-    from harness.datafetch import FetchError, download
+    from vlc_harness.datafetch import FetchError, download
 
     if dest.is_file():
         return f"present  {dest} (unpinned: no upstream checksum)"
@@ -413,7 +413,7 @@ class _AroOrder(_Aro):
     @property
     def data_version(self) -> str:
         """File content, seeds, tagger versions and perturbation scheme."""
-        from plugins.benchmarks.pos_tagging import tagger_identity
+        from vlc_harness_builtins.benchmarks.pos_tagging import tagger_identity
 
         seeds = ".".join(str(s) for s in self.params.seeds)
         tagger = tagger_identity(self.params.tagger, self.data_root)
@@ -435,7 +435,7 @@ class _AroOrder(_Aro):
 
     def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
         """The Karpathy file (unpinned) and, with ``images``, the image archive where there is one."""
-        from harness.datafetch import fetch_archive
+        from vlc_harness.datafetch import fetch_archive
 
         if self.params.version == "custom":
             return []
@@ -457,7 +457,7 @@ class _AroOrder(_Aro):
 
     def load_instances(self) -> list[Instance]:
         """One case per caption per seed: ``seed<k>/<case index>``, seeds in the order given."""
-        from plugins.benchmarks.pos_tagging import TaggerError, load_tagger
+        from vlc_harness_builtins.benchmarks.pos_tagging import TaggerError, load_tagger
 
         seeds = self.validate_seeds()
         annotations = read_records(self.annotation_path, ("image", "caption"), self.title)
@@ -562,7 +562,7 @@ EXAMPLE_OBJECTS = ("dog", "table", "man", "shirt", "cup", "boat", "cat", "chair"
 
 def write_vg_example(root: Path, relation: bool) -> Path:
     """Write a generated VG-Relation or VG-Attribution file (upstream schema) and stand-in images."""
-    from harness.testing import write_standin_images
+    from vlc_harness.testing import write_standin_images
 
     records: list[dict[str, Any]] = []
     groups = EXAMPLE_RELATIONS if relation else EXAMPLE_PAIRS
@@ -617,8 +617,8 @@ def example_tag_entries() -> list[tuple[str, list[tuple[str, str]], list[str]]]:
 
 def write_order_example(root: Path, annotation_file: str, image_pattern: str, images_dir: str) -> dict[str, Any]:
     """Write a generated Karpathy-style file, its tag table and stand-in images; returns the params."""
-    from harness.testing import write_standin_images
-    from plugins.benchmarks.pos_tagging import write_table
+    from vlc_harness.testing import write_standin_images
+    from vlc_harness_builtins.benchmarks.pos_tagging import write_table
 
     captions = [c for c, _ in EXAMPLE_CAPTIONS]
     annotations = [

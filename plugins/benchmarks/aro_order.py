@@ -31,7 +31,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from plugins.benchmarks.pos_tagging import Tagged
+from vlc_harness_builtins.benchmarks.pos_tagging import Tagged
 
 PERTURBATION_VERSION = "aro-order-v1"
 PERTURBATIONS = (

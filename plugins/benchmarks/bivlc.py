@@ -46,13 +46,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.benchmarks import Benchmark, DataFile, ImageArchive, verify_files
-from harness.errors import DataUnavailable
-from harness.metrics import Micro, PairwiseAccuracy, PerCategory
-from harness.metrics.group import CHANCE_SINGLE, MATCHED_PAIRS, TextImageGroup
-from harness.types import ImageSource, Instance, ReferenceRow
-from plugins.benchmarks.coco import val2017_archives, val2017_hint
+from vlc_harness import hookimpl
+from vlc_harness.benchmarks import Benchmark, DataFile, ImageArchive, verify_files
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics import Micro, PairwiseAccuracy, PerCategory
+from vlc_harness.metrics.group import CHANCE_SINGLE, MATCHED_PAIRS, TextImageGroup
+from vlc_harness.types import ImageSource, Instance, ReferenceRow
+from vlc_harness_builtins.benchmarks.coco import val2017_archives, val2017_hint
 
 HF_DATASET = "imirandam/BiVLC"
 COMMIT = "84f0d1751e7212d97cdeaeb01353862c09908bcb"
@@ -239,7 +239,7 @@ class BiVLC(Benchmark):
         return lines
 
     def _fetch_negative_images(self, progress: bool) -> list[str]:
-        from harness.datafetch import FetchError
+        from vlc_harness.datafetch import FetchError
 
         rows = self._rows()
         folder = self._dir(self.params.negative_images_dir)
@@ -321,7 +321,7 @@ def coco_filenames(rows: list[dict[str, str]], sources: list[dict[str, str]]) ->
 
 def _load_hf_test_split(progress: bool) -> Any:
     """The ``test`` split of the HF dataset, images as undecoded bytes (``datasets`` imported here)."""
-    from harness.datafetch import FetchError
+    from vlc_harness.datafetch import FetchError
 
     try:
         import datasets

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from harness.benchmarks import ImageArchive
+from vlc_harness.benchmarks import ImageArchive
 
 COCO_VAL2017 = "http://images.cocodataset.org/zips/val2017.zip"
 MARKER = "000000000139.jpg"

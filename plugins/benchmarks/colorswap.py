@@ -39,12 +39,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.benchmarks import Benchmark
-from harness.errors import DataUnavailable
-from harness.metrics import Micro, PerCategory, Tags
-from harness.metrics.group import MATCHED_PAIRS, TextImageGroup
-from harness.types import ImageSource, Instance
+from vlc_harness import hookimpl
+from vlc_harness.benchmarks import Benchmark
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics import Micro, PerCategory, Tags
+from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
+from vlc_harness.types import ImageSource, Instance
 
 HF_DATASET = "stanfordnlp/colorswap"
 HF_PAGE = f"https://huggingface.co/datasets/{HF_DATASET}"
@@ -185,7 +185,7 @@ class ColorSwap(Benchmark):
 
 def _load_hf_split(split: str, progress: bool) -> Any:
     """The split with undecoded images (``datasets`` imported here only)."""
-    from harness.datafetch import FetchError
+    from vlc_harness.datafetch import FetchError
 
     try:
         import datasets
@@ -215,7 +215,7 @@ def _suffix(data: bytes) -> str:
 
 def export_hf_split(split: Any, path: Path, images: Path) -> list[str]:
     """Write the split as the authors' ``<split>.json`` and ``images/img_<id>_<k>.<ext>`` (bytes as stored)."""
-    from harness.datafetch import FetchError
+    from vlc_harness.datafetch import FetchError
 
     images.mkdir(parents=True, exist_ok=True)
     records = []
@@ -248,7 +248,7 @@ def _write_atomically(path: Path, data: bytes) -> None:
 
 def write_example(root: Path, n: int = 6, split: str = "test") -> list[dict[str, Any]]:
     """Write a generated ColorSwap folder in the authors' schema (invented captions, stand-in images)."""
-    from harness.testing import write_standin_images
+    from vlc_harness.testing import write_standin_images
 
     folder = root / "colorswap"
     colours = ["red", "blue", "green", "yellow", "white", "black"]

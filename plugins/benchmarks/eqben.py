@@ -50,12 +50,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.benchmarks import Benchmark
-from harness.errors import DataUnavailable
-from harness.metrics import Micro, PerCategory
-from harness.metrics.group import MATCHED_PAIRS, TextImageGroup
-from harness.types import ImageSource, Instance
+from vlc_harness import hookimpl
+from vlc_harness.benchmarks import Benchmark
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics import Micro, PerCategory
+from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
+from vlc_harness.types import ImageSource, Instance
 
 REPO = "https://github.com/Wangt-CN/EqBen"
 MINI_GDRIVE_ID = "11YUTf06uzRHtFV8rYi96z4vTPi8_GNEM"
@@ -215,7 +215,7 @@ class EqBen(Benchmark):
 
     def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
         """Nothing is downloadable; converts the YouCook2 ``.npy`` frames present to PNG (lossless)."""
-        from harness.datafetch import FetchError
+        from vlc_harness.datafetch import FetchError
 
         if not any(p.is_file() for p in self._annotation_files()):
             raise FetchError(f"EqBen is not downloadable here: {self.image_hint()}")
@@ -299,7 +299,7 @@ def write_example(root: Path, per_subset: int = 2) -> list[dict[str, str]]:
     """
     import numpy as np
 
-    from harness.testing import standin_image, write_standin_images
+    from vlc_harness.testing import standin_image, write_standin_images
 
     folder = root / "eqben" / MINI_DIR
     images = folder / "images"

@@ -44,13 +44,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.benchmarks import Benchmark, DataFile, verify_files
-from harness.errors import DataUnavailable
-from harness.metrics import Macro, PairwiseAccuracy, PerCategory
-from harness.metrics.hard_positive import HardPositive, MeanScore
-from harness.types import ImageSource, Instance
-from plugins.benchmarks.aro import UNPINNED, VG_FIELDS, crop, read_records, vg_images_hint
+from vlc_harness import hookimpl
+from vlc_harness.benchmarks import Benchmark, DataFile, verify_files
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics import Macro, PairwiseAccuracy, PerCategory
+from vlc_harness.metrics.hard_positive import HardPositive, MeanScore
+from vlc_harness.types import ImageSource, Instance
+from vlc_harness_builtins.benchmarks.aro import UNPINNED, VG_FIELDS, crop, read_records, vg_images_hint
 
 COMMIT = "33addaae84b58d96dc8e9251b61d497c536ed23d"
 UPSTREAM = f"https://raw.githubusercontent.com/amitakamath/hard_positives/{COMMIT}"
@@ -194,7 +194,7 @@ class HardPositives(Benchmark):
 
     def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
         """REPLACE files by sha256; SWAP files checked by git blob id after download."""
-        from harness.datafetch import FetchError, download, fetch_files
+        from vlc_harness.datafetch import FetchError, download, fetch_files
 
         if self.params.version == "custom":
             return []
@@ -280,7 +280,7 @@ class HardPositives(Benchmark):
 
 def write_example(root: Path, forms: str = "replace+swap") -> Path:
     """Write generated REPLACE and/or SWAP files (upstream schemas) and stand-in images."""
-    from harness.testing import write_standin_images
+    from vlc_harness.testing import write_standin_images
 
     base = root / "hard_positives"
     if forms != "swap":
@@ -321,7 +321,7 @@ def write_example(root: Path, forms: str = "replace+swap") -> Path:
 
 def write_swap_example(base: Path, images: Path, count: int = 5) -> None:
     """Generated SWAP cases: ARO VG-Attribution records and their conjunct-swapped hard positives."""
-    from harness.testing import write_standin_images
+    from vlc_harness.testing import write_standin_images
 
     attrs = (("crouched", "open", "cat", "door"), ("brown", "gray", "hair", "tie"), ("white", "red", "plane", "sky"))
     orig, swapped = [], []

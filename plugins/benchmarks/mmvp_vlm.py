@@ -35,7 +35,7 @@ exactly upstream's verdicts: on a tie the second statement is right and the firs
 (Upstream compares a float32 softmax with 0.5; two logits closer than float32 can resolve round
 to a tie there but not here.)
 
-``pair_accuracy`` is the image score of :class:`~harness.metrics.group.TextImageGroup` (both
+``pair_accuracy`` is the image score of :class:`~vlc_harness.metrics.group.TextImageGroup` (both
 statements pick their own image) per pattern (each over 15 pairs); ``pair_accuracy_macro``, the
 headline, is the unweighted mean of the patterns (the paper's "MMVP Average", Table 1 / the
 repository's ``vlm_results.png``); ``pair_accuracy`` over ``all`` pools the pairs (equal to the
@@ -50,12 +50,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.benchmarks import Benchmark
-from harness.errors import DataUnavailable
-from harness.metrics import Macro, Micro, PerCategory
-from harness.metrics.group import MATCHED_PAIRS, TextImageGroup
-from harness.types import ImageSource, Instance
+from vlc_harness import hookimpl
+from vlc_harness.benchmarks import Benchmark
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics import Macro, Micro, PerCategory
+from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
+from vlc_harness.types import ImageSource, Instance
 
 HF_DATASET = "MMVP/MMVP_VLM"
 HF_REVISION = "211372d5357398f914d806d07dc305aea1f257d2"
@@ -214,7 +214,7 @@ class MMVPVLM(Benchmark):
 
     def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
         """The pinned hub snapshot (Questions.csv and every image) with ``huggingface_hub``."""
-        from harness.datafetch import FetchError
+        from vlc_harness.datafetch import FetchError
 
         if self.params.version == "custom":
             return []
@@ -264,7 +264,7 @@ def write_example(root: Path, patterns: int = len(PATTERNS)) -> Path:
     ``patterns`` blocks of 15 pairs (upstream's positional rule needs full blocks), with invented
     statements; Question IDs run 1, 2, ... as upstream's do.
     """
-    from harness.testing import write_standin_images
+    from vlc_harness.testing import write_standin_images
 
     folder = root / "mmvp_vlm"
     folder.mkdir(parents=True, exist_ok=True)

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from harness.errors import Unavailable
+from vlc_harness.errors import Unavailable
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm"
 SPACY_INSTALL = "pip install spacy && python -m spacy download en_core_web_sm"

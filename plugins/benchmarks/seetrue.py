@@ -51,11 +51,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.benchmarks import Benchmark, DataFile
-from harness.errors import DataUnavailable
-from harness.metrics.auc import RocAuc
-from harness.types import ImageSource, Instance
+from vlc_harness import hookimpl
+from vlc_harness.benchmarks import Benchmark, DataFile
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics.auc import RocAuc
+from vlc_harness.types import ImageSource, Instance
 
 HF_DATASET = "yonatanbitton/SeeTRUE"
 HF_REVISION = "6cc46a6e5d9388f44fdf9096d5387cd3b7988676"
@@ -210,8 +210,8 @@ class SeeTrue(Benchmark):
         are downloaded with ``huggingface_hub`` (installed with ``vlc-harness[data]``). The CSV must
         match its pinned sha256. Winoground is not fetched here (see ``winoground_dir``).
         """
-        from harness.datafetch import FetchError
-        from harness.hashing import sha256_file
+        from vlc_harness.datafetch import FetchError
+        from vlc_harness.hashing import sha256_file
 
         try:
             from huggingface_hub import hf_hub_download
@@ -251,7 +251,7 @@ class SeeTrue(Benchmark):
 
     def _fetch_images(self, download: Any) -> str:
         """images.zip holds ``images/<file>``: extract it next to ``images_dir``."""
-        from harness.datafetch import FetchError
+        from vlc_harness.datafetch import FetchError
 
         target = self.image_dir()
         if (target / SAMPLE_IMAGE).is_file():
@@ -275,7 +275,7 @@ class SeeTrue(Benchmark):
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
         """Three generated sources of 4 pairs each (both labels), stand-in images; nothing from SeeTRUE."""
-        from harness.testing import write_standin_images
+        from vlc_harness.testing import write_standin_images
 
         root = tmp_path / "seetrue_example"
         (root / "seetrue").mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 """Shapes: a generated, offline benchmark of coloured shapes, scored in both directions.
 
 Every scene (1 to 3 objects with a shape, a colour, a size and at most one spatial relation; see
-:mod:`plugins.benchmarks.shapes_scenes`) comes from a seed, with a caption and:
+:mod:`vlc_harness_builtins.benchmarks.shapes_scenes`) comes from a seed, with a caption and:
 
 * for each SugarCrepe kind that applies (``replace_obj``, ``replace_att``, ``replace_rel``,
   ``swap_obj``, ``swap_att``, ``add_obj``, ``add_att``) a hard-negative caption AND an image
@@ -30,11 +30,11 @@ not generalisation to unseen words.
 
 Metrics, every comparison strict ``>`` (a tie is wrong), NaN rejected:
 
-* 2x2 kinds (:mod:`harness.metrics.group`): ``i2t_score`` (both images prefer their caption),
+* 2x2 kinds (:mod:`vlc_harness.metrics.group`): ``i2t_score`` (both images prefer their caption),
   ``t2i_score`` (both captions prefer their image) and ``group_score`` (all four comparisons;
   the headline), micro-averaged per kind, per type (``replace``, ``swap``, ``add``) and ``all``.
   Chance: 1/4, 1/4, 1/6.
-* Hard-positive kinds (the definitions of :mod:`plugins.benchmarks.hard_positives`):
+* Hard-positive kinds (the definitions of :mod:`vlc_harness_builtins.benchmarks.hard_positives`):
   ``orig_accuracy`` s(c) > s(c_n), ``aug_accuracy`` also s(c_p) > s(c_n), ``brittleness``
   s(c_n) strictly between s(c) and s(c_p), ``accuracy_drop``; per kind and pooled over the
   hard-positive cases (``all``). Chance: 1/2, 1/3, 1/3.
@@ -49,15 +49,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.benchmarks import Benchmark
-from harness.errors import DataUnavailable
-from harness.metrics import Micro, PairwiseAccuracy, PerCategory
-from harness.metrics.group import MATCHED_PAIRS, TextImageGroup
-from harness.metrics.hard_positive import HardPositive
-from harness.params import ParamError
-from harness.types import ImageSource, Instance, canonical_json
-from plugins.benchmarks.shapes_scenes import (
+from vlc_harness import hookimpl
+from vlc_harness.benchmarks import Benchmark
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics import Micro, PairwiseAccuracy, PerCategory
+from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
+from vlc_harness.metrics.hard_positive import HardPositive
+from vlc_harness.params import ParamError
+from vlc_harness.types import ImageSource, Instance, canonical_json
+from vlc_harness_builtins.benchmarks.shapes_scenes import (
     GENERATOR_VERSION,
     KIND_TYPES,
     NEGATIVE_KINDS,
@@ -324,7 +324,7 @@ def write_example(
     benchmark (image-to-text and text-to-image) with real, distinct images.
     """
     params = {"seed": seed, "n_scenes": n_scenes, "image_size": image_size, "parts": parts}
-    from harness.params import build
+    from vlc_harness.params import build
 
     Shapes(build(ShapesParams, params), root).check_data()
     return params, root

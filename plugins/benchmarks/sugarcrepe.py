@@ -29,13 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.benchmarks import Benchmark, DataFile
-from harness.choices import Question, i2t_questions
-from harness.errors import DataUnavailable
-from harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
-from harness.types import ImageSource, Instance
-from plugins.benchmarks.coco import Val2017Images
+from vlc_harness import hookimpl
+from vlc_harness.benchmarks import Benchmark, DataFile
+from vlc_harness.choices import Question, i2t_questions
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
+from vlc_harness.types import ImageSource, Instance
+from vlc_harness_builtins.benchmarks.coco import Val2017Images
 
 SUBSETS = ("replace_obj", "replace_att", "replace_rel", "swap_obj", "swap_att", "add_obj", "add_att")
 TYPES = {"REPLACE": SUBSETS[:3], "SWAP": SUBSETS[3:5], "ADD": SUBSETS[5:]}
@@ -170,7 +170,7 @@ class SugarCrepe(Val2017Images, Benchmark):
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
         """Two generated cases per subset (synthetic captions) and stand-in images."""
-        from harness.testing import write_standin_images
+        from vlc_harness.testing import write_standin_images
 
         root = tmp_path / "sugarcrepe_example"
         (root / "sugarcrepe").mkdir(parents=True, exist_ok=True)

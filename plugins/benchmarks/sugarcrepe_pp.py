@@ -18,7 +18,7 @@ Metrics, as upstream ``VLMs/test_Variants_CLIP.py`` computes them (strict ``>``:
 
 * ``itt_accuracy`` (headline): the image-to-text task, ``s(I, P1) > s(I, N)`` **and**
   ``s(I, P2) > s(I, N)`` ("Accuracy image-to-text task"; chance 1/3), the augmented accuracy of
-  :class:`~harness.metrics.hard_positive.HardPositive`;
+  :class:`~vlc_harness.metrics.hard_positive.HardPositive`;
 * ``p1_neg_accuracy`` and ``p2_neg_accuracy``: each positive against the negative alone
   ("Accuracy Image-P1-Neg" / "Image-P2-Neg"; chance 1/2);
 
@@ -36,13 +36,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.benchmarks import Benchmark, DataFile
-from harness.errors import DataUnavailable
-from harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
-from harness.metrics.hard_positive import HardPositive
-from harness.types import ImageSource, Instance
-from plugins.benchmarks.coco import Val2017Images
+from vlc_harness import hookimpl
+from vlc_harness.benchmarks import Benchmark, DataFile
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
+from vlc_harness.metrics.hard_positive import HardPositive
+from vlc_harness.types import ImageSource, Instance
+from vlc_harness_builtins.benchmarks.coco import Val2017Images
 
 COMMIT = "c083bbf039a5ca215acaf25e7ee736d2ea6f3864"
 UPSTREAM = f"https://raw.githubusercontent.com/Sri-Harsha/scpp/{COMMIT}/VLMs/data"
@@ -181,7 +181,7 @@ class SugarCrepePP(Val2017Images, Benchmark):
 
 def write_example(root: Path, per_subset: int = 2) -> dict[str, list[dict[str, Any]]]:
     """Write generated subset files in the upstream schema and stand-in COCO-named images."""
-    from harness.testing import write_standin_images
+    from vlc_harness.testing import write_standin_images
 
     folder = root / "sugarcrepe_pp"
     folder.mkdir(parents=True, exist_ok=True)

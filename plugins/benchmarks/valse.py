@@ -46,11 +46,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.benchmarks import Benchmark, DataFile
-from harness.errors import DataUnavailable
-from harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
-from harness.types import ImageSource, Instance
+from vlc_harness import hookimpl
+from vlc_harness.benchmarks import Benchmark, DataFile
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
+from vlc_harness.types import ImageSource, Instance
 
 COMMIT = "2152d90d4aecd11f7f74cf03420abcb63efff9c5"
 UPSTREAM = f"https://raw.githubusercontent.com/Heidelberg-NLP/VALSE/{COMMIT}/data"
@@ -266,7 +266,7 @@ SOURCES = {
 def write_example(root: Path, per_instrument: int = 3) -> dict[str, dict[str, Any]]:
     """Write generated upstream-schema files (invented captions; the last sample of each file has
     ``mturk.caption == 1``, not valid) and stand-in images in the default folders."""
-    from harness.testing import write_standin_images
+    from vlc_harness.testing import write_standin_images
 
     params = ValseParams()
     folders = {

@@ -35,12 +35,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.benchmarks import Benchmark
-from harness.errors import DataUnavailable
-from harness.metrics import Macro, Micro, PerCategory
-from harness.metrics.group import MATCHED_PAIRS, TextImageGroup
-from harness.types import ImageSource, Instance
+from vlc_harness import hookimpl
+from vlc_harness.benchmarks import Benchmark
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics import Macro, Micro, PerCategory
+from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
+from vlc_harness.types import ImageSource, Instance
 
 HF_DATASET = "mair-lab/vismin-bench"
 HF_REVISION = "2f379d5b9a3af7f10d3266f6389b7b351e54c493"
@@ -180,7 +180,7 @@ class VisMin(Benchmark):
 
 def _load_snapshot(folder: Path, progress: bool) -> Any:
     """The ``test`` split of the pinned snapshot, images undecoded (``datasets`` imported here only)."""
-    from harness.datafetch import FetchError
+    from vlc_harness.datafetch import FetchError
 
     try:
         import datasets
@@ -212,7 +212,7 @@ def _suffix(data: bytes) -> str:
 
 def export_split(split: Any, path: Path, images: Path) -> list[str]:
     """Write the rows (images as file names) and the image bytes as stored."""
-    from harness.datafetch import FetchError
+    from vlc_harness.datafetch import FetchError
 
     images.mkdir(parents=True, exist_ok=True)
     lines = []
@@ -245,7 +245,7 @@ def _write_atomically(path: Path, data: bytes) -> None:
 
 def write_example(root: Path, per_category: int = 2) -> list[dict[str, Any]]:
     """Write a generated VisMin folder in the exported schema (invented captions, stand-in images)."""
-    from harness.testing import write_standin_images
+    from vlc_harness.testing import write_standin_images
 
     folder = root / "vismin"
     changes = {

@@ -48,11 +48,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.benchmarks import Benchmark, DataFile
-from harness.errors import DataUnavailable
-from harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
-from harness.types import ImageSource, Instance
+from vlc_harness import hookimpl
+from vlc_harness.benchmarks import Benchmark, DataFile
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
+from vlc_harness.types import ImageSource, Instance
 
 UPSTREAM = "https://raw.githubusercontent.com/om-ai-lab/VL-CheckList/6f8d6a3281c401b89e4e154f46c6974ec2df3a82/data"
 IMAGE_ROOTS = {"vg": "vg", "vaw": "vg", "swig": "swig", "hake": "hake"}
@@ -292,7 +292,7 @@ class VLCheckList(Benchmark):
     def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
         """Two generated items in each of six corpus files (one Object, Attribute and Relation each
         from two sources), stand-in images; nothing from VL-CheckList."""
-        from harness.testing import write_standin_images
+        from vlc_harness.testing import write_standin_images
 
         root = tmp_path / "vl_checklist_example"
         chosen = [

@@ -50,12 +50,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.benchmarks import Benchmark, ImageArchive
-from harness.errors import DataUnavailable
-from harness.metrics import Macro, PairwiseAccuracy, PerCategory, Tags
-from harness.types import ImageSource, Instance
-from plugins.benchmarks.coco import val2017_archives
+from vlc_harness import hookimpl
+from vlc_harness.benchmarks import Benchmark, ImageArchive
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics import Macro, PairwiseAccuracy, PerCategory, Tags
+from vlc_harness.types import ImageSource, Instance
+from vlc_harness_builtins.benchmarks.coco import val2017_archives
 
 REPO = "https://github.com/amitakamath/whatsup_vlms"
 FILES = {
@@ -243,8 +243,8 @@ class WhatsUp(Benchmark):
     def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
         """The six annotation files from Google Drive (unpinned, as ARO's are); with ``images``, COCO val2017
         (the other archives are printed as ``gdown`` commands)."""
-        from harness.datafetch import fetch_archive
-        from plugins.benchmarks.aro import GDRIVE_URL, fetch_unpinned
+        from vlc_harness.datafetch import fetch_archive
+        from vlc_harness_builtins.benchmarks.aro import GDRIVE_URL, fetch_unpinned
 
         if self.params.version == "custom":
             return []
@@ -293,7 +293,7 @@ def _phrase(prep: str) -> str:
 
 def write_example(root: Path, pairs: int = 2) -> dict[str, list[Any]]:
     """Write generated files of all six subsets in the upstream schemas, and stand-in images."""
-    from harness.testing import write_standin_images
+    from vlc_harness.testing import write_standin_images
 
     folder = root / "whatsup"
     folder.mkdir(parents=True, exist_ok=True)

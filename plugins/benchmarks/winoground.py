@@ -41,12 +41,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.benchmarks import Benchmark, DataFile, verify_files
-from harness.errors import DataUnavailable
-from harness.metrics import Micro, PerCategory, Tags
-from harness.metrics.group import MATCHED_PAIRS, TextImageGroup
-from harness.types import ImageSource, Instance
+from vlc_harness import hookimpl
+from vlc_harness.benchmarks import Benchmark, DataFile, verify_files
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics import Micro, PerCategory, Tags
+from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
+from vlc_harness.types import ImageSource, Instance
 
 HF_DATASET = "facebook/winoground"
 HF_PAGE = f"https://huggingface.co/datasets/{HF_DATASET}"
@@ -249,7 +249,7 @@ def _examples_problem(records: list[dict[str, Any]], full: bool) -> str:
 
 def _load_hf_test_split(progress: bool) -> Any:
     """The gated ``test`` split, images as undecoded bytes (``datasets`` imported here only)."""
-    from harness.datafetch import FetchError
+    from vlc_harness.datafetch import FetchError
 
     try:
         import datasets
@@ -274,7 +274,7 @@ def export_hf_split(split: Any, examples: Path, images: Path) -> list[str]:
 
     Images are written with their stored bytes (never re-encoded).
     """
-    from harness.datafetch import FetchError
+    from vlc_harness.datafetch import FetchError
 
     images.mkdir(parents=True, exist_ok=True)
     lines = []

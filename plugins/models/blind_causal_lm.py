@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.models import Identity, TextOnlyModel
-from plugins.models.blind_hf import checkpoint_identity, load_checked, load_source, torch_dtype
+from vlc_harness import hookimpl
+from vlc_harness.models import Identity, TextOnlyModel
+from vlc_harness_builtins.models.blind_hf import checkpoint_identity, load_checked, load_source, torch_dtype
 
 DEFAULT_CHECKPOINT = "openai-community/gpt2"
 
@@ -118,7 +118,7 @@ class CausalLMLogLikelihood(TextOnlyModel):
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> dict[str, Any]:
         """A tiny random-weight GPT-2 with a byte-level tokenizer built locally; per-token mean."""
-        from harness.testing import require
+        from vlc_harness.testing import require
 
         require("transformers")
         folder = tmp_path / "tiny_causal_lm"
@@ -131,7 +131,7 @@ def build_tiny_gpt2(folder: Path, seed: int = 0, n_layer: int = 2, with_bos: boo
     """Save a random 16-dim GPT-2 and its byte-level tokenizer (``with_bos=False``: no BOS/EOS)."""
     from transformers import GPT2Config, GPT2LMHeadModel
 
-    from plugins.models.blind_hf import save_tiny, seeded, tiny_gpt2_tokenizer
+    from vlc_harness_builtins.models.blind_hf import save_tiny, seeded, tiny_gpt2_tokenizer
 
     tokenizer = tiny_gpt2_tokenizer(with_bos=with_bos)
     special = tokenizer.bos_token_id if with_bos else None

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.models import Identity, TextOnlyModel
-from plugins.models.blind_hf import checkpoint_identity, load_checked, load_source, torch_dtype
+from vlc_harness import hookimpl
+from vlc_harness.models import Identity, TextOnlyModel
+from vlc_harness_builtins.models.blind_hf import checkpoint_identity, load_checked, load_source, torch_dtype
 
 DEFAULT_CHECKPOINT = "textattack/distilbert-base-uncased-CoLA"
 
@@ -85,7 +85,7 @@ class SequenceClassifierScorer(TextOnlyModel):
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> dict[str, Any]:
         """A tiny random-weight DistilBERT classifier with a locally built WordPiece tokenizer."""
-        from harness.testing import require
+        from vlc_harness.testing import require
 
         require("transformers")
         folder = tmp_path / "tiny_classifier"
@@ -98,7 +98,7 @@ def build_tiny_classifier(folder: Path, seed: int = 0) -> Path:
     """Save a 2-layer, 16-dim random DistilBERT classifier (2 labels) and its tokenizer."""
     from transformers import DistilBertConfig, DistilBertForSequenceClassification
 
-    from plugins.models.blind_hf import save_tiny, seeded, tiny_bert_tokenizer
+    from vlc_harness_builtins.models.blind_hf import save_tiny, seeded, tiny_bert_tokenizer
 
     tokenizer = tiny_bert_tokenizer()
     config = DistilBertConfig(

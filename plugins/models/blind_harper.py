@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.models import Identity, TextOnlyModel
+from vlc_harness import hookimpl
+from vlc_harness.models import Identity, TextOnlyModel
 
 PACKAGE = "harper-py"
 DIALECTS = ("american", "british", "australian", "canadian", "indian")
@@ -69,7 +69,7 @@ class HarperLint(TextOnlyModel):
     @classmethod
     def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
         """Default params (needs the ``harper`` module: skipped without it, a failure in CI)."""
-        from harness.testing import require
+        from vlc_harness.testing import require
 
         require("harper", f"{PACKAGE} is not installed")
         return {}

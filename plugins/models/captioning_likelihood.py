@@ -16,8 +16,8 @@ ends; whitespace collapsed. ``normalize: none`` scores the caption as given.
 
 ``family`` picks the model: ``blip`` (``BlipForConditionalGeneration``, BLIP's captioning decoder
 with cross-attention; prompt ``a picture of ``, first token BLIP's ``[DEC]`` as its ``generate``
-does), ``clip_flant5`` (:mod:`plugins.models.clip_flant5`, t5_chat with an empty question, as
-t2v_metrics' VisualGPTScore), or any VQAScore family (:mod:`plugins.models.vqascore`: the caption
+does), ``clip_flant5`` (:mod:`vlc_harness_builtins.models.clip_flant5`, t5_chat with an empty question, as
+t2v_metrics' VisualGPTScore), or any VQAScore family (:mod:`vlc_harness_builtins.models.vqascore`: the caption
 is the answer to ``question``; ``auto`` is an empty question in the chat template, or no prompt
 at all for BLIP-2/InstructBLIP). Vision features are computed once per image; decoder-only VLMs
 also reuse the key/value cache of the image and prompt, which every caption of an image shares.
@@ -36,11 +36,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.kit.precision import autocast, check_precision
-from harness.kit.weights import checkpoint_config, checkpoint_identity, pinned_revision
-from harness.models import Identity, PairGroup
-from plugins.models.vqascore import GenerativePairModel, Request, VlmScorer, resolve_family
+from vlc_harness import hookimpl
+from vlc_harness.kit.precision import autocast, check_precision
+from vlc_harness.kit.weights import checkpoint_config, checkpoint_identity, pinned_revision
+from vlc_harness.models import Identity, PairGroup
+from vlc_harness_builtins.models.vqascore import GenerativePairModel, Request, VlmScorer, resolve_family
 
 BIVLC_REPLACEMENTS = (
     (",", ", "),
@@ -175,7 +175,7 @@ class CaptioningLikelihood(GenerativePairModel):
         weights = checkpoint_identity(p.checkpoint, p.revision)
         self._family_name, self._checkpoint_id, self._source = self._family(weights), weights, None
         if self._family_name == "clip_flant5":
-            from plugins.models.clip_flant5 import ClipFlanT5Source
+            from vlc_harness_builtins.models.clip_flant5 import ClipFlanT5Source
 
             self._source = ClipFlanT5Source.resolve(p.checkpoint, p.revision, p.tokenizer, p.vision_tower)
             weights = self._source.weights
@@ -218,7 +218,7 @@ class CaptioningLikelihood(GenerativePairModel):
     @classmethod
     def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
         """A tiny BLIP captioner with random weights, saved locally."""
-        from plugins.models.tiny_generative import save_tiny_blip_captioner
+        from vlc_harness_builtins.models.tiny_generative import save_tiny_blip_captioner
 
         return {"checkpoint": str(save_tiny_blip_captioner(tmp_path / "tiny_blip_captioner"))}
 

@@ -35,7 +35,8 @@ Prompt (t2v_metrics ``clip_t5_model.py``, conversation ``t5_chat``):
 tokenized separately with its own ``</s>`` (``t5_tokenizer_image_token``); images are padded to a
 square with the processor's mean colour (``image_aspect_ratio: pad``); the decoder is
 teacher-forced on the answer's tokens (``Yes</s>``). Scoring definitions as in
-:mod:`plugins.models.vqascore`. t2v_metrics runs the model in bf16; ``precision: fp32`` is the default here.
+:mod:`vlc_harness_builtins.models.vqascore`. t2v_metrics runs the model in bf16; ``precision: fp32``
+is the default here.
 """
 
 from __future__ import annotations
@@ -46,11 +47,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.kit.precision import autocast, check_precision
-from harness.kit.weights import checkpoint_identity, hub_identity, pinned_revision
-from harness.models import Identity, PairGroup
-from plugins.models.vqascore import (
+from vlc_harness import hookimpl
+from vlc_harness.kit.precision import autocast, check_precision
+from vlc_harness.kit.weights import checkpoint_identity, hub_identity, pinned_revision
+from vlc_harness.models import Identity, PairGroup
+from vlc_harness_builtins.models.vqascore import (
     DEFAULT_QUESTION,
     GenerativePairModel,
     Request,
@@ -454,7 +455,7 @@ class ClipFlanT5(GenerativePairModel):
     @classmethod
     def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
         """A tiny CLIP-FlanT5 folder in the published layout, with its own tokenizer."""
-        from plugins.models.tiny_generative import save_tiny_clip_flant5
+        from vlc_harness_builtins.models.tiny_generative import save_tiny_clip_flant5
 
         folder = save_tiny_clip_flant5(tmp_path / "tiny_clip_flant5")
         return {"checkpoint": str(folder), "tokenizer": str(folder / "tokenizer")}

@@ -31,11 +31,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from harness import hookimpl
-from harness.kit.precision import autocast, check_precision
-from harness.kit.weights import checkpoint_config, checkpoint_identity, pinned_revision
-from harness.models import EmbeddingModel, Identity
-from plugins.models.versions import require_transformers_model
+from vlc_harness import hookimpl
+from vlc_harness.kit.precision import autocast, check_precision
+from vlc_harness.kit.weights import checkpoint_config, checkpoint_identity, pinned_revision
+from vlc_harness.models import EmbeddingModel, Identity
+from vlc_harness_builtins.models.versions import require_transformers_model
 
 SIGLIP_TYPES = ("siglip", "siglip2")
 NAFLEX_INPUTS = ("pixel_values", "pixel_attention_mask", "spatial_shapes")
@@ -141,7 +141,7 @@ class HfContrastive(EmbeddingModel):
     @classmethod
     def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
         """A tiny CLIP with random weights, saved with the real CLIP tokenizer's vocabulary."""
-        from plugins.models.tiny_hf import save_tiny_clip
+        from vlc_harness_builtins.models.tiny_hf import save_tiny_clip
 
         return {"checkpoint": str(save_tiny_clip(tmp_path / "tiny_hf_clip"))}
 

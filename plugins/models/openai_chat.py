@@ -23,7 +23,7 @@ order), so a rerun sends no request.
 Under load (``run`` options, not fingerprinted): at most ``concurrency`` requests in flight,
 ``requests_per_minute`` / ``tokens_per_minute`` budgets, and retries with exponential backoff
 and jitter on 429, 5xx, timeouts and connection errors, waiting at least the server's
-Retry-After (:mod:`harness.kit.ratelimit`). A request that still fails is an abstention with its
+Retry-After (:mod:`vlc_harness.kit.ratelimit`). A request that still fails is an abstention with its
 error: never a score, never cached, and its cell is ``partial`` until a rerun asks again. A
 malformed reply, a 4xx other than 429/408/409, or a reply without logprobs (``openai_logprob``)
 fails at once, the same way.
@@ -59,9 +59,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-from harness import hookimpl
-from harness.errors import WeightsUnavailable
-from harness.kit.ratelimit import (
+from vlc_harness import hookimpl
+from vlc_harness.errors import WeightsUnavailable
+from vlc_harness.kit.ratelimit import (
     BoundedPool,
     CostBudget,
     RateLimiter,
@@ -71,7 +71,7 @@ from harness.kit.ratelimit import (
     call_with_retries,
     parse_retry_after,
 )
-from harness.models import (
+from vlc_harness.models import (
     Abstention,
     ChoiceAnswer,
     ChoiceModel,
@@ -596,10 +596,10 @@ _SERVER: Any = None
 
 
 def _conformance_server() -> str:
-    """The base URL of one fake server per process (see :mod:`harness.testing.fake_openai`)."""
+    """The base URL of one fake server per process (see :mod:`vlc_harness.testing.fake_openai`)."""
     global _SERVER
     if _SERVER is None:
-        from harness.testing.fake_openai import FakeOpenAI
+        from vlc_harness.testing.fake_openai import FakeOpenAI
 
         _SERVER = FakeOpenAI().start()
     return _SERVER.url

@@ -29,12 +29,12 @@ from typing import Any, Literal
 
 import numpy as np
 
-from harness import hookimpl
-from harness.kit.precision import autocast, check_precision
-from harness.kit.weights import dir_identity, file_identity, hub_identity
-from harness.models import EmbeddingModel, Identity, RunOptions
-from harness.types import canonical_json
-from plugins.models.versions import require_open_clip_model
+from vlc_harness import hookimpl
+from vlc_harness.kit.precision import autocast, check_precision
+from vlc_harness.kit.weights import dir_identity, file_identity, hub_identity
+from vlc_harness.models import EmbeddingModel, Identity, RunOptions
+from vlc_harness.types import canonical_json
+from vlc_harness_builtins.models.versions import require_open_clip_model
 
 HF_WEIGHT_FILES = ("open_clip_model.safetensors", "open_clip_pytorch_model.bin")
 TINY_CONFIG: dict[str, Any] = {

@@ -12,7 +12,7 @@ accepted), maps it onto open_clip's module names and loads it strictly into ``ar
 * ``arch``: the open_clip model name the checkpoint loads into (``ViT-B-32``), or an inline model
   config dict as for ``open_clip``.
 * ``checkpoint``: the file. A relative path is resolved under the harness data root
-  (``$VLC_HARNESS_DATA``, :func:`harness.paths.default_data_root`; models do not see a run's
+  (``$VLC_HARNESS_DATA``, :func:`vlc_harness.paths.default_data_root`; models do not see a run's
   ``--data-root``); ``hf-hub:<org>/<repo>/<file>`` names a file of a Hugging Face repository
   (resolved to a commit, downloaded once). Files published only on Google Drive are never
   fetched by the harness: the registry entry's ``meta.download`` says where to get them.
@@ -41,13 +41,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.errors import WeightsUnavailable
-from harness.kit.precision import check_precision
-from harness.kit.weights import file_identity, hub_identity, pinned_revision
-from harness.models import Identity
-from plugins.models.openclip import TINY_CONFIG, OpenClip, causal_argmax_text_tower, register_inline_config
-from plugins.models.versions import require_open_clip_model
+from vlc_harness import hookimpl
+from vlc_harness.errors import WeightsUnavailable
+from vlc_harness.kit.precision import check_precision
+from vlc_harness.kit.weights import file_identity, hub_identity, pinned_revision
+from vlc_harness.models import Identity
+from vlc_harness_builtins.models.openclip import TINY_CONFIG, OpenClip, causal_argmax_text_tower, register_inline_config
+from vlc_harness_builtins.models.versions import require_open_clip_model
 
 HUB_PREFIX = "hf-hub:"
 LORA_SUFFIXES = ("lora_A", "lora_B")
@@ -68,7 +68,7 @@ class OpenClipTunedParams:
 
 def checkpoint_path(checkpoint: str) -> Path:
     """A local checkpoint: the path itself if absolute, else below the harness data root."""
-    from harness.paths import default_data_root
+    from vlc_harness.paths import default_data_root
 
     path = Path(checkpoint).expanduser()
     return path if path.is_absolute() else default_data_root() / path

@@ -4,7 +4,7 @@ Each line is ``{"benchmark": ID, "version": DATA_VERSION, "instance": INSTANCE_I
 "text": j, "score": s}``: ``i`` and ``j`` index the instance's images and texts as
 ``vlc-harness instances -b ID --format jsonl`` lists them. The file is checked for duplicates
 when loaded and for completeness as pairs are asked for: a pair without a score, or with
-conflicting scores, is a :class:`~harness.models.PairError` naming it (never an invented score),
+conflicting scores, is a :class:`~vlc_harness.models.PairError` naming it (never an invented score),
 so only the instances that need it fail. The file's sha256 is the model's weights identity.
 """
 
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness import hookimpl
-from harness.kit.weights import file_identity
-from harness.models import Identity, PairError, PairGroup, PairScoringModel
+from vlc_harness import hookimpl
+from vlc_harness.kit.weights import file_identity
+from vlc_harness.models import Identity, PairError, PairGroup, PairScoringModel
 
 Key = tuple[str, str, str, int, int]
 FIELDS = ("benchmark", "version", "instance", "image", "text", "score")
@@ -108,7 +108,7 @@ class Precomputed(PairScoringModel):
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> dict[str, Any]:
         """A scores file covering the shared conformance grid."""
-        from harness.testing import conformance_grid_lines
+        from vlc_harness.testing import conformance_grid_lines
 
         path = tmp_path / "precomputed_example.jsonl"
         path.write_text("".join(json.dumps(line) + "\n" for line in conformance_grid_lines()))

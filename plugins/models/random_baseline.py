@@ -11,8 +11,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from harness import hookimpl
-from harness.models import Identity, PairGroup, PairScoringModel
+from vlc_harness import hookimpl
+from vlc_harness.models import Identity, PairGroup, PairScoringModel
 
 
 @dataclass(frozen=True)

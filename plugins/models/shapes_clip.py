@@ -2,7 +2,7 @@
 
 Trained by ``scripts/train_shapes_clip.py`` (recipe, seed and timings in its docstring and in
 ``weights/shapes_clip.json``) on scenes of the ``train`` stream of
-:mod:`plugins.benchmarks.shapes_scenes`, never on the benchmark's ``bench`` stream. Its weights
+:mod:`vlc_harness_builtins.benchmarks.shapes_scenes`, never on the benchmark's ``bench`` stream. Its weights
 (``weights/shapes_clip.safetensors``: 0.91 M parameters in fp16, 1.8 MB) carry the network config,
 the word vocabulary and the recipe in the safetensors metadata, so the file alone defines the model.
 
@@ -30,10 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from harness import hookimpl
-from harness.errors import WeightsUnavailable
-from harness.kit.weights import file_identity
-from harness.models import EmbeddingModel, Identity
+from vlc_harness import hookimpl
+from vlc_harness.errors import WeightsUnavailable
+from vlc_harness.kit.weights import file_identity
+from vlc_harness.models import EmbeddingModel, Identity
 
 SHIPPED_WEIGHTS = Path(__file__).with_name("weights") / "shapes_clip.safetensors"
 PAD, UNK = "<pad>", "<unk>"

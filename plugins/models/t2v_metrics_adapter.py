@@ -5,9 +5,9 @@ Registered only where the ``t2v_metrics`` package is installed (checked with
 beside a current stack: its wheel pins ``torch==2.5.1``, ``transformers==4.49.0`` and an unrelated
 PyPI ``apex``, and ``import t2v_metrics`` needs ``ffmpeg`` on PATH and LLaVA-NeXT installed by hand
 (it imports them eagerly). Use it from its own environment, with vlc-harness installed there, to
-compare the built-in :mod:`plugins.models.vqascore` / :mod:`plugins.models.clip_flant5` scorers
-with the reference implementation. Where the package is found but does not import, the cells are
-``unavailable`` with the import error as the reason.
+compare the built-in :mod:`vlc_harness_builtins.models.vqascore` /
+:mod:`vlc_harness_builtins.models.clip_flant5` scorers with the reference implementation. Where the
+package is found but does not import, the cells are ``unavailable`` with the import error as the reason.
 
 t2v_metrics reads images from files, so each image is written once, losslessly (PNG), to a
 temporary folder. Its models download their own weights by name (into ``./hf_cache/`` relative to
@@ -22,9 +22,9 @@ import importlib.util
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.errors import WeightsUnavailable
-from harness.models import Identity, PairGroup, PairScoringModel
+from vlc_harness import hookimpl
+from vlc_harness.errors import WeightsUnavailable
+from vlc_harness.models import Identity, PairGroup, PairScoringModel
 
 MISSING_MESSAGE = (
     "model type t2v_metrics needs the t2v_metrics package, which is not installed here; it cannot be "

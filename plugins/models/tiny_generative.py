@@ -10,7 +10,7 @@ built here (with the family's special tokens) and the family's own image process
 * :func:`save_tiny_instructblip`: ``InstructBlipForConditionalGeneration`` with Llama or T5.
 * :func:`save_tiny_blip_captioner`: ``BlipForConditionalGeneration`` (BLIP's captioning head).
 * :func:`save_tiny_clip_flant5`: a CLIP-FlanT5 checkpoint folder in the published layout (its
-  ``config.json`` fields and state-dict key names), see :mod:`plugins.models.clip_flant5`.
+  ``config.json`` fields and state-dict key names), see :mod:`vlc_harness_builtins.models.clip_flant5`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from plugins.models.tiny_hf import WORDS
+from vlc_harness_builtins.models.tiny_hf import WORDS
 
 PROMPT_WORDS = (
     "does this figure show please answer yes no or user assistant system describe picture photo image "
@@ -266,7 +266,7 @@ def save_tiny_instructblip(folder: Path, decoder: str = "llama", seed: int = 0) 
         InstructBlipProcessor,
     )
 
-    from plugins.models.tiny_hf import word_tokenizer
+    from vlc_harness_builtins.models.tiny_hf import word_tokenizer
 
     if (folder / "config.json").is_file():
         return folder
@@ -298,7 +298,7 @@ def save_tiny_blip_captioner(folder: Path, seed: int = 0) -> Path:
     import torch
     from transformers import BlipConfig, BlipForConditionalGeneration, BlipImageProcessor, BlipProcessor
 
-    from plugins.models.tiny_hf import word_tokenizer
+    from vlc_harness_builtins.models.tiny_hf import word_tokenizer
 
     if (folder / "config.json").is_file():
         return folder
@@ -332,7 +332,7 @@ def save_tiny_clip_flant5(
 
     Writes ``config.json`` (``model_type: clip_t5``, the T5 fields and the ``mm_*`` fields that
     t2v_metrics reads) and the weights under the published key names (see
-    :func:`plugins.models.clip_flant5.published_state_dict`), a T5-style tokenizer in
+    :func:`vlc_harness_builtins.models.clip_flant5.published_state_dict`), a T5-style tokenizer in
     ``folder/tokenizer`` and the CLIP vision tower's own folder in ``folder/vision_tower``
     (config, weights, image processor), which ``mm_vision_tower`` names. With
     ``vision_in_checkpoint=False`` the checkpoint leaves the vision tower out, as LLaVA-style
@@ -345,7 +345,7 @@ def save_tiny_clip_flant5(
     from safetensors.torch import save_file
     from transformers import CLIPImageProcessor, CLIPVisionConfig, CLIPVisionModel, T5Config, T5ForConditionalGeneration
 
-    from plugins.models.clip_flant5 import CLIP_T5_DEFAULTS, published_state_dict
+    from vlc_harness_builtins.models.clip_flant5 import CLIP_T5_DEFAULTS, published_state_dict
 
     if (folder / "config.json").is_file():
         return folder

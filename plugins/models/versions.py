@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib.metadata
 import re
 
-from harness.errors import WeightsUnavailable
+from vlc_harness.errors import WeightsUnavailable
 
 OPEN_CLIP_REQUIREMENTS: tuple[tuple[str, str, str, dict[str, str]], ...] = (
     # (model-name pattern, pretrained-tag pattern, what, {distribution: minimum}); the first match applies

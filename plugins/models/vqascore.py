@@ -36,10 +36,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from harness import hookimpl
-from harness.kit.precision import autocast, check_precision
-from harness.kit.weights import checkpoint_config, checkpoint_identity, pinned_revision
-from harness.models import Identity, PairGroup, PairScoringModel, RunOptions
+from vlc_harness import hookimpl
+from vlc_harness.kit.precision import autocast, check_precision
+from vlc_harness.kit.weights import checkpoint_config, checkpoint_identity, pinned_revision
+from vlc_harness.models import Identity, PairGroup, PairScoringModel, RunOptions
 
 DEFAULT_QUESTION = 'Does this figure show "{}"? Please answer yes or no.'
 FAMILY_OF_MODEL_TYPE = {"llava": "llava", "blip-2": "blip2", "instructblip": "instructblip"}
@@ -528,7 +528,7 @@ class VqaScore(GenerativePairModel):
     @classmethod
     def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
         """A tiny LLaVA with random weights, saved locally."""
-        from plugins.models.tiny_generative import save_tiny_llava
+        from vlc_harness_builtins.models.tiny_generative import save_tiny_llava
 
         return {"checkpoint": str(save_tiny_llava(tmp_path / "tiny_llava"))}
 

@@ -1,7 +1,7 @@
 """Shared base of the per-family VQAScore types (Qwen-VL, InternVL, LLaVA-OneVision): no hooks.
 
 Each family is its own model type in its own plugin file, with the scoring of
-:mod:`plugins.models.vqascore` (P("Yes") to ``question_template`` filled with the caption, the same
+:mod:`vlc_harness_builtins.models.vqascore` (P("Yes") to ``question_template`` filled with the caption, the same
 two scoring definitions, the same image-grouped reuse and the run-time self-check against the
 model's own forward pass), and with what the family needs on top: which ``model_type`` values it
 accepts, the transformers version that knows them, a scorer class for the family's image inputs,
@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from harness.kit.precision import check_precision
-from harness.kit.weights import checkpoint_config, checkpoint_identity, pinned_revision
-from harness.models import Identity
-from plugins.models.versions import require_transformers_model
-from plugins.models.vqascore import DEFAULT_QUESTION, VlmScorer, VqaScore
+from vlc_harness.kit.precision import check_precision
+from vlc_harness.kit.weights import checkpoint_config, checkpoint_identity, pinned_revision
+from vlc_harness.models import Identity
+from vlc_harness_builtins.models.versions import require_transformers_model
+from vlc_harness_builtins.models.vqascore import DEFAULT_QUESTION, VlmScorer, VqaScore
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """VQAScore with InternVL3 through transformers (the ``-hf`` checkpoints, ``OpenGVLab/InternVL3-*-hf``).
 
 P("Yes") to ``Does this figure show "{caption}"? Please answer yes or no.`` as
-:mod:`plugins.models.vqascore` computes it. InternVL's processor cuts an image into up to 12
+:mod:`vlc_harness_builtins.models.vqascore` computes it. InternVL's processor cuts an image into up to 12
 448x448 tiles plus a thumbnail (``crop_to_patches``); each tile becomes ``image_seq_length`` (256)
 tokens after pixel shuffle and the MLP projector, and the image's tokens are wrapped in ``<img>``
 ... ``</img>``. The scorer runs the vision tower once per image over its tiles and places
@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness import hookimpl
-from plugins.models.vqascore import VlmScorer
-from plugins.models.vqascore_family import FamilyVqaScore, chat_template
+from vlc_harness import hookimpl
+from vlc_harness_builtins.models.vqascore import VlmScorer
+from vlc_harness_builtins.models.vqascore_family import FamilyVqaScore, chat_template
 
 INTERNVL_TOKENS = {
     "start_image_token": "<img>",
@@ -93,7 +93,7 @@ def save_tiny_internvl(folder: Path, seed: int = 0) -> Path:
         PreTrainedTokenizerFast,
     )
 
-    from plugins.models.tiny_generative import _llama, generative_tokenizer, randomize_tiny_inits
+    from vlc_harness_builtins.models.tiny_generative import _llama, generative_tokenizer, randomize_tiny_inits
 
     if (folder / "config.json").is_file():
         return folder

@@ -1,7 +1,7 @@
 """VQAScore with LLaVA-OneVision through transformers (``llava-hf/llava-onevision-qwen2-*-ov-hf``).
 
 P("Yes") to ``Does this figure show "{caption}"? Please answer yes or no.`` as
-:mod:`plugins.models.vqascore` computes it. LLaVA-OneVision's processor picks a grid of 384x384
+:mod:`vlc_harness_builtins.models.vqascore` computes it. LLaVA-OneVision's processor picks a grid of 384x384
 crops for the image's aspect ratio (``anyres_max_9``) plus a base view; the model packs the crops'
 SigLIP features with a learned newline token per row, so every image has its own number of image
 tokens. Images with different crop counts are zero-padded to a common count inside a batch (the
@@ -22,9 +22,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness import hookimpl
-from plugins.models.vqascore import VlmScorer
-from plugins.models.vqascore_family import FamilyVqaScore, chat_template, pad_to
+from vlc_harness import hookimpl
+from vlc_harness_builtins.models.vqascore import VlmScorer
+from vlc_harness_builtins.models.vqascore_family import FamilyVqaScore, chat_template, pad_to
 
 ANYRES_PINPOINTS = [[28, 28], [28, 56], [56, 28], [56, 56]]
 """The tiny checkpoint's crop grids (the published ones use multiples of 384)."""
@@ -70,7 +70,7 @@ def save_tiny_llava_onevision(folder: Path, seed: int = 0) -> Path:
         LlavaOnevisionVideoProcessor,
     )
 
-    from plugins.models.tiny_generative import _llama, generative_tokenizer, randomize_tiny_inits
+    from vlc_harness_builtins.models.tiny_generative import _llama, generative_tokenizer, randomize_tiny_inits
 
     if (folder / "config.json").is_file():
         return folder

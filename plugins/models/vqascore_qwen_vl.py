@@ -1,7 +1,7 @@
 """VQAScore with Qwen2.5-VL and Qwen3-VL (``Qwen/Qwen2.5-VL-*-Instruct``, ``Qwen/Qwen3-VL-*-Instruct``).
 
 P("Yes") to ``Does this figure show "{caption}"? Please answer yes or no.`` as
-:mod:`plugins.models.vqascore` computes it, over the checkpoint's processor (dynamic resolution:
+:mod:`vlc_harness_builtins.models.vqascore` computes it, over the checkpoint's processor (dynamic resolution:
 each image keeps its aspect ratio, 2x2 patches merged per token) and M-RoPE positions.
 
 Prompt template (``prompt: auto``, the checkpoints' own chat templates, image before the question)::
@@ -26,9 +26,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from harness import hookimpl
-from plugins.models.vqascore import VlmScorer
-from plugins.models.vqascore_family import FamilyVqaScore, chat_template
+from vlc_harness import hookimpl
+from vlc_harness_builtins.models.vqascore import VlmScorer
+from vlc_harness_builtins.models.vqascore_family import FamilyVqaScore, chat_template
 
 QWEN_MARKERS = ("<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|image_pad|>", "<|vision_end|>", "<|video_pad|>")
 QWEN_IMAGE = "<|vision_start|><|image_pad|><|vision_end|>"
@@ -133,7 +133,7 @@ def save_tiny_qwen_vl(folder: Path, model_type: str, seed: int = 0) -> Path:
     import torch
     import transformers
 
-    from plugins.models.tiny_generative import _llama, generative_tokenizer, randomize_tiny_inits
+    from vlc_harness_builtins.models.tiny_generative import _llama, generative_tokenizer, randomize_tiny_inits
 
     if (folder / "config.json").is_file():
         return folder

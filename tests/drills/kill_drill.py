@@ -48,7 +48,7 @@ class DrillResult:
 
 def _cli(args: list[str], env: dict[str, str]) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "harness", *args],
+        [sys.executable, "-m", "vlc_harness", *args],
         env=env,
         start_new_session=True,
         stdout=subprocess.PIPE,
@@ -141,7 +141,7 @@ def drill(root: Path, work: Path, after_pairs: int, jitter_s: float, expected: t
 def run_drills(points: int, seed: int = 0) -> list[DrillResult]:
     """``points`` drills at random moments of a run, on a fresh copy of the fixture sample."""
     sys.path.insert(0, str(REPO))
-    from harness.testing import write_standin_images
+    from vlc_harness.testing import write_standin_images
 
     work = Path(tempfile.mkdtemp(prefix="vlc-drills-"))
     root = work / "data"

@@ -7,9 +7,9 @@ import json
 import os
 import time
 
-from harness import hookimpl
-from harness.models import ChoiceAnswer, ChoiceModel, Identity, PairScoringModel, TextOnlyModel
-from plugins.models.random_baseline import hashed_uniform
+from vlc_harness import hookimpl
+from vlc_harness.models import ChoiceAnswer, ChoiceModel, Identity, PairScoringModel, TextOnlyModel
+from vlc_harness_builtins.models.random_baseline import hashed_uniform
 
 
 class Slow(PairScoringModel):
