@@ -4,7 +4,7 @@ Cells are synthetic but shaped like real ones: each benchmark's own metric code 
 scores over its generated example instances, with 200 bootstrap replicates stored per value, so
 build_board ranks the 49 non-baseline models by paired bootstrap as it does on the real board.
 The baseline, timed in the same run, is serialising the same cells to JSON (the least any renderer
-must do). tests/test_site_layout.py renders its wide board from :func:`synthetic_cells` too.
+must do). tests/leaderboard/test_site_layout.py renders its wide board from :func:`synthetic_cells` too.
 
     python bench/render_speed.py [--models 50]
 """

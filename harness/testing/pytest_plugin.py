@@ -5,6 +5,9 @@ Fixtures:
 * ``vlc_plugins``: the loaded plugin set (entry points, as ``vlc-harness`` sees them).
 * ``vlc_store``: an empty SQLite store in ``tmp_path``.
 * ``vlc_cli``: run the command line in-process: ``vlc_cli("run", "-m", ...)`` returns click's result.
+* ``vlc_run``: ``vlc run`` with the store, the data root and ``--no-progress`` filled in:
+  ``vlc_run("-m", "random", "-b", "shapes", data_root=root)``; ``vlc_run.store()`` opens the
+  test's store, ``vlc_run.cli("show", "--format", "json")`` runs another command on it.
 * ``vlc_registered``: a context manager that registers a plugin object for one test.
 
 Parametrization: a test that takes ``vlc_model_type`` or ``vlc_benchmark_type`` runs once per
@@ -51,6 +54,45 @@ def vlc_cli() -> Callable[..., Any]:
         return runner.invoke(build_cli(), list(args), catch_exceptions=False, **kwargs)
 
     return invoke
+
+
+class VlcRun:
+    """``vlc-harness run`` on a store of the test's own (see the ``vlc_run`` fixture)."""
+
+    def __init__(self, cli: Callable[..., Any], store_url: str, data_root: Path | None) -> None:
+        self._cli = cli
+        self.store_url = store_url
+        """The SQLAlchemy URL of the test's store (a SQLite file in ``tmp_path``)."""
+        self.data_root = data_root
+        """The data root runs use unless one is given (``$VLC_HARNESS_DATA`` when set)."""
+
+    def __call__(self, *args: str, data_root: Path | str | None = None, store_url: str | None = None) -> Any:
+        """Run ``vlc-harness run ARGS --store URL [--data-root DIR] --no-progress``; click's result."""
+        root = data_root if data_root is not None else self.data_root
+        argv = ["run", *args, "--store", store_url or self.store_url, "--no-progress"]
+        if root is not None:
+            argv += ["--data-root", str(root)]
+        return self._cli(*argv)
+
+    def cli(self, *args: str) -> Any:
+        """Any other command (``show``, ``render``, ``verify``) on the test's store."""
+        return self._cli(*args, "--store", self.store_url)
+
+    def store(self) -> Any:
+        """The test's store, opened."""
+        from vlc_harness.store import open_store
+
+        return open_store(self.store_url)
+
+
+@pytest.fixture
+def vlc_run(vlc_cli: Callable[..., Any], tmp_path: Path) -> VlcRun:
+    """``vlc_run(*args, data_root=None)``: ``vlc-harness run`` with a fresh SQLite store in
+    ``tmp_path``, the data root (``$VLC_HARNESS_DATA`` unless given) and ``--no-progress``."""
+    import os
+
+    env_root = os.environ.get("VLC_HARNESS_DATA")
+    return VlcRun(vlc_cli, f"sqlite:///{tmp_path / 'vlc-store.sqlite'}", Path(env_root) if env_root else None)
 
 
 @pytest.fixture

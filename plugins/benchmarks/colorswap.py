@@ -28,7 +28,7 @@ evaluation is a Colab notebook outside the repository; its tie handling could no
 image) and ``group_score`` (both; the paper's main metric and the headline), per image source,
 per caption-source tag and over ``all``. Chance is 1/4, 1/4 and 1/6. The repository's
 ``vlm_results/`` hold GPT-4V, LLaVA and LLaVAR answers per example; from them the abstract's
-group scores (GPT-4V 72%, LLaVA 42%) are reproduced by ``tests/test_colorswap.py``.
+group scores (GPT-4V 72%, LLaVA 42%) are reproduced by ``tests/plugins/benchmarks/test_colorswap.py``.
 """
 
 from __future__ import annotations

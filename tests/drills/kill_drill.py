@@ -7,7 +7,7 @@ most the batch it had open, and (c) the final scores and metrics equal an uninte
 
     python tests/drills/kill_drill.py --points 20      # the full tier (prints the figures)
 
-tests/test_drills.py runs a quick tier of the same drill in CI.
+tests/e2e/test_drills.py runs a quick tier of the same drill in CI.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import pytest
 
 from vlc_harness.store import open_store
 
-V01_STORE = Path(__file__).parent / "fixtures" / "store_v0_1" / "store.sqlite"
+V01_STORE = Path(__file__).resolve().parents[1] / "fixtures" / "store_v0_1" / "store.sqlite"
 
 
 def _args(sample_root: Path, url: str, *more: str) -> list[str]:

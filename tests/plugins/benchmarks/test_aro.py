@@ -35,7 +35,7 @@ from vlc_harness_builtins.benchmarks.pos_tagging import (
     tagger_identity,
 )
 
-FIXTURE = Path(__file__).parent / "fixtures" / "aro_sample"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "aro_sample"
 TABLE = "table:karpathy/order_tags.json"
 
 

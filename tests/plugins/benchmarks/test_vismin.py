@@ -17,7 +17,7 @@ from vlc_harness.errors import DataUnavailable
 from vlc_harness.params import build
 from vlc_harness_builtins.benchmarks.vismin import COUNTS, HF_DATASET, HF_REVISION, ROWS, VisMin, write_example
 
-FIXTURE = Path(__file__).parent / "fixtures" / "vismin_sample"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "vismin_sample"
 
 
 def bench(root: Path, **params) -> VisMin:

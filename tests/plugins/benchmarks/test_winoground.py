@@ -22,7 +22,7 @@ from vlc_harness.params import build
 from vlc_harness.store import open_store
 from vlc_harness_builtins.benchmarks.winoground import TAGS, TAGS_SHA256, Winoground, write_example
 
-REFERENCE = Path(__file__).resolve().parent.parent / "plugins" / "benchmarks" / "winoground_reference.json"
+REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "winoground_reference.json"
 TAG_COUNTS = {
     "Complex Reasoning": 78,
     "Unusual Image": 56,

@@ -31,7 +31,7 @@ from vlc_harness_builtins.benchmarks.bivlc import (
     write_example,
 )
 
-REFERENCE = Path(__file__).resolve().parent.parent / "plugins" / "benchmarks" / "bivlc_reference.json"
+REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "bivlc_reference.json"
 COUNTS = {
     "replace_obj": 1200,
     "replace_rel": 462,

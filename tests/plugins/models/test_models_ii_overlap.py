@@ -10,7 +10,7 @@ import yaml
 
 from vlc_harness.kit.overlap import POOLS, SHARED, UNDISCLOSED, entry_overlap, overlap, overlap_table, shared_reason
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_coco_2017_val_overlaps_both_2014_pools_and_not_2017_train():

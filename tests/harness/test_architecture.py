@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 HARNESS = REPO / "harness"
 DOC = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
 MAX_LINES = 300

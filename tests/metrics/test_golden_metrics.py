@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-GOLDEN = Path(__file__).parent / "fixtures" / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "golden"
 sys.path.insert(0, str(GOLDEN))
 
 from cases import Case, generated_cases, shared_cases  # noqa: E402
@@ -21,7 +21,7 @@ from inputs import case_inputs, record  # noqa: E402
 EXPECTED = json.loads((GOLDEN / "golden_metrics.json").read_text(encoding="utf-8"))
 ABSTENTION_RULE_CHANGES = {"brittleness", "mean_score_original", "mean_score_positive", "mean_score_negative"}
 """Over all asked instances, v0.1 gave an abstention credit 0 everywhere; now an abstention counts
-as brittle and mean scores are over answered instances by definition (tests/test_abstentions.py).
+as brittle and mean scores are over answered instances by definition (tests/metrics/test_abstentions.py).
 Only these values of the cases with abstentions may differ from the goldens."""
 SHARED_NAMES = [name for name, *_ in shared_cases(Path("."))]
 

@@ -19,7 +19,7 @@ from vlc_harness.testing import write_standin_images
 from vlc_harness.types import ImageSource, Instance
 from vlc_harness_builtins.benchmarks.hard_positives import HardPositives, write_example
 
-SWAP_FIXTURE = Path(__file__).parent / "fixtures" / "hard_positives_swap_sample"
+SWAP_FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "hard_positives_swap_sample"
 README_COUNTS = {"replace_att": 10575, "replace_rel": 16868}
 README_IMAGES = {"replace_att": 4947, "replace_rel": 6776}
 

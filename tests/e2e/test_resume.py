@@ -13,7 +13,7 @@ from pathlib import Path
 
 from vlc_harness.store import open_store
 
-LOCAL_PLUGINS = Path(__file__).parent / "local_plugins"
+LOCAL_PLUGINS = Path(__file__).resolve().parents[1] / "local_plugins"
 
 
 def cli(args: list[str], env: dict[str, str]) -> subprocess.Popen:

@@ -12,7 +12,7 @@ from vlc_harness.errors import PluginError
 from vlc_harness.models import Identity, TextOnlyModel
 from vlc_harness.plugins import get_plugins, load_plugins
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "plugin_hooks.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "plugin_hooks.md"
 
 
 def test_every_hookspec_is_documented_with_its_signature(vlc_plugins):

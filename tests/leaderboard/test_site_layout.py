@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from tests.test_site import _chromium
 
 HOSTILE = '<img src=x onerror="window.__pwned=1">Evil & "co"'

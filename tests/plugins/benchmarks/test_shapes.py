@@ -35,7 +35,7 @@ from vlc_harness_builtins.benchmarks.shapes_scenes import (
     valid,
 )
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[3]
 N_CHECK = 300
 
 

@@ -16,7 +16,7 @@ from vlc_harness.metrics.cell import declared_ids
 from vlc_harness.params import build
 from vlc_harness_builtins.benchmarks.sugarcrepe_pp import COUNTS, SHA256, SUBSETS, UPSTREAM, SugarCrepePP, write_example
 
-FIXTURE = Path(__file__).parent / "fixtures" / "sugarcrepe_pp_sample"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "sugarcrepe_pp_sample"
 
 
 def bench(root: Path, **params) -> SugarCrepePP:

@@ -25,8 +25,8 @@ from vlc_harness_builtins.benchmarks.valse import (
     write_example,
 )
 
-FIXTURE = Path(__file__).parent / "fixtures" / "valse_sample"
-REFERENCE = Path(__file__).resolve().parent.parent / "plugins" / "benchmarks" / "valse_reference.json"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "valse_sample"
+REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "valse_reference.json"
 
 
 def bench(root: Path, **params) -> Valse:

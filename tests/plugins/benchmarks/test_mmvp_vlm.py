@@ -25,8 +25,8 @@ from vlc_harness_builtins.benchmarks.mmvp_vlm import (
     write_example,
 )
 
-FIXTURE = Path(__file__).parent / "fixtures" / "mmvp_vlm_sample"
-REFERENCE = Path(__file__).resolve().parent.parent / "plugins" / "benchmarks" / "mmvp_vlm_reference.json"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "mmvp_vlm_sample"
+REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "mmvp_vlm_reference.json"
 
 
 def bench(root: Path, **params) -> MMVPVLM:

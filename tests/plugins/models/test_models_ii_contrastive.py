@@ -147,7 +147,7 @@ def test_the_installed_packages_know_every_registry_model(vlc_plugins):
 
     from vlc_harness_builtins.models import versions
 
-    data = yaml.safe_load((Path(__file__).resolve().parent.parent / "registry.yaml").read_text())
+    data = yaml.safe_load((Path(__file__).resolve().parents[3] / "registry.yaml").read_text())
     for entry in data["models"]:
         if entry["type"] in ("open_clip", "open_clip_tuned") and isinstance(entry["params"]["arch"], str):
             versions.require_open_clip_model(entry["params"]["arch"], entry["params"].get("pretrained"))

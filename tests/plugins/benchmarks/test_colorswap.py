@@ -20,8 +20,8 @@ from vlc_harness.errors import DataUnavailable
 from vlc_harness.params import build
 from vlc_harness_builtins.benchmarks.colorswap import ColorSwap, write_example
 
-FIXTURE = Path(__file__).parent / "fixtures" / "colorswap_sample"
-REFERENCE = Path(__file__).resolve().parent.parent / "plugins" / "benchmarks" / "colorswap_reference.json"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "colorswap_sample"
+REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "colorswap_reference.json"
 VLM_RESULTS = {  # github.com/Top34051/colorswap @ 4f2c9e4, vlm_results/
     "text-gpt4v-colorswap.json": "46232e65cf3d837f0db1abe9ec124f0c19cd51489a862a6b21e95afada196853",
     "image-gpt4v-colorswap.json": "abae4b46aaa74e9e8e2e1c2ebc72457042c92ad0b62e60c75f0e48dc21ba0850",

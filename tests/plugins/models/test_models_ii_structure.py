@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parent.parent
-CONFIGS = Path(__file__).resolve().parent / "fixtures" / "models_ii_configs"
+REPO = Path(__file__).resolve().parents[3]
+CONFIGS = Path(__file__).resolve().parents[2] / "fixtures" / "models_ii_configs"
 REGISTRY = {e["id"]: e for e in yaml.safe_load((REPO / "registry.yaml").read_text())["models"]}
 OPEN_CLIP_ENTRIES = sorted(
     i

@@ -25,7 +25,7 @@ from vlc_harness_builtins.benchmarks.eqben import (
     write_example,
 )
 
-FIXTURE = Path(__file__).parent / "fixtures" / "eqben_sample"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "eqben_sample"
 
 
 def bench(root: Path, **params) -> EqBen:

@@ -15,7 +15,7 @@ from vlc_harness.errors import DataUnavailable
 from vlc_harness.params import build
 from vlc_harness_builtins.benchmarks.whatsup import CONTROLLED, FILES, SPATIAL, WhatsUp, preposition, write_example
 
-FIXTURE = Path(__file__).parent / "fixtures" / "whatsup_sample"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "whatsup_sample"
 
 
 def bench(root: Path, **params) -> WhatsUp:
