@@ -54,7 +54,7 @@ class Benchmark:
     captions_redistributable: ClassVar[bool] = False
     """Whether the data license allows publishing captions next to scores."""
     image_pools: ClassVar[tuple[str, ...]] = ()
-    """The image pools (:data:`vlc_harness.kit.overlap.POOLS`) the benchmark's images are drawn from; the
+    """The image pools (:data:`vlc_harness.overlap.POOLS`) the benchmark's images are drawn from; the
     board marks cells whose model was trained on an overlapping pool."""
     reference_file: ClassVar[Path | None] = None
     """JSON file of paper-reported :class:`~vlc_harness.types.ReferenceRow` data beside the plugin."""

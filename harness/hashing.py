@@ -97,3 +97,13 @@ def sha256_files(paths: Iterable[Path], threads: int | None = None) -> dict[Path
                 )
                 db.commit()
     return result
+
+
+def sha256_tree(folder: Path) -> str:
+    """sha256 over the relative names and sha256 of every file under ``folder`` (recursive), so a
+    checkpoint folder is identified by its content wherever it lies."""
+    root = Path(folder)
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    digests = sha256_files(files)
+    parts = [f"{p.relative_to(root).as_posix()}=sha256:{digests[p]}" for p in files]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()

@@ -162,6 +162,12 @@ class Model:
         self.loaded_on: str | None = None
         """The device :meth:`load` was given (set by the worker)."""
 
+    @classmethod
+    def check_params(cls, params: Any) -> None:
+        """Raise ``ValueError`` when params cannot work (an unknown architecture name), so that a
+        registry load fails at once, naming the entry, rather than a cell later. Must be cheap and
+        offline; the default checks nothing."""
+
     def identify(self) -> Identity:
         """Name the exact weights, dtype and protocol, without loading the model.
 

@@ -18,9 +18,13 @@ Format::
 Several files may be given (``--registry`` is repeatable): a later file adds entries or replaces
 an entry with the same id whole, so a private overlay needs no edit of the shared file.
 
+A param value ``@path`` reads a JSON/YAML file (an open_clip model config, say), and a relative
+path (``./ckpt.pt``, ``weights/epoch_3.pt``) is resolved against the registry file's folder, not
+the current one. ``meta`` is validated too (:mod:`vlc_harness.meta`).
+
 An inline model spec (``-m TYPE:key=value,...`` or ``-m 'TYPE:{yaml mapping}'``) makes a one-off
-entry without any file; a value ``@path`` reads a JSON/YAML file (for example an open_clip model
-config), and keys ``run.<option>`` set run options.
+entry without any file (paths resolve from the current folder), and keys ``run.<option>`` set run
+options.
 """
 
 from __future__ import annotations
@@ -35,8 +39,10 @@ from typing import Any
 import yaml
 
 from vlc_harness.errors import RegistryError
+from vlc_harness.meta import BenchmarkMeta, ModelMeta, check_meta
 from vlc_harness.params import ParamError, build, normalise
 from vlc_harness.plugins import Plugins
+from vlc_harness.specs import parse_inline, resolve_entry
 from vlc_harness.types import canonical_json
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
@@ -141,54 +147,22 @@ def parse_registry_text(
     for key in data:
         if key not in ("models", "benchmarks"):
             raise err([key], "unknown top-level key; expected 'models' and/or 'benchmarks'")
+    base = Path(source).resolve().parent if Path(source).is_file() else Path.cwd()
     models: dict[str, ModelEntry] = {}
     for i, raw in enumerate(_entry_list(data, "models", err)):
-        entry = _model_entry(raw, ["models", i], err, plugins, source)
+        entry = _model_entry(resolve_entry(raw, base, ["models", i], err), ["models", i], err, plugins, source)
         if entry.id in models:
             raise err(["models", i, "id"], f"duplicate model id {entry.id!r} in the same file")
         models[entry.id] = entry
     benchmarks: dict[str, BenchmarkEntry] = {}
     for i, raw in enumerate(_entry_list(data, "benchmarks", err)):
-        bentry = _benchmark_entry(raw, ["benchmarks", i], err, plugins, source)
+        bentry = _benchmark_entry(
+            resolve_entry(raw, base, ["benchmarks", i], err), ["benchmarks", i], err, plugins, source
+        )
         if bentry.id in benchmarks:
             raise err(["benchmarks", i, "id"], f"duplicate benchmark id {bentry.id!r} in the same file")
         benchmarks[bentry.id] = bentry
     return models, benchmarks
-
-
-def parse_inline(spec: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
-    """Split ``TYPE``, ``TYPE:key=value,...`` or ``TYPE:{yaml mapping}`` into type, params, run."""
-    type_name, _, rest = spec.partition(":")
-    rest = rest.strip()
-    raw: dict[str, Any] = {}
-    if rest.startswith("{"):
-        try:
-            loaded = yaml.safe_load(rest)
-        except yaml.YAMLError as exc:
-            raise RegistryError(f"inline spec {spec!r}: not a valid YAML mapping: {exc}") from None
-        if not isinstance(loaded, Mapping):
-            raise RegistryError(f"inline spec {spec!r}: expected a mapping after 'TYPE:'")
-        raw = dict(loaded)
-    elif rest:
-        for item in rest.split(","):
-            key, eq, value = item.partition("=")
-            if not eq or not key.strip():
-                raise RegistryError(
-                    f"inline spec {spec!r}: {item!r} is not key=value",
-                    hint="write 'TYPE:key=value,key=value' or 'TYPE:{key: value}'",
-                )
-            value = value.strip()
-            raw[key.strip()] = value if value.startswith("@") else (yaml.safe_load(value) if value else None)
-    params: dict[str, Any] = {}
-    run: dict[str, Any] = {}
-    for key, value in raw.items():
-        if isinstance(value, str) and value.startswith("@"):
-            value = _read_value_file(Path(value[1:]), spec)
-        if key.startswith("run."):
-            run[key[4:]] = value
-        else:
-            params[key] = value
-    return type_name.strip(), params, run
 
 
 def parse_inline_model(spec: str, plugins: Plugins) -> ModelEntry:
@@ -207,12 +181,6 @@ def parse_inline_benchmark(spec: str, plugins: Plugins) -> BenchmarkEntry:
     entry = {"id": spec, "type": type_name, "params": params}
     err = _ErrorFactory(f"inline benchmark spec {spec!r}", None)
     return _benchmark_entry(entry, [], err, plugins, "inline", check_id=False)
-
-
-def _read_value_file(path: Path, spec: str) -> Any:
-    if not path.is_file():
-        raise RegistryError(f"inline model spec {spec!r}: file {path} does not exist")
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
 def _entry_list(data: Mapping[str, Any], key: str, err: _ErrorFactory) -> list[Any]:
@@ -254,7 +222,12 @@ def _model_entry(
     cls = plugins.models.entries[raw["type"]].cls
     params = _build(cls.Params, raw.get("params"), [*path, "params"], err)
     run = _build(cls.Run, raw.get("run"), [*path, "run"], err)
-    return ModelEntry(raw["id"], raw["type"], params, run, dict(raw.get("meta") or {}), source)
+    try:  # before any cell runs: a bad architecture name is a usage error, not a failed cell
+        cls.check_params(params)
+    except ValueError as exc:
+        raise err([*path, "params"], str(exc)) from None
+    meta = _meta(ModelMeta, raw.get("meta"), [*path, "meta"], err)
+    return ModelEntry(raw["id"], raw["type"], params, run, meta, source)
 
 
 def _benchmark_entry(
@@ -273,12 +246,20 @@ def _benchmark_entry(
         references = tuple(refs)
     else:
         raise err([*path, "references"], "expected 'all', 'none' or a list of reference row sources")
-    return BenchmarkEntry(raw["id"], raw["type"], params, dict(raw.get("meta") or {}), references, source)
+    meta = _meta(BenchmarkMeta, raw.get("meta"), [*path, "meta"], err)
+    return BenchmarkEntry(raw["id"], raw["type"], params, meta, references, source)
 
 
 def _build(cls: type, value: Any, path: list[Any], err: _ErrorFactory) -> Any:
     try:
         return build(cls, value, _dotted(path))
+    except ParamError as exc:
+        raise err(_split(exc.path, path), exc.problem) from None
+
+
+def _meta(cls: type, value: Any, path: list[Any], err: _ErrorFactory) -> dict[str, Any]:
+    try:
+        return check_meta(cls, value, _dotted(path))
     except ParamError as exc:
         raise err(_split(exc.path, path), exc.problem) from None
 

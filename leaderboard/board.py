@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from vlc_harness.benchmarks import Benchmark
-from vlc_harness.kit.overlap import OverlapMark, entry_overlap
+from vlc_harness.overlap import OverlapMark, entry_overlap
 from vlc_harness.metrics import bootstrap as intervals
 from vlc_harness.registry import Registry
 from vlc_harness.store import CellRecord
@@ -59,7 +59,7 @@ class CellView:
     cell: CellRecord | None = None
     overlap: OverlapMark | None = None
     """Whether the model's training image pools (``meta.trained_on``) overlap the benchmark's
-    (``image_pools``); ``None`` when either side declares none (see :mod:`vlc_harness.kit.overlap`)."""
+    (``image_pools``); ``None`` when either side declares none (see :mod:`vlc_harness.overlap`)."""
 
     @property
     def published(self) -> bool:

@@ -21,7 +21,8 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
     os.environ["VLC_HARNESS_CACHE_DIR"] = tempfile.mkdtemp(prefix="vlc-test-cache-")
     os.environ.pop("VLC_HARNESS_STORE", None)
-    os.environ.setdefault("VLC_HARNESS_BOOTSTRAP", "20")  # intervals stay on, cheap; tests/metrics/test_intervals.py sets more
+    # intervals stay on, and cheap; tests/metrics/test_intervals.py asks for more resamples
+    os.environ.setdefault("VLC_HARNESS_BOOTSTRAP", "20")
     os.environ.pop("VLC_HARNESS_REGISTRY", None)
 
 

@@ -2,6 +2,5 @@
 
 * :mod:`.weights`: the identity of model weights (hub revisions, file and folder digests);
 * :mod:`.precision`: precision names, autocast and their checks;
-* :mod:`.ratelimit`: a bounded request pool, requests- and tokens-per-minute budgets, backoff;
-* :mod:`.overlap`: image pools and which overlap, for training-data overlap marks.
+* :mod:`.ratelimit`: a bounded request pool, requests- and tokens-per-minute budgets, backoff.
 """

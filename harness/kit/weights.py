@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from vlc_harness.errors import WeightsUnavailable
-from vlc_harness.hashing import sha256_file
+from vlc_harness.hashing import sha256_file, sha256_tree
 
 HUB_TIMEOUT_S = 10.0
 
@@ -76,12 +76,7 @@ def hub_identity(
 
 def dir_identity(folder: str | Path) -> str:
     """sha256 over the names and sha256 of the files in a local checkpoint folder (recursive)."""
-    import hashlib
-
-    root = Path(folder)
-    files = sorted(p for p in root.rglob("*") if p.is_file())
-    parts = [f"{p.relative_to(root).as_posix()}={file_identity(p)}" for p in files]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+    return sha256_tree(Path(folder))
 
 
 HF_WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "config.json")

@@ -9,7 +9,9 @@ store of the previous version.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 
 from sqlalchemy import Connection, text
 
@@ -31,5 +33,79 @@ def _v1_to_v2(conn: Connection) -> None:
     conn.execute(text(f"ALTER TABLE cells ADD COLUMN replicates {blob}"))
 
 
-MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2}
+CONTENT_KEYS = ("type", "params", "weights", "dtype", "protocol", "scoring_version")
+
+
+def _v2_to_v3(conn: Connection) -> None:
+    """Fingerprints count local files and folders in params by content (sha256), not by path.
+
+    Each model row's params are rewritten (:func:`vlc_harness.fingerprint.content_addressed`;
+    relative paths as a v2 run read them, from the current folder), its fingerprint recomputed,
+    and its cells follow. Models that become identical (one checkpoint by two paths) are merged:
+    the kept row (the oldest) gains the other's scores and answers it lacked. Scores are never
+    recomputed or lost. A path that no longer exists keeps its row as it was: it can still be
+    shown, and a new run of that checkpoint hashes it afresh.
+    """
+    from vlc_harness.fingerprint import content_addressed, model_fingerprint
+
+    rows = conn.execute(text("SELECT id, fingerprint, identity FROM models ORDER BY id")).all()
+    kept: dict[str, int] = {fp: row_id for row_id, fp, _ in rows}
+    for row_id, old_fp, identity_json in rows:
+        record = json.loads(identity_json)
+        params = content_addressed(record.get("params"), base=Path.cwd())
+        if params == record.get("params") or any(k not in record for k in CONTENT_KEYS):
+            continue
+        record["params"] = params
+        new_fp = model_fingerprint({k: record[k] for k in CONTENT_KEYS})
+        target = kept.get(new_fp)
+        del kept[old_fp]
+        if target is None:
+            conn.execute(
+                text("UPDATE models SET fingerprint=:fp, identity=:identity WHERE id=:id"),
+                {"fp": new_fp, "identity": json.dumps(record, sort_keys=True), "id": row_id},
+            )
+            kept[new_fp] = row_id
+        else:
+            _merge_model(conn, row_id, target)
+        _move_cells(conn, old_fp, new_fp)
+
+
+def _merge_model(conn: Connection, source: int, target: int) -> None:
+    for table, key in (("scores", "image_key, text"), ("answers", "question_key")):
+        cols = "image_key, text, score" if table == "scores" else "question_key, question, answer, raw, created_at"
+        conn.execute(
+            text(
+                f"INSERT INTO {table} (model, {cols}) SELECT :target, {cols} FROM {table} s WHERE s.model=:source "
+                f"AND NOT EXISTS (SELECT 1 FROM {table} t WHERE t.model=:target AND "
+                + " AND ".join(f"t.{k.strip()}=s.{k.strip()}" for k in key.split(","))
+                + ")"
+            ),
+            {"source": source, "target": target},
+        )
+        conn.execute(text(f"DELETE FROM {table} WHERE model=:source"), {"source": source})
+    conn.execute(text("DELETE FROM models WHERE id=:source"), {"source": source})
+
+
+def _move_cells(conn: Connection, old_fp: str, new_fp: str) -> None:
+    """Cells of the old fingerprint take the new one; where the same (model id, benchmark,
+    manifest) already has a cell under the new fingerprint, the newer of the two is kept."""
+    cells = conn.execute(
+        text("SELECT id, model_id, benchmark_id, manifest_hash FROM cells WHERE fingerprint=:fp"), {"fp": old_fp}
+    ).all()
+    for cell_id, model_id, benchmark_id, manifest_hash in cells:
+        clash = conn.execute(
+            text("SELECT id FROM cells WHERE fingerprint=:fp AND model_id=:m AND benchmark_id=:b AND manifest_hash=:h"),
+            {"fp": new_fp, "m": model_id, "b": benchmark_id, "h": manifest_hash},
+        ).scalar()
+        if clash is not None:
+            older = min(clash, cell_id)
+            conn.execute(text("DELETE FROM outcomes WHERE cell=:id"), {"id": older})
+            conn.execute(text("DELETE FROM cells WHERE id=:id"), {"id": older})
+            if older == clash:
+                conn.execute(text("UPDATE cells SET fingerprint=:fp WHERE id=:id"), {"fp": new_fp, "id": cell_id})
+        else:
+            conn.execute(text("UPDATE cells SET fingerprint=:fp WHERE id=:id"), {"fp": new_fp, "id": cell_id})
+
+
+MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2, 2: _v2_to_v3}
 """``MIGRATIONS[v]`` upgrades version ``v`` to ``v + 1``."""

@@ -1,7 +1,8 @@
-"""Tables of the score store (SQLAlchemy Core), schema version 2.
+"""Tables of the score store (SQLAlchemy Core), schema version 3.
 
-* ``models``: one row per model fingerprint (type, normalised params, weights identity, dtype,
-  protocol, scoring_version hashed together), with the identity spelled out as JSON.
+* ``models``: one row per model fingerprint (type, normalised params with local paths by content,
+  weights identity, dtype, protocol, scoring_version hashed together), with the identity spelled
+  out as JSON.
 * ``scores``: raw pair scores, keyed by (model, image key, text); the image key is the image's
   sha256 (plus transform spec), or '' for image-blind models. Never verdicts.
 * ``answers``: multiple-choice answers, keyed by (model, question key); the question key hashes
@@ -34,7 +35,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APP_NAME = "vlc-harness"
 
 metadata = MetaData()

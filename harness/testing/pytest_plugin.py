@@ -59,24 +59,34 @@ def vlc_cli() -> Callable[..., Any]:
 class VlcRun:
     """``vlc-harness run`` on a store of the test's own (see the ``vlc_run`` fixture)."""
 
-    def __init__(self, cli: Callable[..., Any], store_url: str, data_root: Path | None) -> None:
+    def __init__(self, cli: Callable[..., Any], store_path: Path) -> None:
         self._cli = cli
-        self.store_url = store_url
-        """The SQLAlchemy URL of the test's store (a SQLite file in ``tmp_path``)."""
-        self.data_root = data_root
-        """The data root runs use unless one is given (``$VLC_HARNESS_DATA`` when set)."""
+        self.store_path = store_path
+        """The test's SQLite store file (in ``tmp_path``; created by the first run)."""
+        self.store_url = f"sqlite:///{store_path}"
+        """Its SQLAlchemy URL."""
 
-    def __call__(self, *args: str, data_root: Path | str | None = None, store_url: str | None = None) -> Any:
-        """Run ``vlc-harness run ARGS --store URL [--data-root DIR] --no-progress``; click's result."""
-        root = data_root if data_root is not None else self.data_root
-        argv = ["run", *args, "--store", store_url or self.store_url, "--no-progress"]
-        if root is not None:
-            argv += ["--data-root", str(root)]
+    def __call__(
+        self,
+        *args: str,
+        data_root: Path | str | None = None,
+        store_url: str | None = None,
+        progress: bool = False,
+    ) -> Any:
+        """Run ``vlc-harness run ARGS --store URL [--data-root DIR] --no-progress``; click's result.
+
+        Without ``data_root`` the command reads ``$VLC_HARNESS_DATA`` itself, as it would for a
+        user; ``progress=True`` drops ``--no-progress``."""
+        argv = ["run", *args, "--store", store_url or self.store_url]
+        if not progress:
+            argv.append("--no-progress")
+        if data_root is not None:
+            argv += ["--data-root", str(data_root)]
         return self._cli(*argv)
 
-    def cli(self, *args: str) -> Any:
-        """Any other command (``show``, ``render``, ``verify``) on the test's store."""
-        return self._cli(*args, "--store", self.store_url)
+    def cli(self, *args: str, store_url: str | None = None) -> Any:
+        """Any other command (``show``, ``render``, ``verify``) on the test's store (or ``store_url``)."""
+        return self._cli(*args, "--store", store_url or self.store_url)
 
     def store(self) -> Any:
         """The test's store, opened."""
@@ -88,11 +98,9 @@ class VlcRun:
 @pytest.fixture
 def vlc_run(vlc_cli: Callable[..., Any], tmp_path: Path) -> VlcRun:
     """``vlc_run(*args, data_root=None)``: ``vlc-harness run`` with a fresh SQLite store in
-    ``tmp_path``, the data root (``$VLC_HARNESS_DATA`` unless given) and ``--no-progress``."""
-    import os
-
-    env_root = os.environ.get("VLC_HARNESS_DATA")
-    return VlcRun(vlc_cli, f"sqlite:///{tmp_path / 'vlc-store.sqlite'}", Path(env_root) if env_root else None)
+    ``tmp_path`` and ``--no-progress`` (``data_root``: ``--data-root``; else the command reads
+    ``$VLC_HARNESS_DATA`` as usual)."""
+    return VlcRun(vlc_cli, tmp_path / "vlc-store.sqlite")
 
 
 @pytest.fixture

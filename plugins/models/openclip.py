@@ -34,7 +34,7 @@ from vlc_harness.kit.precision import autocast, check_precision
 from vlc_harness.kit.weights import dir_identity, file_identity, hub_identity
 from vlc_harness.models import EmbeddingModel, Identity, RunOptions
 from vlc_harness.types import canonical_json
-from vlc_harness_builtins.models.versions import require_open_clip_model
+from vlc_harness_builtins.models.versions import check_open_clip_name, require_open_clip_model
 
 HF_WEIGHT_FILES = ("open_clip_model.safetensors", "open_clip_pytorch_model.bin")
 TINY_CONFIG: dict[str, Any] = {
@@ -71,6 +71,19 @@ class OpenClip(EmbeddingModel):
     similarity = "cosine"
     Params = OpenClipParams
     Run = OpenClipRun
+
+    @classmethod
+    def check_params(cls, params: OpenClipParams) -> None:
+        """An unknown architecture name or a missing checkpoint file is a usage error at load."""
+        arch = params.arch
+        if isinstance(arch, str) and arch.startswith("local-dir:"):
+            if not Path(arch[len("local-dir:") :]).is_dir():
+                raise ValueError(f"arch {arch!r}: no such folder")
+        elif isinstance(arch, str) and not arch.startswith("hf-hub:"):
+            check_open_clip_name(arch)
+        pretrained = getattr(params, "pretrained", None)  # open_clip_tuned names a `checkpoint` instead
+        if pretrained and ("/" in pretrained or Path(pretrained).suffix) and not os.path.isfile(pretrained):
+            raise ValueError(f"pretrained {pretrained!r} looks like a checkpoint path, but no such file exists")
 
     def _model_name(self) -> str:
         arch = self.params.arch

@@ -16,8 +16,11 @@ Minimums (checked against the packages' release history; see docs/models.md):
 
 from __future__ import annotations
 
+import difflib
 import importlib.metadata
+import importlib.util
 import re
+from pathlib import Path
 
 from vlc_harness.errors import WeightsUnavailable
 
@@ -89,3 +92,34 @@ def require_transformers_model(model_type: str) -> None:
     if model_type in TRANSFORMERS_REQUIREMENTS:
         what, minimum = TRANSFORMERS_REQUIREMENTS[model_type]
         require({"transformers": minimum}, what)
+
+
+def open_clip_model_names() -> set[str] | None:
+    """The model names of the installed open_clip's bundled configs (read from its package folder,
+    without importing it), or ``None`` when open_clip is not installed."""
+    try:
+        spec = importlib.util.find_spec("open_clip")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folders = [Path(p) / "model_configs" for p in spec.submodule_search_locations]
+    return {f.stem for folder in folders for f in folder.glob("*.json")}
+
+
+def check_open_clip_name(name: str) -> None:
+    """Raise ``ValueError`` for a model name the installed open_clip does not know, unless a newer
+    open_clip knows it (then the cells are ``unavailable``, naming the version, as before)."""
+    known = open_clip_model_names()
+    if not known or name in known:
+        return
+    try:
+        require_open_clip_model(name)
+    except WeightsUnavailable:
+        return
+    close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise ValueError(
+        f'arch {name!r} is not an open_clip model name{hint} (`python -c "import open_clip; '
+        f"print(open_clip.list_models())\"` lists them; an inline config is `arch: '@config.json'`)"
+    )

@@ -11,10 +11,6 @@ from vlc_harness.store import open_store
 from vlc_harness.store.schema import SCHEMA_VERSION
 
 
-def store_url(tmp_path) -> str:
-    return f"sqlite:///{tmp_path / 'store.sqlite'}"
-
-
 def score_count(url: str) -> int:
     store = open_store(url)
     try:
@@ -24,28 +20,17 @@ def score_count(url: str) -> int:
 
 
 def test_tiny_openclip_on_sugarcrepe_sample_is_computed_once_cached_and_shown(
-    vlc_cli, tmp_path, sample_root, tiny_spec, tiny_clip
+    vlc_run, sample_root, tiny_spec, tiny_clip
 ):
-    url = store_url(tmp_path)
-    args = [
-        "run",
-        "-m",
-        tiny_spec,
-        "-b",
-        "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        url,
-        "--no-progress",
-    ]
-    first = vlc_cli(*args)
+    url = vlc_run.store_url
+    args = ["-m", tiny_spec, "-b", "sugarcrepe:version=custom"]
+    first = vlc_run(*args, data_root=sample_root)
     assert first.exit_code == 0, first.output
     assert "ok" in first.output and "i2t_accuracy_macro=" in first.output
     n_scores = score_count(url)
     assert n_scores == 28 * 2  # 7 subsets x 4 cases x 2 captions, each pair once
 
-    second = vlc_cli(*args)
+    second = vlc_run(*args, data_root=sample_root)
     assert second.exit_code == 0, second.output
     assert score_count(url) == n_scores
     store = open_store(url)
@@ -53,16 +38,16 @@ def test_tiny_openclip_on_sugarcrepe_sample_is_computed_once_cached_and_shown(
     assert "[stored]" in second.output  # nothing was recomputed, not even the metrics
     assert cell.status == "ok" and cell.complete and cell.n_scored == 28
 
-    shown = vlc_cli("show", "--store", url, "--format", "json")
+    shown = vlc_run.cli("show", "--format", "json")
     payload = json.loads(shown.output)
     (c,) = payload["cells"]
     metrics = {(m["metric"], m["category"]): m for m in c["metrics"]}
     assert metrics[("i2t_accuracy", "swap_obj")]["n"] == 4
     assert metrics[("i2t_accuracy_macro", "all")]["tie_rule"] == "wrong"
     assert {"value", "n", "ties", "averaging"} <= set(metrics[("i2t_accuracy_micro", "all")])
-    table = vlc_cli("show", "--store", url)
+    table = vlc_run.cli("show")
     assert "i2t_accuracy_macro" in table.output and "(chance)" in table.output
-    csv_out = vlc_cli("show", "--store", url, "--format", "csv")
+    csv_out = vlc_run.cli("show", "--format", "csv")
     assert csv_out.output.splitlines()[0].startswith("model,benchmark,metric,category,value,n,ties")
 
     # the stored scores are open_clip's own cosine similarities
@@ -86,20 +71,9 @@ def test_tiny_openclip_on_sugarcrepe_sample_is_computed_once_cached_and_shown(
     np.testing.assert_allclose(outcome.scores[0], direct, atol=1e-6)
 
 
-def test_precomputed_scores_reproduce_a_cell(vlc_cli, tmp_path, sample_root):
-    url = store_url(tmp_path)
-    ran = vlc_cli(
-        "run",
-        "-m",
-        "random:seed=5",
-        "-b",
-        "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        url,
-        "--no-progress",
-    )
+def test_precomputed_scores_reproduce_a_cell(vlc_run, tmp_path, sample_root):
+    url = vlc_run.store_url
+    ran = vlc_run("-m", "random:seed=5", "-b", "sugarcrepe:version=custom", data_root=sample_root)
     assert ran.exit_code == 0, ran.output
     store = open_store(url)
     (cell,) = store.latest_cells()
@@ -118,78 +92,31 @@ def test_precomputed_scores_reproduce_a_cell(vlc_cli, tmp_path, sample_root):
             )
     path = tmp_path / "scores.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    replay = vlc_cli(
-        "run",
-        "-m",
-        f"precomputed:path={path}",
-        "-b",
-        "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        url,
-        "--no-progress",
-    )
+    replay = vlc_run("-m", f"precomputed:path={path}", "-b", "sugarcrepe:version=custom", data_root=sample_root)
     assert replay.exit_code == 0, replay.output
     cells = {c.model_id: c for c in open_store(url).latest_cells()}
     assert cells[f"precomputed:path={path}"].metrics == cells["random:seed=5"].metrics
 
     # an incomplete file fails the cell and names the missing pair; a duplicate is refused
     path.write_text("".join(json.dumps(x) + "\n" for x in lines[:-1]))
-    short = vlc_cli(
-        "run",
-        "-m",
-        f"precomputed:path={path}",
-        "-b",
-        "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        url,
-        "--no-progress",
-    )
+    short = vlc_run("-m", f"precomputed:path={path}", "-b", "sugarcrepe:version=custom", data_root=sample_root)
     assert short.exit_code == 1
     assert "has no score for" in short.output and lines[-1]["instance"] in short.output
     path.write_text("".join(json.dumps(x) + "\n" for x in lines + lines[:1]))
-    dup = vlc_cli(
-        "run",
-        "-m",
-        f"precomputed:path={path}",
-        "-b",
-        "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        url,
-        "--no-progress",
-    )
+    dup = vlc_run("-m", f"precomputed:path={path}", "-b", "sugarcrepe:version=custom", data_root=sample_root)
     assert dup.exit_code == 1 and "duplicate score" in dup.output
 
 
-def test_limit_marks_cells_partial_and_show_hides_them(vlc_cli, tmp_path, sample_root):
-    url = store_url(tmp_path)
-    out = vlc_cli(
-        "run",
-        "-m",
-        "random",
-        "-b",
-        "sugarcrepe:version=custom",
-        "--limit",
-        "2",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        url,
-        "--no-progress",
-    )
+def test_limit_marks_cells_partial_and_show_hides_them(vlc_run, sample_root):
+    out = vlc_run("-m", "random", "-b", "sugarcrepe:version=custom", "--limit", "2", data_root=sample_root)
     assert out.exit_code == 0 and "partial" in out.output
-    (cell,) = open_store(url).latest_cells()
+    (cell,) = vlc_run.store().latest_cells()
     assert cell.status == "partial" and not cell.complete and cell.n_instances == 14 and cell.instance_limit == 2
-    assert "no complete cells" in vlc_cli("show", "--store", url).output
-    assert "partial" in vlc_cli("show", "--store", url, "--partial").output
+    assert "no complete cells" in vlc_run.cli("show").output
+    assert "partial" in vlc_run.cli("show", "--partial").output
 
 
-def test_registry_run_all_and_list(vlc_cli, tmp_path, sample_root, tiny_clip):
+def test_registry_run_all_and_list(vlc_run, vlc_cli, tmp_path, sample_root, tiny_clip):
     registry = tmp_path / "registry.yaml"
     registry.write_text(
         f"""
@@ -206,17 +133,14 @@ benchmarks:
     params: {{version: custom}}
 """
     )
-    url = store_url(tmp_path)
-    out = vlc_cli(
-        "run", "--all", "--registry", str(registry), "--data-root", str(sample_root), "--store", url, "--no-progress"
-    )
+    out = vlc_run("--all", "--registry", str(registry), data_root=sample_root)
     assert out.exit_code == 0, out.output
     assert "ok          tiny x sc" in out.output and "ok          random x sc" in out.output
     listed = vlc_cli("list", "models", "--registry", str(registry))
     assert "tiny" in listed.output and "open_clip" in listed.output
     benches = vlc_cli("list", "benchmarks", "--registry", str(registry), "--data-root", str(sample_root))
     assert "sc" in benches.output and "Hsieh" in benches.output
-    stats = vlc_cli("cache", "stats", "--store", url)
+    stats = vlc_run.cli("cache", "stats")
     assert "scores" in stats.output and f"schema version: {SCHEMA_VERSION}" in stats.output
 
 
@@ -233,53 +157,28 @@ def test_instances_jsonl(vlc_cli, sample_root):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("version, n", [("upstream-7511", 7511), ("paper-7512", 7512)])
-def test_full_sugarcrepe_with_standin_images(vlc_cli, tmp_path, full_root, tiny_spec, version, n):
-    url = store_url(tmp_path)
+def test_full_sugarcrepe_with_standin_images(vlc_run, full_root, tiny_spec, version, n):
     models = ["random"] + ([tiny_spec] if version == "upstream-7511" else [])
-    args = [
-        "run",
-        "-b",
-        f"sugarcrepe:version={version}",
-        "--data-root",
-        str(full_root),
-        "--store",
-        url,
-        "--no-progress",
-    ]
+    args = ["-b", f"sugarcrepe:version={version}"]
     for m in models:
         args += ["-m", m]
-    out = vlc_cli(*args)
+    out = vlc_run(*args, data_root=full_root)
     assert out.exit_code == 0, out.output
-    for cell in open_store(url).latest_cells():
+    for cell in vlc_run.store().latest_cells():
         assert cell.status == "ok" and cell.n_scored == n
         micro = next(m for m in cell.metrics if m["metric"] == "i2t_accuracy_micro")
         assert micro["n"] == n
 
 
-def test_show_references_as_the_registry_selects(vlc_cli, tmp_path, full_root):
-    url = store_url(tmp_path)
+def test_show_references_as_the_registry_selects(vlc_run, tmp_path, full_root):
     registry = tmp_path / "r.yaml"
     registry.write_text(
         "models:\n  - {id: random, type: random}\n"
         "benchmarks:\n  - {id: sugarcrepe, type: sugarcrepe, references: [Human, OpenAI ViT-B-32]}\n"
     )
-    out = vlc_cli(
-        "run",
-        "--all",
-        "--registry",
-        str(registry),
-        "--data-root",
-        str(full_root),
-        "--store",
-        url,
-        "--no-progress",
-        "--limit",
-        "3",
-    )
+    out = vlc_run("--all", "--registry", str(registry), "--limit", "3", data_root=full_root)
     assert out.exit_code == 0, out.output
-    shown = vlc_cli(
-        "show", "--partial", "--references", "--registry", str(registry), "--store", url, "--format", "json"
-    )
+    shown = vlc_run.cli("show", "--partial", "--references", "--registry", str(registry), "--format", "json")
     refs = json.loads(shown.output)["reference"]
     sources = {r["model"] for r in refs}
     assert "[Table 6] Human" in sources and "[Table 6] OpenAI ViT-B-32" in sources

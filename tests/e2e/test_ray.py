@@ -27,24 +27,13 @@ def _cells(url: str) -> dict:
         store.close()
 
 
-def test_ray_executor_matches_the_local_one(vlc_cli, tmp_path, sample_root, tiny_spec, local_ray):
-    common = [
-        "-m",
-        tiny_spec,
-        "-m",
-        "random:seed=4",
-        "-b",
-        "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--no-progress",
-    ]
-    local_url = f"sqlite:///{tmp_path / 'local.sqlite'}"
+def test_ray_executor_matches_the_local_one(vlc_run, tmp_path, sample_root, tiny_spec, local_ray):
+    common = ["-m", tiny_spec, "-m", "random:seed=4", "-b", "sugarcrepe:version=custom"]
     ray_url = f"sqlite:///{tmp_path / 'ray.sqlite'}"
-    assert vlc_cli("run", *common, "--store", local_url).exit_code == 0
-    out = vlc_cli("run", *common, "--store", ray_url, "--executor", "ray", "--workers", "2")
+    assert vlc_run(*common, data_root=sample_root).exit_code == 0
+    out = vlc_run(*common, "--executor", "ray", "--workers", "2", data_root=sample_root, store_url=ray_url)
     assert out.exit_code == 0, out.output
-    local, remote = _cells(local_url), _cells(ray_url)
+    local, remote = _cells(vlc_run.store_url), _cells(ray_url)
     assert set(local) == set(remote)
     for model in local:
         assert remote[model][0] == "ok"
@@ -54,24 +43,10 @@ def test_ray_executor_matches_the_local_one(vlc_cli, tmp_path, sample_root, tiny
         assert all(abs(ours[k] - theirs[k]) < 1e-9 for k in ours), model
 
 
-def test_a_model_failing_on_ray_fails_only_its_cell(vlc_cli, tmp_path, sample_root, faulty, local_ray):
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    out = vlc_cli(
-        "run",
-        "-m",
-        "test_nan",
-        "-m",
-        "random",
-        "-b",
-        "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        url,
-        "--no-progress",
-        "--executor",
-        "ray",
+def test_a_model_failing_on_ray_fails_only_its_cell(vlc_run, sample_root, faulty, local_ray):
+    out = vlc_run(
+        "-m", "test_nan", "-m", "random", "-b", "sugarcrepe:version=custom", "--executor", "ray", data_root=sample_root
     )
     assert out.exit_code == 1
-    cells = _cells(url)
+    cells = _cells(vlc_run.store_url)
     assert cells["random"][0] == "ok" and cells["test_nan"][0] == "failed"

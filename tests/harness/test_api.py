@@ -8,12 +8,12 @@ from vlc_harness import evaluate
 from vlc_harness.models import Identity, RunOptions, TextOnlyModel
 
 
-def test_evaluate_matches_the_cli(vlc_cli, tmp_path, sample_root):
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
+def test_evaluate_matches_the_cli(vlc_run, sample_root):
+    url = vlc_run.store_url
     res = evaluate("random:seed=2", ["sugarcrepe:version=custom"], store=url, data_root=sample_root)
     cell = res.cell("sugarcrepe:version=custom")
     assert cell.status == "ok"
-    out = vlc_cli("show", "--store", url, "--format", "json")
+    out = vlc_run.cli("show", "--format", "json")
     assert '"i2t_accuracy_macro"' in out.output
     again = evaluate(
         {"type": "random", "params": {"seed": 2}, "id": "random:seed=2"},

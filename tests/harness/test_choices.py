@@ -17,21 +17,10 @@ def test_rotations_and_questions():
     assert [(q.texts, q.correct, q.order) for q in qs] == [((0, 1), 0, 0), ((1, 0), 1, 1)]
 
 
-def test_position_bias_abstentions_and_failed_requests(vlc_cli, tmp_path, sample_root, faulty, monkeypatch):
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    args = [
-        "run",
-        "-m",
-        "test_first",
-        "-b",
-        "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        url,
-        "--no-progress",
-    ]
-    first = vlc_cli(*args)
+def test_position_bias_abstentions_and_failed_requests(vlc_run, sample_root, faulty, monkeypatch):
+    url = vlc_run.store_url
+    args = ["-m", "test_first", "-b", "sugarcrepe:version=custom"]
+    first = vlc_run(*args, data_root=sample_root)
     assert first.exit_code == 0, first.output
     (cell,) = open_store(url).latest_cells()
     assert cell.status == "partial" and "requests failed" in cell.error and "HTTP 503" in cell.error
@@ -40,7 +29,7 @@ def test_position_bias_abstentions_and_failed_requests(vlc_cli, tmp_path, sample
     assert n_answers > 0
 
     monkeypatch.setenv("TEST_NETWORK_UP", "1")
-    second = vlc_cli(*args)
+    second = vlc_run(*args, data_root=sample_root)
     assert second.exit_code == 0, second.output
     (cell,) = open_store(url).latest_cells()
     assert cell.status == "ok" and cell.complete
@@ -86,26 +75,12 @@ class NoQuestions:
         register(SugarCrepeScoresOnly)
 
 
-def test_choice_models_are_skipped_where_a_benchmark_has_no_choice_form(
-    vlc_cli, tmp_path, sample_root, faulty, vlc_registered
-):
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
+def test_choice_models_are_skipped_where_a_benchmark_has_no_choice_form(vlc_run, sample_root, faulty, vlc_registered):
     with vlc_registered(NoQuestions()):
-        out = vlc_cli(
-            "run",
-            "-m",
-            "random",
-            "-m",
-            "test_first",
-            "-b",
-            "sugarcrepe_scores_only:version=custom",
-            "--data-root",
-            str(sample_root),
-            "--store",
-            url,
-            "--no-progress",
+        out = vlc_run(
+            "-m", "random", "-m", "test_first", "-b", "sugarcrepe_scores_only:version=custom", data_root=sample_root
         )
     assert out.exit_code == 0, out.output
-    cells = {c.model_id: c for c in open_store(url).latest_cells()}
+    cells = {c.model_id: c for c in vlc_run.store().latest_cells()}
     assert cells["random"].status == "ok"
     assert cells["test_first"].status == "skipped" and "no multiple-choice form" in cells["test_first"].error

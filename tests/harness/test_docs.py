@@ -14,7 +14,7 @@ def test_adding_a_model_doc_embeds_the_example_file():
     assert len(example.splitlines()) <= 60
 
 
-def test_the_example_plugin_runs_from_a_plugins_dir(vlc_cli, tmp_path, sample_root, tiny_clip, monkeypatch):
+def test_the_example_plugin_runs_from_a_plugins_dir(vlc_run, tmp_path, sample_root, tiny_clip, monkeypatch):
     from vlc_harness.plugins import get_plugins
 
     folder = tmp_path / "my_plugins"
@@ -24,18 +24,7 @@ def test_the_example_plugin_runs_from_a_plugins_dir(vlc_cli, tmp_path, sample_ro
     get_plugins(reload=True)
     try:
         spec = f"open_clip_templated:arch=@{tiny_clip['config']},pretrained={tiny_clip['checkpoint']}"
-        out = vlc_cli(
-            "run",
-            "-m",
-            spec,
-            "-b",
-            "sugarcrepe:version=custom",
-            "--data-root",
-            str(sample_root),
-            "--store",
-            f"sqlite:///{tmp_path / 's.sqlite'}",
-            "--no-progress",
-        )
+        out = vlc_run("-m", spec, "-b", "sugarcrepe:version=custom", data_root=sample_root)
         assert out.exit_code == 0, out.output
         assert out.output.startswith("ok ")
     finally:

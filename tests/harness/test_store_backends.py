@@ -28,22 +28,9 @@ def _run(store_url: str, root, *models: str) -> subprocess.Popen:
     return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=os.environ.copy())
 
 
-def test_a_run_and_its_rerun_on_each_backend(vlc_cli, store_url, sample_root, tiny_spec):
-    args = [
-        "run",
-        "-m",
-        tiny_spec,
-        "-m",
-        "random",
-        "-b",
-        "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        store_url,
-        "--no-progress",
-    ]
-    first = vlc_cli(*args)
+def test_a_run_and_its_rerun_on_each_backend(vlc_run, vlc_cli, store_url, sample_root, tiny_spec):
+    args = ["-m", tiny_spec, "-m", "random", "-b", "sugarcrepe:version=custom"]
+    first = vlc_run(*args, data_root=sample_root, store_url=store_url)
     assert first.exit_code == 0, first.output
     store = open_store(store_url)
     try:
@@ -53,7 +40,7 @@ def test_a_run_and_its_rerun_on_each_backend(vlc_cli, store_url, sample_root, ti
         ids = {c.id for c in store.latest_cells()}
     finally:
         store.close()
-    again = vlc_cli(*args)
+    again = vlc_run(*args, data_root=sample_root, store_url=store_url)
     assert again.exit_code == 0
     store = open_store(store_url)
     try:

@@ -11,16 +11,14 @@ from vlc_harness.store import open_store
 from vlc_harness.store import store as store_module
 
 
-def _run(vlc_cli, url, root, model):
-    return vlc_cli(
-        "run", "-m", model, "-b", "sugarcrepe:version=custom", "--data-root", str(root), "--store", url, "--no-progress"
-    )
+def _run(vlc_run, url, root, model):
+    return vlc_run("-m", model, "-b", "sugarcrepe:version=custom", data_root=root, store_url=url)
 
 
-def test_a_full_disk_is_one_clear_error_and_keeps_what_was_stored(vlc_cli, tmp_path, sample_root, monkeypatch):
+def test_a_full_disk_is_one_clear_error_and_keeps_what_was_stored(vlc_run, tmp_path, sample_root, monkeypatch):
     path = tmp_path / "s.sqlite"
     url = f"sqlite:///{path}"
-    assert _run(vlc_cli, url, sample_root, "random:seed=1").exit_code == 0
+    assert _run(vlc_run, url, sample_root, "random:seed=1").exit_code == 0
     size = path.stat().st_size
     original = store_module._sqlite_pragmas
 
@@ -31,7 +29,7 @@ def test_a_full_disk_is_one_clear_error_and_keeps_what_was_stored(vlc_cli, tmp_p
 
     monkeypatch.setattr(store_module, "_sqlite_pragmas", full_disk)
     with pytest.raises(StoreError, match="cannot write to the store .*disk is full"):
-        _run(vlc_cli, url, sample_root, "random:seed=2")
+        _run(vlc_run, url, sample_root, "random:seed=2")
     monkeypatch.undo()
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -39,15 +37,15 @@ def test_a_full_disk_is_one_clear_error_and_keeps_what_was_stored(vlc_cli, tmp_p
     conn.close()
     assert path.stat().st_size >= size
     # with room again, the rerun completes
-    assert _run(vlc_cli, url, sample_root, "random:seed=2").exit_code == 0
+    assert _run(vlc_run, url, sample_root, "random:seed=2").exit_code == 0
 
 
-def test_a_read_only_store_is_one_clear_error(vlc_cli, tmp_path, sample_root):
+def test_a_read_only_store_is_one_clear_error(vlc_run, tmp_path, sample_root):
     path = tmp_path / "s.sqlite"
-    assert _run(vlc_cli, f"sqlite:///{path}", sample_root, "random:seed=1").exit_code == 0
+    assert _run(vlc_run, f"sqlite:///{path}", sample_root, "random:seed=1").exit_code == 0
     read_only = f"sqlite:///file:{path}?mode=ro&uri=true"
     with pytest.raises(StoreError, match="readonly|read-only"):
-        _run(vlc_cli, read_only, sample_root, "random:seed=2")
+        _run(vlc_run, read_only, sample_root, "random:seed=2")
     store = open_store(f"sqlite:///{path}")
     try:
         assert store.stats()["tables"]["scores"] == 56

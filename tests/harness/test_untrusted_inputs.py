@@ -31,7 +31,7 @@ def _cell(url: str, model: str):
         store.close()
 
 
-def test_a_checkpoint_pickle_carrying_code_is_refused(vlc_cli, tmp_path, sample_root, tiny_clip):
+def test_a_checkpoint_pickle_carrying_code_is_refused(vlc_run, tmp_path, sample_root, tiny_clip):
     import torch
 
     marker = tmp_path / "pwned"
@@ -39,21 +39,9 @@ def test_a_checkpoint_pickle_carrying_code_is_refused(vlc_cli, tmp_path, sample_
     state = torch.load(tiny_clip["checkpoint"], weights_only=True)
     torch.save({"state_dict": state, "payload": _RunsCode(marker)}, evil)
     spec = f"open_clip:arch=@{tiny_clip['config']},pretrained={evil}"
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    out = vlc_cli(
-        "run",
-        "-m",
-        spec,
-        "-b",
-        "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        url,
-        "--no-progress",
-    )
+    out = vlc_run("-m", spec, "-b", "sugarcrepe:version=custom", data_root=sample_root)
     assert out.exit_code == 1
-    assert "refusing to load" in _cell(url, spec).error
+    assert "refusing to load" in _cell(vlc_run.store_url, spec).error
     assert not marker.exists()
 
 
@@ -69,7 +57,7 @@ def _png_claiming(width: int, height: int) -> bytes:
     )
 
 
-def test_broken_and_oversized_images_fail_only_their_instances(vlc_cli, tmp_path, sample_root, faulty):
+def test_broken_and_oversized_images_fail_only_their_instances(vlc_run, sample_root, faulty):
     swap = json.loads((sample_root / "sugarcrepe" / "swap_obj.json").read_text())
     folder = sample_root / "coco" / "val2017"
     truncated = folder / swap["0"]["filename"]
@@ -78,21 +66,8 @@ def test_broken_and_oversized_images_fail_only_their_instances(vlc_cli, tmp_path
     empty.write_bytes(b"")
     bomb = folder / swap["2"]["filename"]
     bomb.write_bytes(_png_claiming(30_000, 30_000))
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    out = vlc_cli(
-        "run",
-        "-m",
-        "test_pixels",
-        "-m",
-        "random",
-        "-b",
-        "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        url,
-        "--no-progress",
-    )
+    url = vlc_run.store_url
+    out = vlc_run("-m", "test_pixels", "-m", "random", "-b", "sugarcrepe:version=custom", data_root=sample_root)
     assert out.exit_code == 1
     cell = _cell(url, "test_pixels")
     assert cell.status == "failed" and cell.n_failed == 3 and cell.n_scored == 25
@@ -105,43 +80,19 @@ def test_broken_and_oversized_images_fail_only_their_instances(vlc_cli, tmp_path
 
 
 @pytest.mark.parametrize("caption", ["", "   ", "caf\u00e9 \u2014 \u00fcber \U0001f600", "a" * 5000])
-def test_odd_captions_are_scored(vlc_cli, tmp_path, sample_root, tiny_spec, caption):
+def test_odd_captions_are_scored(vlc_run, sample_root, tiny_spec, caption):
     path = sample_root / "sugarcrepe" / "add_att.json"
     data = json.loads(path.read_text())
     data[next(iter(data))]["negative_caption"] = caption
     path.write_text(json.dumps(data))
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    out = vlc_cli(
-        "run",
-        "-m",
-        tiny_spec,
-        "-b",
-        "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        url,
-        "--no-progress",
-    )
+    out = vlc_run("-m", tiny_spec, "-b", "sugarcrepe:version=custom", data_root=sample_root)
     assert out.exit_code == 0, out.output
-    assert _cell(url, tiny_spec).status == "ok"
+    assert _cell(vlc_run.store_url, tiny_spec).status == "ok"
 
 
-def test_annotations_that_are_not_utf8_are_one_clear_error(vlc_cli, tmp_path, sample_root):
+def test_annotations_that_are_not_utf8_are_one_clear_error(vlc_run, sample_root):
     path = sample_root / "sugarcrepe" / "add_att.json"
     path.write_bytes(path.read_bytes().replace(b'"caption": "', b'"caption": "\xff\xfe', 1))
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    out = vlc_cli(
-        "run",
-        "-m",
-        "random",
-        "-b",
-        "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        url,
-        "--no-progress",
-    )
+    out = vlc_run("-m", "random", "-b", "sugarcrepe:version=custom", data_root=sample_root)
     assert out.exit_code == 1
     assert "UnicodeDecodeError" in out.output and "sugarcrepe" in out.output

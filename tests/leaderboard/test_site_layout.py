@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.test_site import _chromium
+
+from tests.leaderboard.test_site import _chromium
 
 HOSTILE = '<img src=x onerror="window.__pwned=1">Evil & "co"'
 LONG = "A rather long model name ViT-L/14@336px (LAION-2B)"

@@ -85,12 +85,10 @@ def test_paired_ranks_use_the_same_resamples():
     assert intervals.ranks(reps, higher_is_better=False) == {"better": 3, "base": 1, "same": 1}
 
 
-def test_cells_store_intervals_and_overall_replicates(vlc_cli, tmp_path, sample_root, monkeypatch):
+def test_cells_store_intervals_and_overall_replicates(vlc_run, sample_root, monkeypatch):
     monkeypatch.setenv("VLC_HARNESS_BOOTSTRAP", "50")
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    args = ["-b", "sugarcrepe:version=custom", "--data-root", str(sample_root), "--store", url, "--no-progress"]
-    assert vlc_cli("run", "-m", "random:seed=1", *args).exit_code == 0
-    shown = json.loads(vlc_cli("show", "--store", url, "--format", "json").output)
+    assert vlc_run("-m", "random:seed=1", "-b", "sugarcrepe:version=custom", data_root=sample_root).exit_code == 0
+    shown = json.loads(vlc_run.cli("show", "--format", "json").output)
     metrics = {(m["metric"], m["category"]): m for m in shown["cells"][0]["metrics"]}
     macro = metrics[("i2t_accuracy_macro", "all")]
     assert macro["ci95"][0] <= macro["value"] <= macro["ci95"][1]

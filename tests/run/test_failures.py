@@ -6,28 +6,16 @@ import shutil
 
 import pytest
 
-from vlc_harness.store import open_store
 
-
-def run(vlc_cli, tmp_path, root, *models, extra=()):
-    args = [
-        "run",
-        "-b",
-        "sugarcrepe:version=custom",
-        "--data-root",
-        str(root),
-        "--store",
-        f"sqlite:///{tmp_path / 'store.sqlite'}",
-        "--no-progress",
-        *extra,
-    ]
+def run(vlc_run, root, *models, extra=()):
+    args = ["-b", "sugarcrepe:version=custom", *extra]
     for m in models:
         args += ["-m", m]
-    return vlc_cli(*args)
+    return vlc_run(*args, data_root=root)
 
 
-def cells(tmp_path):
-    return {c.model_id: c for c in open_store(f"sqlite:///{tmp_path / 'store.sqlite'}").latest_cells()}
+def cells(vlc_run):
+    return {c.model_id: c for c in vlc_run.store().latest_cells()}
 
 
 @pytest.mark.parametrize(
@@ -39,33 +27,33 @@ def cells(tmp_path):
         ("test_wrong_shape", "ValueError: WrongShape returned 15 results for 16 inputs"),
     ],
 )
-def test_a_crashing_model_fails_only_its_cell(vlc_cli, tmp_path, sample_root, faulty, model, message):
-    out = run(vlc_cli, tmp_path, sample_root, model, "random")
+def test_a_crashing_model_fails_only_its_cell(vlc_run, sample_root, faulty, model, message):
+    out = run(vlc_run, sample_root, model, "random")
     assert out.exit_code == 1
-    result = cells(tmp_path)
+    result = cells(vlc_run)
     assert result[model].status == "failed" and message in result[model].error
     assert result["random"].status == "ok"
 
 
-def test_a_hanging_model_is_killed_after_its_timeout(vlc_cli, tmp_path, sample_root, faulty):
-    out = run(vlc_cli, tmp_path, sample_root, "test_hang:run.timeout_s=2", "random")
+def test_a_hanging_model_is_killed_after_its_timeout(vlc_run, sample_root, faulty):
+    out = run(vlc_run, sample_root, "test_hang:run.timeout_s=2", "random")
     assert out.exit_code == 1
-    result = cells(tmp_path)
+    result = cells(vlc_run)
     assert "no progress for 2 s" in result["test_hang:run.timeout_s=2"].error
     assert result["random"].status == "ok"
 
 
-def test_nan_scores_fail_their_instances_and_are_never_stored(vlc_cli, tmp_path, sample_root, faulty):
-    out = run(vlc_cli, tmp_path, sample_root, "test_nan")
+def test_nan_scores_fail_their_instances_and_are_never_stored(vlc_run, sample_root, faulty):
+    out = run(vlc_run, sample_root, "test_nan")
     assert out.exit_code == 1
-    cell = cells(tmp_path)["test_nan"]
+    cell = cells(vlc_run)["test_nan"]
     assert cell.status == "failed" and cell.n_failed > 0 and cell.n_scored + cell.n_failed == 28
     assert "model returned nan for image" in cell.error and "dog" in cell.error.lower()
-    store = open_store(f"sqlite:///{tmp_path / 'store.sqlite'}")
+    store = vlc_run.store()
     assert all("dog" not in text.lower() for _, text in store.stored_pairs(1))
 
 
-def test_missing_and_corrupt_images_fail_only_their_instances(vlc_cli, tmp_path, sample_root, faulty):
+def test_missing_and_corrupt_images_fail_only_their_instances(vlc_run, sample_root, faulty):
     import json
 
     swap = json.loads((sample_root / "sugarcrepe" / "swap_obj.json").read_text())
@@ -73,53 +61,42 @@ def test_missing_and_corrupt_images_fail_only_their_instances(vlc_cli, tmp_path,
     missing.unlink()
     corrupt = sample_root / "coco" / "val2017" / swap["1"]["filename"]
     corrupt.write_bytes(b"not a jpeg at all")
-    out = run(vlc_cli, tmp_path, sample_root, "test_pixels")
+    out = run(vlc_run, sample_root, "test_pixels")
     assert out.exit_code == 1
-    cell = cells(tmp_path)["test_pixels"]
+    cell = cells(vlc_run)["test_pixels"]
     assert cell.status == "failed" and cell.n_failed == 2 and cell.n_scored == 26
-    store = open_store(f"sqlite:///{tmp_path / 'store.sqlite'}")
+    store = vlc_run.store()
     outcomes = {o.instance_id: o for o in store.outcomes(cell.id)}
     assert str(missing) in outcomes["swap_obj/0"].error
     assert str(corrupt) in outcomes["swap_obj/1"].error and "cannot read image" in outcomes["swap_obj/1"].error
     assert outcomes["swap_obj/2"].scores is not None
 
 
-def test_no_images_at_all_is_unavailable_with_the_source_named(vlc_cli, tmp_path, sample_root, faulty):
+def test_no_images_at_all_is_unavailable_with_the_source_named(vlc_run, sample_root, faulty):
     shutil.rmtree(sample_root / "coco")
-    out = run(vlc_cli, tmp_path, sample_root, "random", "test_length")
+    out = run(vlc_run, sample_root, "random", "test_length")
     assert out.exit_code == 0, out.output
-    result = cells(tmp_path)
+    result = cells(vlc_run)
     assert result["random"].status == "unavailable"
     assert "images.cocodataset.org/zips/val2017.zip" in result["random"].error
     # an image-blind model needs no image files at all
     assert result["test_length"].status == "ok"
-    strict = run(vlc_cli, tmp_path, sample_root, "random", extra=("--strict",))
+    strict = run(vlc_run, sample_root, "random", extra=("--strict",))
     assert strict.exit_code == 1
 
 
-def test_missing_annotations_are_one_clear_unavailable_line(vlc_cli, tmp_path):
-    out = vlc_cli(
-        "run",
-        "-m",
-        "random",
-        "-b",
-        "sugarcrepe",
-        "--data-root",
-        str(tmp_path / "empty"),
-        "--store",
-        f"sqlite:///{tmp_path / 's.sqlite'}",
-        "--no-progress",
-    )
+def test_missing_annotations_are_one_clear_unavailable_line(vlc_run, tmp_path):
+    out = vlc_run("-m", "random", "-b", "sugarcrepe", data_root=tmp_path / "empty")
     assert out.exit_code == 0
     line = next(x for x in out.output.splitlines() if x.startswith("unavailable"))
     assert "sugarcrepe/replace_obj.json" in line and "raw.githubusercontent.com" in line
 
 
-def test_blind_models_tie_on_identical_texts_and_ties_are_counted(vlc_cli, tmp_path, sample_root, faulty):
-    out = run(vlc_cli, tmp_path, sample_root, "test_length")
+def test_blind_models_tie_on_identical_texts_and_ties_are_counted(vlc_run, sample_root, faulty):
+    out = run(vlc_run, sample_root, "test_length")
     assert out.exit_code == 0
-    cell = cells(tmp_path)["test_length"]
+    cell = cells(vlc_run)["test_length"]
     micro = next(m for m in cell.metrics if m["metric"] == "i2t_accuracy_micro")
     assert micro["n"] == 28 and micro["tie_rule"] == "wrong"
-    store = open_store(f"sqlite:///{tmp_path / 'store.sqlite'}")
+    store = vlc_run.store()
     assert {k for k, _ in store.stored_pairs(1)} == {""}  # keyed on the text alone

@@ -100,22 +100,10 @@ def test_each_unique_text_is_encoded_once_across_chunks():
     assert model.encoded["shared"] == 1
 
 
-def test_out_of_memory_halves_the_batch_and_the_scores_are_unchanged(vlc_cli, tmp_path, sample_root, faulty):
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    out = vlc_cli(
-        "run",
-        "-m",
-        "test_oom:run.batch_size=16",
-        "-b",
-        "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        url,
-        "--no-progress",
-    )
+def test_out_of_memory_halves_the_batch_and_the_scores_are_unchanged(vlc_run, sample_root, faulty):
+    out = vlc_run("-m", "test_oom:run.batch_size=16", "-b", "sugarcrepe:version=custom", data_root=sample_root)
     assert out.exit_code == 0, out.output
-    (cell,) = open_store(url).latest_cells()
+    (cell,) = vlc_run.store().latest_cells()
     assert cell.status == "ok" and cell.n_scored == 28
 
 
@@ -151,25 +139,21 @@ def test_text_tower_truncation_is_exact_and_only_for_causal_towers(sample_root):
     assert not causal_argmax_text_tower(custom)
 
 
-def test_several_models_over_several_workers_match_one_worker(vlc_cli, tmp_path, sample_root, tiny_spec):
+def test_several_models_over_several_workers_match_one_worker(vlc_run, tmp_path, sample_root, tiny_spec):
     results = {}
     for workers in ("1", "3"):
         url = f"sqlite:///{tmp_path / f'w{workers}.sqlite'}"
-        out = vlc_cli(
-            "run",
+        out = vlc_run(
             "-m",
             "random",
             "-m",
             tiny_spec,
             "-b",
             "sugarcrepe:version=custom",
-            "--data-root",
-            str(sample_root),
-            "--store",
-            url,
-            "--no-progress",
             "--workers",
             workers,
+            data_root=sample_root,
+            store_url=url,
         )
         assert out.exit_code == 0, out.output
         store = open_store(url)
@@ -192,51 +176,33 @@ def _model_rows(store) -> dict[str, int]:
         return {fp: row for row, fp in conn.execute(select(schema.models.c.id, schema.models.c.fingerprint))}
 
 
-def test_one_model_is_sharded_over_workers(vlc_cli, tmp_path, sample_root, faulty, monkeypatch):
+def test_one_model_is_sharded_over_workers(vlc_run, tmp_path, sample_root, faulty, monkeypatch):
     log = tmp_path / "pairs.log"
     monkeypatch.setenv("TEST_SLOW_LOG", str(log))
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    out = vlc_cli(
-        "run",
-        "-m",
-        "test_slow:run.batch_size=4",
-        "-b",
-        "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        url,
-        "--no-progress",
-        "--workers",
-        "2",
+    out = vlc_run(
+        "-m", "test_slow:run.batch_size=4", "-b", "sugarcrepe:version=custom", "--workers", "2", data_root=sample_root
     )
     assert out.exit_code == 0, out.output
     rows = [json.loads(line) for line in log.read_text().splitlines()]
     assert len(rows) == 56 and len({(k, t) for k, t, _ in rows}) == 56  # every pair once
     pids = {pid for _, _, pid in rows}
     assert len(pids) == 2 and os.getpid() not in pids
-    (cell,) = open_store(url).latest_cells()
+    (cell,) = vlc_run.store().latest_cells()
     assert cell.status == "ok"
 
 
-def test_two_models_in_parallel_share_one_image_hashing(vlc_cli, tmp_path, sample_root, tiny_spec):
+def test_two_models_in_parallel_share_one_image_hashing(vlc_run, sample_root, tiny_spec):
     """Regression: with --workers 2, two models' threads hash a benchmark's images once, together."""
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    out = vlc_cli(
-        "run",
+    out = vlc_run(
         "-m",
         tiny_spec,
         "-m",
         "random:seed=8",
         "-b",
         "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        url,
-        "--no-progress",
         "--workers",
         "2",
+        data_root=sample_root,
     )
     assert out.exit_code == 0, out.output
     assert out.output.count("ok ") == 2

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from vlc_harness.store import open_store
+from vlc_harness.store import open_store, schema
 
 V01_STORE = Path(__file__).resolve().parents[1] / "fixtures" / "store_v0_1" / "store.sqlite"
 
@@ -34,22 +34,22 @@ def _forbid_work(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(vlc_harness.run.collect, "cell_metrics", no_metrics)
 
 
-def test_a_warm_rerun_reuses_the_stored_cell(vlc_cli, tmp_path, sample_root, monkeypatch):
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    first = vlc_cli("run", "-m", "random:seed=1", *_args(sample_root, url))
+def test_a_warm_rerun_reuses_the_stored_cell(vlc_run, sample_root, monkeypatch):
+    first = vlc_run("-m", "random:seed=1", "-b", "sugarcrepe:version=custom", data_root=sample_root)
     assert first.exit_code == 0 and "[stored]" not in first.output
-    (cell,) = open_store(url).latest_cells()
+    (cell,) = vlc_run.store().latest_cells()
     _forbid_work(monkeypatch)
-    second = vlc_cli("run", "-m", "random:seed=1", *_args(sample_root, url))
+    second = vlc_run("-m", "random:seed=1", "-b", "sugarcrepe:version=custom", data_root=sample_root)
     assert second.exit_code == 0, second.output
     assert "[stored]" in second.output and "i2t_accuracy_macro=" in second.output
-    (again,) = open_store(url).latest_cells()
+    (again,) = vlc_run.store().latest_cells()
     assert again.id == cell.id and again.metrics == cell.metrics  # not even rewritten
 
 
-def test_what_a_cell_depends_on_invalidates_it(vlc_cli, tmp_path, sample_root, monkeypatch):
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    assert vlc_cli("run", "-m", "random:seed=1", *_args(sample_root, url)).exit_code == 0
+def test_what_a_cell_depends_on_invalidates_it(vlc_run, sample_root, monkeypatch):
+    url = vlc_run.store_url
+    args = ("-m", "random:seed=1", "-b", "sugarcrepe:version=custom")
+    assert vlc_run(*args, data_root=sample_root).exit_code == 0
     (cell,) = open_store(url).latest_cells(with_replicates=True)
     assert len(next(iter(cell.replicates.values()))) == 20  # tests run with VLC_HARNESS_BOOTSTRAP=20
 
@@ -61,13 +61,13 @@ def test_what_a_cell_depends_on_invalidates_it(vlc_cli, tmp_path, sample_root, m
     monkeypatch.setattr(vlc_harness.run.executor, "LocalWorker", no_worker)
     # another resample count is another metrics version: rebuilt from the stored scores
     monkeypatch.setenv("VLC_HARNESS_BOOTSTRAP", "30")
-    out = vlc_cli("run", "-m", "random:seed=1", *_args(sample_root, url))
+    out = vlc_run(*args, data_root=sample_root)
     assert out.exit_code == 0 and "[stored]" not in out.output
     (rebuilt,) = open_store(url).latest_cells(with_replicates=True)
     assert rebuilt.id != cell.id and len(next(iter(rebuilt.replicates.values()))) == 30
     assert [m["value"] for m in rebuilt.metrics] == [m["value"] for m in cell.metrics]
     # --recompute-metrics rebuilds even when nothing changed
-    out = vlc_cli("run", "-m", "random:seed=1", *_args(sample_root, url, "--recompute-metrics"))
+    out = vlc_run(*args, "--recompute-metrics", data_root=sample_root)
     assert out.exit_code == 0 and "[stored]" not in out.output
     assert open_store(url).latest_cells()[0].id != rebuilt.id
     # an image whose bytes changed is another image: its pairs are scored again (needs a worker)
@@ -75,7 +75,7 @@ def test_what_a_cell_depends_on_invalidates_it(vlc_cli, tmp_path, sample_root, m
     monkeypatch.setenv("VLC_HARNESS_BOOTSTRAP", "30")
     image = next((sample_root / "coco" / "val2017").iterdir())
     image.write_bytes(image.read_bytes() + b"\0")
-    out = vlc_cli("run", "-m", "random:seed=1", *_args(sample_root, url))
+    out = vlc_run(*args, data_root=sample_root)
     assert out.exit_code == 0 and "[stored]" not in out.output
 
 
@@ -119,7 +119,7 @@ def test_a_random_init_open_clip_identifies_without_torch():
     assert here.identify().weights == weights
 
 
-def test_a_v0_1_store_is_migrated_and_its_cells_rebuilt(vlc_cli, tmp_path, sample_root, monkeypatch):
+def test_a_v0_1_store_is_migrated_and_its_cells_rebuilt(vlc_run, vlc_cli, tmp_path, sample_root, monkeypatch):
     path = tmp_path / "v01.sqlite"
     shutil.copy(V01_STORE, path)
     url = f"sqlite:///{path}"
@@ -129,7 +129,7 @@ def test_a_v0_1_store_is_migrated_and_its_cells_rebuilt(vlc_cli, tmp_path, sampl
     shown = vlc_cli("show", "--store", url, "--format", "json")
     assert shown.exit_code == 0, shown.output
     store = open_store(url)
-    assert store.info()["schema_version"] == "2"
+    assert store.info()["schema_version"] == str(schema.SCHEMA_VERSION)
     for cell in store.latest_cells(with_replicates=True):
         assert cell.metrics_version and cell.metrics_version.startswith("e")
         old = {(m["metric"], m["category"]): m for m in before[cell.model_id]["metrics"]}
@@ -146,9 +146,11 @@ def test_a_v0_1_store_is_migrated_and_its_cells_rebuilt(vlc_cli, tmp_path, sampl
 
     monkeypatch.setattr(vlc_harness.run.executor, "LocalWorker", no_worker)
     for seed in (3, 4):
-        out = vlc_cli("run", "-m", f"random:seed={seed}", *_args(sample_root, url))
+        out = vlc_run(
+            "-m", f"random:seed={seed}", "-b", "sugarcrepe:version=custom", data_root=sample_root, store_url=url
+        )
         assert out.exit_code == 0, out.output
-    out = vlc_cli("run", "-m", "random:seed=3", *_args(sample_root, url))
+    out = vlc_run("-m", "random:seed=3", "-b", "sugarcrepe:version=custom", data_root=sample_root, store_url=url)
     assert "[stored]" in out.output
 
 

@@ -356,21 +356,18 @@ def test_table_tagger_and_specs(tmp_path, aro_root):
 # End to end through the command line with the tiny open_clip model
 
 
-def test_tiny_openclip_end_to_end_on_vg_relation_and_coco_order(vlc_cli, tmp_path, aro_root, tiny_spec):
-    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
-    common = ["--data-root", str(aro_root), "--store", url, "--no-progress"]
-    out = vlc_cli(
-        "run",
+def test_tiny_openclip_end_to_end_on_vg_relation_and_coco_order(vlc_run, aro_root, tiny_spec):
+    out = vlc_run(
         "-m",
         tiny_spec,
         "-b",
         "aro_vg_relation:version=custom",
         "-b",
         f"aro_coco_order:version=custom,tagger={TABLE}",
-        *common,
+        data_root=aro_root,
     )
     assert out.exit_code == 0, out.output
-    shown = json.loads(vlc_cli("show", "--store", url, "--format", "json").output)
+    shown = json.loads(vlc_run.cli("show", "--format", "json").output)
     cells = {c["benchmark"]: c for c in shown["cells"]}
     assert len(cells) == 2 and all(c["status"] == "ok" for c in cells.values())
     vgr = {(m["metric"], m["category"]): m for m in cells["aro_vg_relation:version=custom"]["metrics"]}
@@ -378,11 +375,11 @@ def test_tiny_openclip_end_to_end_on_vg_relation_and_coco_order(vlc_cli, tmp_pat
     order = {(m["metric"], m["category"]): m for m in cells[f"aro_coco_order:version=custom,tagger={TABLE}"]["metrics"]}
     assert order[("i2t_accuracy", "all")]["tie_rule"] == "right" and order[("i2t_accuracy", "seed2")]["n"] == 6
     # each (image file, crop) is its own image key; identical texts are scored once
-    with sqlite3.connect(tmp_path / "store.sqlite") as conn:
+    with sqlite3.connect(vlc_run.store_path) as conn:
         keys = {k for (k,) in conn.execute("SELECT DISTINCT image_key FROM scores")}
     crops = {k for k in keys if '"crop"' in k}
     assert len(crops) == 15 and len({k.split("|")[0] for k in crops}) == 8
     # spaCy absent here: the default tagger leaves the cell unavailable with the install line
     if not spacy_available():
-        out = vlc_cli("run", "-m", "random", "-b", "aro_coco_order:version=custom", *common)
+        out = vlc_run("-m", "random", "-b", "aro_coco_order:version=custom", data_root=aro_root)
         assert out.exit_code == 0 and "unavailable" in out.output and "pip install spacy" in out.output

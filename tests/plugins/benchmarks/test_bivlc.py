@@ -21,7 +21,6 @@ from vlc_harness.datafetch import FetchError
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics.cell import declared_ids
 from vlc_harness.params import build
-from vlc_harness.store import open_store
 from vlc_harness_builtins.benchmarks.bivlc import (
     I2T_ONLY_METRIC,
     ROWS_FILE,
@@ -296,17 +295,15 @@ def test_fetch_without_datasets_says_what_to_install(shared_data, tmp_path, monk
 # -- end to end ----------------------------------------------------------------------------------
 
 
-def test_tiny_openclip_end_to_end_full_and_i2t_only(vlc_cli, tmp_path, tiny_spec):
+def test_tiny_openclip_end_to_end_full_and_i2t_only(vlc_run, tmp_path, tiny_spec):
     root = tmp_path / "data"
     write_example(root, per_subset=2)
-    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
-    common = ["--data-root", str(root), "--store", url, "--no-progress"]
     both = ["-b", "bivlc:version=custom", "-b", "bivlc:version=custom,mode=i2t-only"]
-    ran = vlc_cli("run", "-m", tiny_spec, *both, *common)
+    ran = vlc_run("-m", tiny_spec, *both, data_root=root)
     assert ran.exit_code == 0, ran.output
     assert "group_score=" in ran.output
 
-    store = open_store(url)
+    store = vlc_run.store()
     cells = {c.data_version: c for c in store.latest_cells()}
     assert len(cells) == 2
     (full_version,) = [v for v in cells if not v.endswith("-i2t-only")]
@@ -322,5 +319,5 @@ def test_tiny_openclip_end_to_end_full_and_i2t_only(vlc_cli, tmp_path, tiny_spec
     # the natural image's comparison is the same in both modes (scores are cached and shared)
     assert only_metrics[(I2T_ONLY_METRIC, "all")]["value"] == full_metrics[("i_pos2t", "all")]["value"]
 
-    shown = json.loads(vlc_cli("show", "--store", url, "--format", "json").output)
+    shown = json.loads(vlc_run.cli("show", "--format", "json").output)
     assert len(shown["cells"]) == 2

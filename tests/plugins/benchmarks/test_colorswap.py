@@ -276,18 +276,15 @@ def test_real_splits_have_the_published_sizes():
         assert len(bench(shared, split="train").load_instances()) == 700
 
 
-def test_board_renders_colorswap_with_its_gap(vlc_cli, tmp_path, root):
+def test_board_renders_colorswap_with_its_gap(vlc_run, tmp_path, root):
     registry = tmp_path / "registry.yaml"
     registry.write_text(
         "models:\n  - {id: random, type: random, params: {seed: 1}, meta: {display_name: Random, family: baseline}}\n"
         "benchmarks:\n  - {id: colorswap, type: colorswap, params: {version: custom}}\n"
     )
-    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
-    ran = vlc_cli(
-        "run", "--all", "--registry", str(registry), "--data-root", str(root), "--store", url, "--no-progress"
-    )
+    ran = vlc_run("--all", "--registry", str(registry), data_root=root)
     assert ran.exit_code == 0, ran.output
     out = tmp_path / "site"
-    assert vlc_cli("render", "--out", str(out), "--registry", str(registry), "--store", url).exit_code == 0
+    assert vlc_run.cli("render", "--out", str(out), "--registry", str(registry)).exit_code == 0
     assert "ColorSwap" in (out / "benchmarks" / "colorswap.html").read_text()
     assert 'class="num gap' in (out / "index.html").read_text()

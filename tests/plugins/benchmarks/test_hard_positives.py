@@ -222,24 +222,12 @@ def test_reference_rows():
 # End to end through the command line
 
 
-def test_tiny_openclip_end_to_end_on_generated_replace_and_swap_fixture(vlc_cli, tmp_path, swap_root, tiny_spec):
+def test_tiny_openclip_end_to_end_on_generated_replace_and_swap_fixture(vlc_run, swap_root, tiny_spec):
     write_example(swap_root, forms="replace")  # generated REPLACE files beside the SWAP fixture
-    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
-    out = vlc_cli(
-        "run",
-        "-m",
-        tiny_spec,
-        "-b",
-        "hard_positives:version=custom",
-        "--data-root",
-        str(swap_root),
-        "--store",
-        url,
-        "--no-progress",
-    )
+    out = vlc_run("-m", tiny_spec, "-b", "hard_positives:version=custom", data_root=swap_root)
     assert out.exit_code == 0, out.output
     assert "aug_accuracy=" in out.output
-    (cell,) = json.loads(vlc_cli("show", "--store", url, "--format", "json").output)["cells"]
+    (cell,) = json.loads(vlc_run.cli("show", "--format", "json").output)["cells"]
     assert cell["status"] == "ok"
     metrics = {(m["metric"], m["category"]): m for m in cell["metrics"]}
     assert metrics[("aug_accuracy", "swap")]["n"] == 6 and metrics[("aug_accuracy", "replace_att")]["n"] == 4

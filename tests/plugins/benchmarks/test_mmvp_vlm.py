@@ -180,20 +180,17 @@ def test_real_data_has_135_pairs_of_9_patterns():
     assert all(img.path.is_file() for i in instances for img in i.images)
 
 
-def test_board_renders_mmvp_vlm_without_a_gap(vlc_cli, tmp_path, root):
+def test_board_renders_mmvp_vlm_without_a_gap(vlc_run, tmp_path, root):
     registry = tmp_path / "registry.yaml"
     registry.write_text(
         "models:\n  - {id: random, type: random, params: {seed: 1}, meta: {display_name: Random, family: baseline}}\n"
         "benchmarks:\n  - {id: mmvp-vlm, type: mmvp_vlm}\n"
     )
-    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
-    ran = vlc_cli(
-        "run", "--all", "--registry", str(registry), "--data-root", str(root), "--store", url, "--no-progress"
-    )
+    ran = vlc_run("--all", "--registry", str(registry), data_root=root)
     assert ran.exit_code == 0, ran.output
     assert "pair_accuracy_macro=" in ran.output
     out = tmp_path / "site"
-    rendered = vlc_cli("render", "--out", str(out), "--registry", str(registry), "--store", url)
+    rendered = vlc_run.cli("render", "--out", str(out), "--registry", str(registry))
     assert rendered.exit_code == 0, rendered.output
     page = (out / "benchmarks" / "mmvp-vlm.html").read_text()
     assert "MMVP-VLM" in page and "first-index" in page

@@ -181,7 +181,7 @@ def test_fetch_explains_the_missing_client_and_the_gated_dataset(tmp_path, monke
     assert bench(tmp_path).fetch(progress=False)[0].startswith("present")
 
 
-def test_tiny_openclip_on_the_real_csv_with_standin_images(vlc_cli, tmp_path, shared_data, tiny_spec):
+def test_tiny_openclip_on_the_real_csv_with_standin_images(vlc_run, tmp_path, shared_data, tiny_spec):
     root = tmp_path / "data"
     (root / "seetrue").mkdir(parents=True)
     (root / "seetrue" / "SeeTRUE.csv").symlink_to(shared_data / "seetrue" / "SeeTRUE.csv")
@@ -191,12 +191,10 @@ def test_tiny_openclip_on_the_real_csv_with_standin_images(vlc_cli, tmp_path, sh
         for row in csv.DictReader(f):
             per_source.setdefault(row["dataset_source"], []).append(row["image"])
     write_standin_images([n for names in per_source.values() for n in names[:8]], root / "seetrue" / "images")
-    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
-    args = ["run", "-m", tiny_spec, "-b", "seetrue", "--limit", "8", "--data-root", str(root), "--store", url]
-    result = vlc_cli(*args, "--no-progress")
+    result = vlc_run("-m", tiny_spec, "-b", "seetrue", "--limit", "8", data_root=root)
     assert result.exit_code == 0, result.output
     assert "auc_macro=" in result.output
-    shown = json.loads(vlc_cli("show", "--store", url, "--partial", "--format", "json").output)
+    shown = json.loads(vlc_run.cli("show", "--partial", "--format", "json").output)
     (cell,) = shown["cells"]
     metrics = {(m["metric"], m["category"]): m for m in cell["metrics"]}
     for source in COUNTS:
@@ -207,7 +205,7 @@ def test_tiny_openclip_on_the_real_csv_with_standin_images(vlc_cli, tmp_path, sh
     assert macro["averaging"] == "macro: unweighted mean over 3 sources: coco_t2i, drawbench, editbench"
     assert macro["value"] == pytest.approx(np.mean([metrics[("auc", s)]["value"] for s in COUNTS]))
     # the paper's rows: EditBench is comparable; its 7-source Avg. never sits next to our 3-source mean
-    refs = json.loads(vlc_cli("show", "--store", url, "--partial", "--references", "--format", "json").output)
+    refs = json.loads(vlc_run.cli("show", "--partial", "--references", "--format", "json").output)
     papers = [r for r in refs["reference"] if r["model"] != "(chance)"]
     shown_refs = {(r["metric"], r["category"]) for r in papers}
     assert ("auc", "editbench") in shown_refs and ("auc", "drawbench") not in shown_refs

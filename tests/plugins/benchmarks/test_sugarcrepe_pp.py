@@ -91,19 +91,16 @@ def test_real_files_have_the_published_counts():
     assert len(instances) == 4757
 
 
-def test_board_renders_sugarcrepe_pp(vlc_cli, tmp_path, root):
+def test_board_renders_sugarcrepe_pp(vlc_run, tmp_path, root):
     registry = tmp_path / "registry.yaml"
     registry.write_text(
         "models:\n  - {id: random, type: random, params: {seed: 1}, meta: {display_name: Random, family: baseline}}\n"
         "benchmarks:\n  - {id: sugarcrepe-pp, type: sugarcrepe_pp, params: {version: custom}, "
         "meta: {note: 'The text-only task (TOT) is left out.'}}\n"
     )
-    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
-    ran = vlc_cli(
-        "run", "--all", "--registry", str(registry), "--data-root", str(root), "--store", url, "--no-progress"
-    )
+    ran = vlc_run("--all", "--registry", str(registry), data_root=root)
     assert ran.exit_code == 0, ran.output
     out = tmp_path / "site"
-    assert vlc_cli("render", "--out", str(out), "--registry", str(registry), "--store", url).exit_code == 0
+    assert vlc_run.cli("render", "--out", str(out), "--registry", str(registry)).exit_code == 0
     page = (out / "benchmarks" / "sugarcrepe-pp.html").read_text()
     assert "SugarCrepe++" in page and "The text-only task (TOT) is left out." in page

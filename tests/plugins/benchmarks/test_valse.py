@@ -112,18 +112,15 @@ def test_real_files_give_the_valid_counts():
     assert len(bench(shared, valid_only=False).load_instances()) == raw
 
 
-def test_board_renders_valse(vlc_cli, tmp_path, root):
+def test_board_renders_valse(vlc_run, tmp_path, root):
     registry = tmp_path / "registry.yaml"
     registry.write_text(
         "models:\n  - {id: random, type: random, params: {seed: 1}, meta: {display_name: Random, family: baseline}}\n"
         "benchmarks:\n  - {id: valse, type: valse, params: {version: custom}}\n"
     )
-    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
-    ran = vlc_cli(
-        "run", "--all", "--registry", str(registry), "--data-root", str(root), "--store", url, "--no-progress"
-    )
+    ran = vlc_run("--all", "--registry", str(registry), data_root=root)
     assert ran.exit_code == 0, ran.output
     out = tmp_path / "site"
-    assert vlc_cli("render", "--out", str(out), "--registry", str(registry), "--store", url).exit_code == 0
+    assert vlc_run.cli("render", "--out", str(out), "--registry", str(registry)).exit_code == 0
     assert "VALSE" in (out / "benchmarks" / "valse.html").read_text()
     assert 'class="num gap' not in (out / "index.html").read_text()  # image-to-text only

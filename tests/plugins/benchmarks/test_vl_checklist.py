@@ -134,7 +134,7 @@ def test_reference_rows_are_for_the_full_data():
     assert vit == {"Object": 0.87, "Attribute": 0.688, "Relation": 0.7704}
 
 
-def test_tiny_openclip_on_the_real_files_with_standin_images(vlc_cli, tmp_path, shared_data, tiny_spec):
+def test_tiny_openclip_on_the_real_files_with_standin_images(vlc_run, tmp_path, shared_data, tiny_spec):
     root = tmp_path / "data"
     (root / "vl_checklist").mkdir(parents=True)
     (root / "vl_checklist" / "data").symlink_to(shared_data / "vl_checklist" / "data")
@@ -146,12 +146,10 @@ def test_tiny_openclip_on_the_real_files_with_standin_images(vlc_cli, tmp_path, 
             folders[path.parent].append(path.name)
     for folder, names in folders.items():
         write_standin_images(names, folder)
-    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
-    args = ["run", "-m", tiny_spec, "-b", "vl_checklist", "--limit", "3", "--data-root", str(root), "--store", url]
-    result = vlc_cli(*args, "--no-progress")
+    result = vlc_run("-m", tiny_spec, "-b", "vl_checklist", "--limit", "3", data_root=root)
     assert result.exit_code == 0, result.output
     assert "i2t_accuracy_macro=" in result.output
-    shown = json.loads(vlc_cli("show", "--store", url, "--partial", "--format", "json").output)
+    shown = json.loads(vlc_run.cli("show", "--partial", "--format", "json").output)
     (cell,) = shown["cells"]
     metrics = {(m["metric"], m["category"]): m for m in cell["metrics"]}
     assert {c for m, c in metrics if m == "i2t_accuracy"} == set(COUNTS)

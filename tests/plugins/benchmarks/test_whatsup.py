@@ -111,20 +111,17 @@ def test_real_controlled_subsets_have_four_prepositions_per_object_pair():
     assert all(len(i.texts) == 2 for i in instances if i.category in SPATIAL)
 
 
-def test_board_renders_whatsup(vlc_cli, tmp_path, root):
+def test_board_renders_whatsup(vlc_run, tmp_path, root):
     registry = tmp_path / "registry.yaml"
     registry.write_text(
         "models:\n  - {id: random, type: random, params: {seed: 1}, meta: {display_name: Random, family: baseline}}\n"
         "benchmarks:\n  - {id: whatsup, type: whatsup, params: {version: custom}}\n"
     )
-    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
-    ran = vlc_cli(
-        "run", "--all", "--registry", str(registry), "--data-root", str(root), "--store", url, "--no-progress"
-    )
+    ran = vlc_run("--all", "--registry", str(registry), data_root=root)
     assert ran.exit_code == 0, ran.output
     assert "controlled_accuracy=" in ran.output
     out = tmp_path / "site"
-    assert vlc_cli("render", "--out", str(out), "--registry", str(registry), "--store", url).exit_code == 0
+    assert vlc_run.cli("render", "--out", str(out), "--registry", str(registry)).exit_code == 0
     page = (out / "benchmarks" / "whatsup.html").read_text()
     assert "What" in page and "coco_spatial_accuracy" in page
 

@@ -19,7 +19,6 @@ from vlc_harness.datafetch import FetchError
 from vlc_harness.errors import DataUnavailable, ScoreError
 from vlc_harness.metrics.cell import declared_ids
 from vlc_harness.params import build
-from vlc_harness.store import open_store
 from vlc_harness_builtins.benchmarks.winoground import TAGS, TAGS_SHA256, Winoground, write_example
 
 REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "winoground_reference.json"
@@ -202,27 +201,15 @@ def test_fetch_exports_the_upstream_layout(shared_data, tmp_path, monkeypatch):
 # -- end to end ----------------------------------------------------------------------------------
 
 
-def test_tiny_openclip_end_to_end(vlc_cli, tmp_path, tiny_spec):
+def test_tiny_openclip_end_to_end(vlc_run, tmp_path, tiny_spec):
     root = tmp_path / "data"
     write_example(root, 6)
-    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
-    ran = vlc_cli(
-        "run",
-        "-m",
-        tiny_spec,
-        "-b",
-        "winoground:version=custom",
-        "--data-root",
-        str(root),
-        "--store",
-        url,
-        "--no-progress",
-    )
+    ran = vlc_run("-m", tiny_spec, "-b", "winoground:version=custom", data_root=root)
     assert ran.exit_code == 0, ran.output
     assert "group_score=" in ran.output
-    (cell,) = open_store(url).latest_cells()
+    (cell,) = vlc_run.store().latest_cells()
     assert cell.status == "ok" and cell.complete and cell.n_scored == 6
     metrics = {(m["metric"], m["category"]): m for m in cell.metrics}
     assert metrics[("group_score", "all")]["n"] == 6 and metrics[("text_score", "No Tag")]["n"] == 2
-    table = vlc_cli("show", "--store", url)
+    table = vlc_run.cli("show")
     assert "group_score" in table.output and "(chance)" in table.output

@@ -426,16 +426,16 @@ def stored_rows(url: str) -> list[tuple[str, str]]:
         store.close()
 
 
-def test_cli_run_scores_each_unique_text_once_without_images(vlc_cli: Any, tmp_path: Path, gpt2_dir: Path) -> None:
+def test_cli_run_scores_each_unique_text_once_without_images(vlc_run: Any, tmp_path: Path, gpt2_dir: Path) -> None:
     from vlc_harness.store import open_store
     from vlc_harness.types import BLIND_IMAGE_KEY
 
     root = tmp_path / "data"
     texts = write_custom_sugarcrepe(root)
-    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    url = vlc_run.store_url
     spec = f"blind_causal_lm:checkpoint={gpt2_dir},reduction=mean"
-    args = ["run", "-m", spec, "-b", "sugarcrepe:version=custom", "--data-root", str(root), "--store", url]
-    result = vlc_cli(*args, "--no-progress")
+    args = ["-m", spec, "-b", "sugarcrepe:version=custom"]
+    result = vlc_run(*args, data_root=root)
     assert result.exit_code == 0, result.output
     store = open_store(url)
     (cell,) = store.latest_cells()
@@ -444,7 +444,7 @@ def test_cli_run_scores_each_unique_text_once_without_images(vlc_cli: Any, tmp_p
     rows = stored_rows(url)
     assert {k for k, _ in rows} == {BLIND_IMAGE_KEY}
     assert sorted(t for _, t in rows) == sorted(texts)  # each unique text exactly once
-    again = vlc_cli(*args, "--no-progress")
+    again = vlc_run(*args, data_root=root)
     assert again.exit_code == 0, again.output
     assert len(stored_rows(url)) == len(texts)  # nothing recomputed or duplicated
 

@@ -539,20 +539,15 @@ def test_t2v_metrics_that_does_not_import_is_unavailable(tmp_path, monkeypatch):
 # -- end to end -------------------------------------------------------------------------------
 
 
-def test_generative_models_run_end_to_end_on_the_sugarcrepe_sample(vlc_cli, tmp_path, sample_root, tiny_vlms):
-    out = vlc_cli(
-        "run",
+def test_generative_models_run_end_to_end_on_the_sugarcrepe_sample(vlc_run, sample_root, tiny_vlms):
+    out = vlc_run(
         "-m",
         f"vqascore:checkpoint={tiny_vlms['llava']}",
         "-m",
         f"captioning_likelihood:checkpoint={tiny_vlms['blip_captioner']}",
         "-b",
         "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        f"sqlite:///{tmp_path / 's.sqlite'}",
-        "--no-progress",
+        data_root=sample_root,
     )
     assert out.exit_code == 0, out.output
     assert out.output.count("i2t_accuracy_macro=") == 2

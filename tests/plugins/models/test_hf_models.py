@@ -93,43 +93,33 @@ def test_blip_protocols_match_the_transformers_heads(tmp_path, protocol):
         np.testing.assert_allclose(scores, expected.numpy(), atol=1e-5)
 
 
-def test_hf_models_run_end_to_end_on_the_sugarcrepe_sample(vlc_cli, tmp_path, sample_root):
+def test_hf_models_run_end_to_end_on_the_sugarcrepe_sample(vlc_run, tmp_path, sample_root):
     from vlc_harness_builtins.models.tiny_hf import save_tiny_blip, save_tiny_clip
 
     clip = save_tiny_clip(tmp_path / "clip")
     blip = save_tiny_blip(tmp_path / "blip")
-    out = vlc_cli(
-        "run",
+    out = vlc_run(
         "-m",
         f"hf_contrastive:checkpoint={clip}",
         "-m",
         f"blip_itm:checkpoint={blip},protocol=aro",
         "-b",
         "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        f"sqlite:///{tmp_path / 's.sqlite'}",
-        "--no-progress",
+        data_root=sample_root,
     )
     assert out.exit_code == 0, out.output
     assert out.output.count("i2t_accuracy_macro=") == 2
 
 
-def test_a_missing_hub_checkpoint_is_unavailable_offline(vlc_cli, tmp_path, sample_root, monkeypatch):
+def test_a_missing_hub_checkpoint_is_unavailable_offline(vlc_run, tmp_path, sample_root, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))
-    out = vlc_cli(
-        "run",
+    out = vlc_run(
         "-m",
         "hf_contrastive:checkpoint=openai/clip-vit-base-patch32",
         "-b",
         "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        f"sqlite:///{tmp_path / 's.sqlite'}",
-        "--no-progress",
+        data_root=sample_root,
     )
     assert "unavailable" in out.output and "openai/clip-vit-base-patch32" in out.output
 

@@ -155,21 +155,16 @@ def test_the_installed_packages_know_every_registry_model(vlc_plugins):
         versions.require_transformers_model(model_type)
 
 
-def test_an_unavailable_cell_says_which_version_it_needs(monkeypatch, tmp_path, sample_root, vlc_cli):
+def test_an_unavailable_cell_says_which_version_it_needs(monkeypatch, sample_root, vlc_run):
     from vlc_harness_builtins.models import versions
 
     monkeypatch.setattr(versions, "installed", lambda dist: {"open_clip_torch": "2.24.0"}.get(dist, "99"))
-    out = vlc_cli(
-        "run",
+    out = vlc_run(
         "-m",
         "open_clip:arch=ViT-SO400M-16-SigLIP2-384,pretrained=webli",
         "-b",
         "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        f"sqlite:///{tmp_path / 's.sqlite'}",
-        "--no-progress",
+        data_root=sample_root,
     )
     assert out.exit_code == 0, out.output
     assert "unavailable" in out.output and "open_clip_torch>=2.31.0" in out.output

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from vlc_harness.kit.overlap import POOLS, SHARED, UNDISCLOSED, entry_overlap, overlap, overlap_table, shared_reason
+from vlc_harness.overlap import POOLS, SHARED, UNDISCLOSED, entry_overlap, overlap, overlap_table, shared_reason
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -93,9 +93,8 @@ def test_compositionality_tuned_coco_models_are_marked_on_sugarcrepe():
     assert entry_overlap(meta["vqascore-llava-1.5-7b"], ["coco-karpathy-test"]).marked
 
 
-def test_a_test_board_carries_the_overlap_marks(tmp_path, sample_root, vlc_cli, vlc_plugins):
+def test_a_test_board_carries_the_overlap_marks(tmp_path, sample_root, vlc_run, vlc_plugins):
     from vlc_harness.registry import load_registry
-    from vlc_harness.store import open_store
     from vlc_leaderboard.board import build_board
 
     registry = tmp_path / "grid.yaml"
@@ -110,11 +109,9 @@ def test_a_test_board_carries_the_overlap_marks(tmp_path, sample_root, vlc_cli, 
         "  - {id: sugarcrepe, type: sugarcrepe, params: {version: custom}}\n"
         "  - {id: aro-vg-relation, type: aro_vg_relation}\n"
     )
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    args = ("--registry", str(registry), "--data-root", str(sample_root), "--store", url, "--no-progress")
-    out = vlc_cli("run", "--all", *args)
+    out = vlc_run("--all", "--registry", str(registry), data_root=sample_root)
     assert out.exit_code == 0, out.output
-    store = open_store(url)
+    store = vlc_run.store()
     try:
         board = build_board(store.latest_cells(), load_registry([registry], vlc_plugins), vlc_plugins)
     finally:

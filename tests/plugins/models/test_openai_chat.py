@@ -275,24 +275,14 @@ def _registry(tmp_path: Path, server: FakeOpenAI, model_type: str, **run) -> Pat
     return path
 
 
-def _run(vlc_cli, registry: Path, sample_root: Path, url: str, *extra: str):
-    out = vlc_cli(
-        "run",
-        "--all",
-        "--registry",
-        str(registry),
-        "--data-root",
-        str(sample_root),
-        "--store",
-        url,
-        "--no-progress",
-        *extra,
-    )
-    return out
+def _run(vlc_run, registry: Path, sample_root: Path, *extra: str):
+    return vlc_run("--all", "--registry", str(registry), *extra, data_root=sample_root)
 
 
-def _store_bytes(tmp_path: Path) -> bytes:
-    return b"".join(p.read_bytes() for p in tmp_path.glob("s.sqlite*"))
+def _store_bytes(path: Path) -> bytes:
+    """The SQLite store's file and its journal files (the file must exist: never a vacuous check)."""
+    assert path.is_file()
+    return b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
 
 
 def _choice_responder(sample):
@@ -310,13 +300,13 @@ def _choice_responder(sample):
     return respond
 
 
-def test_choice_run_both_orders_cache_and_no_key_anywhere(vlc_cli, tmp_path, sample_root, server, monkeypatch, capfd):
+def test_choice_run_both_orders_cache_and_no_key_anywhere(vlc_run, tmp_path, sample_root, server, monkeypatch, capfd):
     monkeypatch.setenv(KEY_ENV, SECRET)
     sample = _sample(sample_root)
     server.responder = _choice_responder(sample)
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
+    url = vlc_run.store_url
     registry = _registry(tmp_path, server, "openai_choice")
-    first = _run(vlc_cli, registry, sample_root, url)
+    first = _run(vlc_run, registry, sample_root)
     assert first.exit_code == 0, first.output
     assert len(server.requests) == 56  # 28 instances x both candidate orders
     assert all(r.authorization == f"Bearer {SECRET}" for r in server.requests)
@@ -341,7 +331,7 @@ def test_choice_run_both_orders_cache_and_no_key_anywhere(vlc_cli, tmp_path, sam
     assert open_store(url).run_provenance(cell.run_id)["usage"]["gpt-test"]["requests"] == 56
 
     server.reset()
-    second = _run(vlc_cli, registry, sample_root, url)
+    second = _run(vlc_run, registry, sample_root)
     assert second.exit_code == 0 and server.requests == []  # every answer came from the cache
     (again,) = open_store(url).latest_cells()
     assert again.metrics == cell.metrics and again.status == "ok"
@@ -350,26 +340,26 @@ def test_choice_run_both_orders_cache_and_no_key_anywhere(vlc_cli, tmp_path, sam
     captured = capfd.readouterr()
     for text in (first.output, second.output, captured.out, captured.err):
         assert SECRET not in text
-    assert SECRET.encode() not in _store_bytes(tmp_path)
+    assert SECRET.encode() not in _store_bytes(vlc_run.store_path)
     assert KEY_ENV in json.dumps(cell.provenance)  # the variable's name is recorded, not its value
 
 
-def test_wrong_key_is_redacted_everywhere(vlc_cli, tmp_path, sample_root, server, monkeypatch, capfd):
+def test_wrong_key_is_redacted_everywhere(vlc_run, tmp_path, sample_root, server, monkeypatch, capfd):
     wrong = "sk-vlc-test-WRONGKEY-9876543210zyxw"
     monkeypatch.setenv(KEY_ENV, wrong)
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    out = _run(vlc_cli, _registry(tmp_path, server, "openai_choice"), sample_root, url)
+    url = vlc_run.store_url
+    out = _run(vlc_run, _registry(tmp_path, server, "openai_choice"), sample_root)
     assert out.exit_code == 0, out.output
     (cell,) = open_store(url).latest_cells()
     assert cell.status == "partial" and "HTTP 401" in cell.error and "Incorrect API key provided: ***" in cell.error
     captured = capfd.readouterr()
     for text in (out.output, captured.out, captured.err, cell.error):
         assert wrong not in text and wrong[:16] not in text
-    assert wrong.encode() not in _store_bytes(tmp_path)
+    assert wrong.encode() not in _store_bytes(vlc_run.store_path)
     assert open_store(url).stats()["tables"]["answers"] == 0  # failed requests are never cached
 
 
-def test_failed_requests_leave_the_cell_partial_until_a_rerun(vlc_cli, tmp_path, sample_root, server, monkeypatch):
+def test_failed_requests_leave_the_cell_partial_until_a_rerun(vlc_run, tmp_path, sample_root, server, monkeypatch):
     monkeypatch.setenv(KEY_ENV, SECRET)
     sample = _sample(sample_root)
     healthy = _choice_responder(sample)
@@ -381,9 +371,9 @@ def test_failed_requests_leave_the_cell_partial_until_a_rerun(vlc_cli, tmp_path,
         return healthy(body)
 
     server.responder = respond
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
+    url = vlc_run.store_url
     registry = _registry(tmp_path, server, "openai_choice")
-    first = _run(vlc_cli, registry, sample_root, url)
+    first = _run(vlc_run, registry, sample_root)
     assert first.exit_code == 0, first.output
     (cell,) = open_store(url).latest_cells()
     assert cell.status == "partial" and "HTTP 503 after 3 attempts" in cell.error
@@ -395,7 +385,7 @@ def test_failed_requests_leave_the_cell_partial_until_a_rerun(vlc_cli, tmp_path,
 
     state["down"] = False
     server.reset()
-    second = _run(vlc_cli, registry, sample_root, url)
+    second = _run(vlc_run, registry, sample_root)
     assert second.exit_code == 0
     assert len(server.requests) == zebra_questions  # only the failed ones are asked again
     (cell,) = open_store(url).latest_cells()
@@ -421,14 +411,14 @@ def _logprob_responder(sample, state=None):
     return respond
 
 
-def test_logprob_run_abstentions_coverage_failures_and_cache(vlc_cli, tmp_path, sample_root, server, monkeypatch):
+def test_logprob_run_abstentions_coverage_failures_and_cache(vlc_run, tmp_path, sample_root, server, monkeypatch):
     monkeypatch.setenv(KEY_ENV, SECRET)
     sample = _sample(sample_root)
     state = {"down": True}
     server.responder = _logprob_responder(sample, state)
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
+    url = vlc_run.store_url
     registry = _registry(tmp_path, server, "openai_logprob", max_retries=0)
-    first = _run(vlc_cli, registry, sample_root, url)
+    first = _run(vlc_run, registry, sample_root)
     assert first.exit_code == 0, first.output
     assert len(server.requests) == 56  # one per pair (no retries: max_retries 0)
     (cell,) = open_store(url).latest_cells()
@@ -439,7 +429,7 @@ def test_logprob_run_abstentions_coverage_failures_and_cache(vlc_cli, tmp_path, 
 
     state["down"] = False
     server.reset()
-    second = _run(vlc_cli, registry, sample_root, url)
+    second = _run(vlc_run, registry, sample_root)
     assert second.exit_code == 0
     assert len(server.requests) == 6  # only the failed pairs; abstentions are answers, never re-asked
     (cell,) = open_store(url).latest_cells()
@@ -461,16 +451,16 @@ def test_logprob_run_abstentions_coverage_failures_and_cache(vlc_cli, tmp_path, 
     assert "coverage=0.8929" in second.output
 
     server.reset()
-    third = _run(vlc_cli, registry, sample_root, url)
+    third = _run(vlc_run, registry, sample_root)
     assert third.exit_code == 0 and server.requests == []
 
 
-def test_max_cost_stops_before_the_budget_and_says_so(vlc_cli, tmp_path, sample_root, server, monkeypatch):
+def test_max_cost_stops_before_the_budget_and_says_so(vlc_run, tmp_path, sample_root, server, monkeypatch):
     monkeypatch.setenv(KEY_ENV, SECRET)
     server.responder = _choice_responder(_sample(sample_root))
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
+    url = vlc_run.store_url
     registry = _registry(tmp_path, server, "openai_choice", concurrency=1)
-    first = _run(vlc_cli, registry, sample_root, url, "--max-cost", "0.02")
+    first = _run(vlc_run, registry, sample_root, "--max-cost", "0.02")
     assert first.exit_code == 0, first.output
     assert "stopped before exceeding --max-cost $0.02" in first.output
     (cell,) = open_store(url).latest_cells()
@@ -485,18 +475,17 @@ def test_max_cost_stops_before_the_budget_and_says_so(vlc_cli, tmp_path, sample_
     assert open_store(url).run_provenance(cell.run_id)["max_cost_usd"] == 0.02
 
     server.reset()
-    second = _run(vlc_cli, registry, sample_root, url, "--max-cost", "1")
+    second = _run(vlc_run, registry, sample_root, "--max-cost", "1")
     assert second.exit_code == 0
     assert len(server.requests) == 56 - sent
     (cell,) = open_store(url).latest_cells()
     assert cell.status == "ok"
 
 
-def test_max_cost_without_prices_sends_nothing(vlc_cli, tmp_path, sample_root, server, monkeypatch):
+def test_max_cost_without_prices_sends_nothing(vlc_run, tmp_path, sample_root, server, monkeypatch):
     monkeypatch.setenv(KEY_ENV, SECRET)
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
     registry = _registry(tmp_path, server, "openai_choice", price_in_per_mtok=None, price_out_per_mtok=None)
-    out = _run(vlc_cli, registry, sample_root, url, "--max-cost", "5")
+    out = _run(vlc_run, registry, sample_root, "--max-cost", "5")
     assert out.exit_code == 0
     assert server.requests == []
     assert "--max-cost needs this model's prices" in out.output

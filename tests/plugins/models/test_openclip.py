@@ -10,7 +10,6 @@ import pytest
 from vlc_harness.errors import WeightsUnavailable
 from vlc_harness.models import RunOptions
 from vlc_harness.params import build
-from vlc_harness.store import open_store
 from vlc_harness.testing import require
 from vlc_harness_builtins.models.openclip import OpenClip
 
@@ -37,44 +36,28 @@ def test_pretrained_tag_without_cache_or_network_is_unavailable(tmp_path, monkey
         model(arch="ViT-B-32", pretrained="openai").identify()
 
 
-def test_unavailable_weights_make_the_cell_unavailable(vlc_cli, tmp_path, sample_root, monkeypatch):
+def test_unavailable_weights_make_the_cell_unavailable(vlc_run, tmp_path, sample_root, monkeypatch):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty_hub_cache"))
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    out = vlc_cli(
-        "run",
-        "-m",
-        "open_clip:arch=ViT-B-32,pretrained=openai",
-        "-b",
-        "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        url,
-        "--no-progress",
+    out = vlc_run(
+        "-m", "open_clip:arch=ViT-B-32,pretrained=openai", "-b", "sugarcrepe:version=custom", data_root=sample_root
     )
     assert out.exit_code == 0, out.output
-    (cell,) = open_store(url).latest_cells()
+    (cell,) = vlc_run.store().latest_cells()
     assert cell.status == "unavailable" and "not in the local Hugging Face cache" in cell.error
 
 
-def test_unknown_tag_and_cpu_half_precision_fail_clearly(vlc_cli, tmp_path, sample_root, tiny_spec):
-    url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    out = vlc_cli(
-        "run",
+def test_unknown_tag_and_cpu_half_precision_fail_clearly(vlc_run, sample_root, tiny_spec):
+    out = vlc_run(
         "-m",
         "open_clip:arch=ViT-B-32,pretrained=no_such_tag",
         "-m",
         tiny_spec + ",precision=bf16,run.device=cpu",
         "-b",
         "sugarcrepe:version=custom",
-        "--data-root",
-        str(sample_root),
-        "--store",
-        url,
-        "--no-progress",
+        data_root=sample_root,
     )
     assert out.exit_code == 1
-    cells = {c.model_id: c for c in open_store(url).latest_cells()}
+    cells = {c.model_id: c for c in vlc_run.store().latest_cells()}
     tag_cell = cells["open_clip:arch=ViT-B-32,pretrained=no_such_tag"]
     assert tag_cell.status == "failed" and "neither a file nor a tag of ViT-B-32" in tag_cell.error
     assert "laion2b_s34b_b79k" in tag_cell.error
