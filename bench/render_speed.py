@@ -1,12 +1,16 @@
 """Time building and rendering the site for 50 models x 10 benchmarks (target: under 5 s).
 
 Cells are synthetic but shaped like real ones: each benchmark's own metric code runs on random
-scores over its generated example instances, with 200 bootstrap replicates stored per value, so
-build_board ranks the 49 non-baseline models by paired bootstrap as it does on the real board.
-The baseline, timed in the same run, is serialising the same cells to JSON (the least any renderer
-must do). tests/leaderboard/test_site_layout.py renders its wide board from :func:`synthetic_cells` too.
+scores over its generated example instances, with 1,000 bootstrap replicates stored per value
+and per category (as the store keeps them), so build_board ranks the 49 non-baseline models by
+paired bootstrap as it does on the real board, and render_site writes the compare view's pair
+codes for every pair of models, every benchmark and every drilldown category from the
+per-category replicates. One model is image-blind (one score per text: its text-to-image choices
+tie), so tie-heavy ranking runs too. The baseline, timed in the same run, is serialising the same
+cells to JSON (the least any renderer must do). tests/leaderboard/test_site_layout.py renders its
+wide board from :func:`synthetic_cells` too.
 
-    python bench/render_speed.py [--models 50]
+    python bench/render_speed.py [--models 50] [--samples 1000]
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from vlc_harness.metrics.bootstrap import SAMPLES
 from vlc_harness.metrics.cell import cell_metrics, metrics_version
 from vlc_harness.metrics.outcomes import outcomes_from_matrices
 from vlc_harness.params import build
@@ -44,10 +49,20 @@ BENCHMARKS = [
 
 
 def synthetic_cells(
-    n_models: int, work: Path, benchmarks: list[str] | None = None, samples: int = 200
+    n_models: int,
+    work: Path,
+    benchmarks: list[str] | None = None,
+    samples: int = 200,
+    blind: tuple[str, ...] = (),
+    skill: dict[str, float] | None = None,
+    keep: dict[str, Any] | None = None,
 ) -> tuple[Registry, list[CellRecord]]:
     """A registry of ``n_models`` random-scoring models and their complete cells on ``benchmarks``
-    (default: the 10 of the benchmark), each benchmark's example instances, ``samples`` resamples."""
+    (default: the 10 of the benchmark), each benchmark's example instances, ``samples`` resamples.
+    Models in ``blind`` score like an image-blind model: one score per text, whatever the image;
+    ``skill`` adds a model's value to its gold pairs' scores (the diagonal of a square instance, the
+    first text of a one-image one). ``keep``, when given, receives each benchmark's data root
+    (``roots``) and each cell's instances and score matrices (``matrices``, by (model, benchmark))."""
     plugins = get_plugins()
     registry = Registry()
     cells = []
@@ -61,14 +76,21 @@ def synthetic_cells(
         registry.benchmarks[name] = BenchmarkEntry(name, name, bench.params)
         for m in range(n_models):
             rng = np.random.default_rng(1000 * b_index + m)
+            model_id = f"model-{m:02d}"
+            bonus = (skill or {}).get(model_id, 0.0)
             matrices = []
             for inst in instances:
                 scores = np.full((len(inst.images), len(inst.texts)), np.nan)
+                per_text = rng.random(len(inst.texts))
                 for i, j in inst.needed_pairs():
-                    scores[i, j] = rng.random()
+                    gold = i == j if len(inst.images) > 1 else j == 0
+                    score = per_text[j] if model_id in blind else rng.random()
+                    scores[i, j] = score + (bonus if gold and model_id not in blind else 0.0)
                 matrices.append(scores)
+            if keep is not None:
+                keep.setdefault("roots", {})[name] = root
+                keep.setdefault("matrices", {})[(model_id, name)] = (instances, matrices)
             computed = cell_metrics(bench, outcomes_from_matrices(instances, matrices), samples=samples)
-            model_id = f"model-{m:02d}"
             # model-00 is the random baseline; the others are ranked, as the registry's models are
             kind, params_of = ("random", {"seed": m}) if m == 0 else ("precomputed", {"path": f"{model_id}.jsonl"})
             registry.models.setdefault(
@@ -111,9 +133,12 @@ def _jsonable(cell: CellRecord) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", type=int, default=50)
+    parser.add_argument(
+        "--samples", type=int, default=SAMPLES, help="bootstrap replicates per value (the store's 1,000)"
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="vlc-render-bench-"))
-    registry, cells = synthetic_cells(args.models, work)
+    registry, cells = synthetic_cells(args.models, work, samples=args.samples, blind=("model-06",))
     plugins = get_plugins()
 
     start = time.perf_counter()
@@ -127,8 +152,10 @@ def main() -> None:
     pages = render_site(board, work / "site", {"harness_version": "bench", "git_sha": ""}, runs={1: {}})
     rendered = time.perf_counter() - start
     total = built + rendered
+    replicates = sum(len(c.replicates or {}) for c in cells)
     print(
         f"{args.models} models x {len(BENCHMARKS)} benchmarks, {len(cells)} cells, {len(pages)} pages, "
+        f"{replicates} replicate arrays of {args.samples} (every value, per category), "
         f"{len(payload) / 1e6:.1f} MB of cell JSON"
     )
     print(f"baseline (json.dumps of the cells): {baseline:.3f} s")

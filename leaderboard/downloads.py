@@ -8,6 +8,11 @@ show it in (``unit``: ``percent`` for fractions, ``score`` for raw model scores)
 Per (model, benchmark) a JSONL file lists every instance id with its score matrix (or answers)
 as stored. Captions are added only for benchmarks whose license allows publishing them
 (``captions_redistributable``) and only when their data can be read at render time.
+
+``leaderboard.json`` also lists the cells without a number, each with its status, the reason the
+pages show (``reason``) and the stored one (``error``), the latter with local folders replaced by
+``<local folder>`` (no local path is published anywhere; ``vlc-harness show --partial`` prints it
+as it is). Model ids that are inline specs holding a path are redacted the same way.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Any
 
 from vlc_harness.store import Store
 from vlc_leaderboard.board import Board
+from vlc_leaderboard.public import page_slug, redact_paths
 
 CSV_COLUMNS = (
     "model",
@@ -55,32 +61,44 @@ def in_unit(value: Any, unit: str) -> float | None:
 
 def scores_file(model_id: str, benchmark_id: str) -> str:
     """Relative path of a cell's per-instance file under the site."""
-    from vlc_leaderboard.site import slug
+    from vlc_leaderboard.fmt import slug
 
-    return f"downloads/scores/{slug(model_id)}__{slug(benchmark_id)}.jsonl"
+    return f"downloads/scores/{page_slug(model_id)}__{slug(benchmark_id)}.jsonl"
 
 
 def write_downloads(board: Board, out: Path, store: Store, data_root: Path | None) -> list[Path]:
     """Write ``downloads/leaderboard.{csv,json}`` and one scores file per published cell."""
-    from vlc_leaderboard.site import metric_title, metric_unit
+    from vlc_leaderboard.fmt import metric_title, metric_unit, number
 
     folder = out / "downloads" / "scores"
     folder.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
     cells_json = []
+    unpublished = []
     written = []
     for row in board.rows:
         weights = row.meta.get("open_weights")
         meta = {
-            "model": row.id,
+            "model": row.public_id,
             "model_name": row.name,
             "kind": row.kind,
             "family": row.meta.get("family", ""),
-            "parameters_m": row.meta.get("parameters_m", ""),
+            "parameters_m": number(row.meta.get("parameters_m")),
             "open_weights": "yes" if weights else ("no" if weights is False else ""),
         }
         for col in board.benchmarks:
             cv = row.cells.get(col.id)
+            if cv is not None and not cv.published:
+                unpublished.append(
+                    {
+                        "model": row.public_id,
+                        "model_name": row.name,
+                        "benchmark": col.id,
+                        "status": cv.status,
+                        "reason": cv.public_reason,
+                        "error": redact_paths(cv.cell.error or "") if cv.cell is not None else redact_paths(cv.reason),
+                    }
+                )
             if cv is None or not cv.published or cv.cell is None:
                 continue
             cell = cv.cell
@@ -109,13 +127,18 @@ def write_downloads(board: Board, out: Path, store: Store, data_root: Path | Non
                 )
             cells_json.append(
                 {
-                    "model": row.id,
+                    "model": row.public_id,
                     "model_name": row.name,
                     "kind": row.kind,
                     "benchmark": col.id,
                     "data_version": cell.data_version,
                     "fingerprint": cell.fingerprint,
                     "metrics": [{k: v for k, v in m.items() if k != "replicates"} for m in cell.metrics],
+                    "rank": {
+                        metric: {"rank": v.rank, "ranked_on_ties_half": v.ranked_on_ties_half}
+                        for metric, v in cv.values.items()
+                        if v.rank
+                    },
                     "scores": scores_file(row.id, col.id),
                 }
             )
@@ -124,7 +147,8 @@ def write_downloads(board: Board, out: Path, store: Store, data_root: Path | Non
         writer = csv.DictWriter(f, fieldnames=list(CSV_COLUMNS), lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
-    (out / "downloads" / "leaderboard.json").write_text(json.dumps({"cells": cells_json}, indent=1), encoding="utf-8")
+    payload = {"cells": cells_json, "unpublished": unpublished}
+    (out / "downloads" / "leaderboard.json").write_text(json.dumps(payload, indent=1), encoding="utf-8")
     return [out / "downloads" / "leaderboard.csv", out / "downloads" / "leaderboard.json", *written]
 
 
@@ -132,13 +156,13 @@ def _write_scores(path: Path, store: Store, cell: Any, col: Any, data_root: Path
     texts = _captions(col, data_root)
     with open(path, "w", encoding="utf-8") as f:
         for outcome in store.outcomes(cell.id):
-            record: dict[str, Any] = {"instance": outcome.instance_id, "category": outcome.category}
+            record: dict[str, Any] = {"instance": redact_paths(outcome.instance_id), "category": outcome.category}
             if outcome.scores is not None:
                 record["scores"] = outcome.scores
             if outcome.answers is not None:
                 record["answers"] = outcome.answers
             if outcome.error:
-                record["error"] = outcome.error.splitlines()[0]
+                record["error"] = redact_paths(outcome.error.splitlines()[0])
             if texts is not None and outcome.instance_id in texts:
                 record["texts"] = texts[outcome.instance_id]
             f.write(json.dumps(record) + "\n")

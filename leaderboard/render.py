@@ -33,6 +33,7 @@ def render(
     from vlc_harness.paths import default_data_root
     from vlc_harness.provenance import run_provenance
     from vlc_leaderboard.board import build_board
+    from vlc_leaderboard.compare import instance_results
     from vlc_leaderboard.downloads import write_downloads
     from vlc_leaderboard.site import render_site
 
@@ -44,6 +45,7 @@ def render(
         cells = store.latest_cells(include_incomplete=True, with_replicates=True)
         runs = {c.run_id: store.run_provenance(c.run_id) for c in cells if c.run_id is not None}
         board = build_board(cells, registry, app.plugins)
+        instances = instance_results(board, store, root)
         try:
             written = render_site(
                 board,
@@ -53,6 +55,7 @@ def render(
                 [Path(t) for t in templates],
                 runs=_public(runs),
                 downloads=lambda target: write_downloads(board, target, store, root),
+                instances=instances,
             )
         except (FileExistsError, ValueError) as exc:
             raise UserError(str(exc)) from None

@@ -102,7 +102,7 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
 
 
 def _print_board(app: App, store_url: str | None, registries: tuple[str, ...]) -> None:
-    """The same main table as the site's index: Human and Chance rows, then one row per model."""
+    """The same main table as the site's index, in its order: Human and Chance rows, then one row per model."""
     from vlc_leaderboard.board import build_board
     from vlc_leaderboard.site import pct
 
@@ -113,16 +113,17 @@ def _print_board(app: App, store_url: str | None, registries: tuple[str, ...]) -
         )
     finally:
         store.close()
-    headers = ["model"]
+    headers = ["model", "mean rank"]
     for col in board.benchmarks:
         headers += [f"{col.id}:{mc.metric}" for mc in col.metrics] + ([f"{col.id}:gap"] if col.gap else [])
     table = [
-        ["Human"]
+        ["Human", ""]
         + [x for col in board.benchmarks for x in [pct(m.human) for m in col.metrics] + _gap(col, col.human_gap)],
-        ["Chance"] + [x for col in board.benchmarks for x in [pct(m.chance) for m in col.metrics] + _gap(col, None)],
+        ["Chance", ""]
+        + [x for col in board.benchmarks for x in [pct(m.chance) for m in col.metrics] + _gap(col, None)],
     ]
     for row in board.rows:
-        line = [row.name + ("" if row.kind == "model" else f" ({row.kind})")]
+        line = [row.name + ("" if row.kind == "model" else f" ({row.kind})"), _overall(row)]
         for col in board.benchmarks:
             cv = row.cells[col.id]
             for k, mc in enumerate(col.metrics):
@@ -134,6 +135,16 @@ def _print_board(app: App, store_url: str | None, registries: tuple[str, ...]) -
     click.echo("  ".join(h.ljust(w) for h, w in zip(headers, widths)))
     for r in table:
         click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+
+
+def _overall(row: Any) -> str:
+    """The overall column as the index shows it: the mean rank, or how many benchmarks rank the model."""
+    o = row.overall
+    if o is None:
+        return "not ranked"
+    if o.complete and o.mean_rank is not None:
+        return f"{o.mean_rank:.1f}"
+    return f"{o.k} of {o.of} benchmarks"
 
 
 def _gap(col: Any, gap: float | None) -> list[str]:

@@ -30,7 +30,9 @@
   var chooserBody = el("chooser-body");
   var chooserSummary = document.querySelector("#chooser summary");
   var defaults = columns.filter(function (c) { return !c.hidden; }).map(function (c) { return c.key; });
-  var state = { sort: "", dir: "", visible: defaults.slice() };
+  var defaultSort = byKey[data.defaultSort] ? data.defaultSort : "";  // the overall column: the page's own order
+  var state = { sort: defaultSort, dir: defaultSort ? naturalDir(byKey[defaultSort]) : "", visible: defaults.slice() };
+  var drillButtons = Array.prototype.slice.call(table.querySelectorAll("button.drill"));
 
   function naturalDir(col) {
     if (col.type === "text") { return "asc"; }
@@ -128,6 +130,13 @@
       th.hidden = keys.length === 0;
       th.colSpan = Math.max(1, keys.length);
     });
+    drillButtons.forEach(function (button) {
+      var keys = drillKeys(button.getAttribute("data-drill"));
+      var open = keys.length > 0 && keys.every(function (k) { return visible[k]; });
+      button.setAttribute("aria-expanded", open ? "true" : "false");
+      var verb = button.querySelector(".verb");
+      if (verb) { verb.textContent = open ? "Hide" : "Show"; }
+    });
     Array.prototype.forEach.call(chooserBody.querySelectorAll("input[type=checkbox]"), function (box) {
       box.checked = !!visible[box.value];
     });
@@ -190,6 +199,21 @@
     });
   }
 
+  // ---- a benchmark's drilldown: its per-category columns, shown and hidden together ----
+  function drillKeys(base) {
+    return columns.filter(function (c) { return c.drill === base; }).map(function (c) { return c.key; });
+  }
+
+  function toggleDrill(base) {
+    var keys = drillKeys(base);
+    var open = keys.every(function (k) { return state.visible.indexOf(k) >= 0; });
+    var keep = state.visible.filter(function (k) { return keys.indexOf(k) < 0; });
+    if (!open) { keep = keep.concat(keys); }
+    state.visible = columns.map(function (c) { return c.key; }).filter(function (k) { return keep.indexOf(k) >= 0; });
+    applyColumns();
+    writeState();
+  }
+
   // ---- the sticky header's second row sits below the first, whatever its height ----
   function updateStickyOffsets() {
     if (groupRow) { table.style.setProperty("--group-h", groupRow.getBoundingClientRect().height + "px"); }
@@ -202,7 +226,8 @@
 
   function writeState() {
     var params = new URLSearchParams();
-    if (state.sort) { params.set("sort", state.sort); params.set("dir", state.dir); }
+    var isDefault = state.sort === defaultSort && (!defaultSort || state.dir === naturalDir(byKey[defaultSort]));
+    if (state.sort && !isDefault) { params.set("sort", state.sort); params.set("dir", state.dir); }
     if (inputs.q.value.trim()) { params.set("q", inputs.q.value.trim()); }
     if (inputs.family.value) { params.set("family", inputs.family.value); }
     if (inputs.open.checked) { params.set("open", "1"); }
@@ -219,7 +244,8 @@
 
   function readState() {
     var params = new URLSearchParams(location.hash.replace(/^#/, ""));
-    sortBy(params.get("sort") || "", params.get("dir") === "asc" || params.get("dir") === "desc" ? params.get("dir") : "");
+    sortBy(byKey[params.get("sort")] ? params.get("sort") : defaultSort,
+           params.get("dir") === "asc" || params.get("dir") === "desc" ? params.get("dir") : "");
     inputs.q.value = params.get("q") || "";
     var family = params.get("family") || "";
     inputs.family.value = family;
@@ -285,6 +311,9 @@
     window.addEventListener("resize", updateStickyOffsets);
   }
 
+  drillButtons.forEach(function (button) {
+    button.addEventListener("click", function () { toggleDrill(button.getAttribute("data-drill")); });
+  });
   buildChooser();
   readState();
   applyAll();

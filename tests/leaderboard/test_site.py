@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -18,6 +19,8 @@ from vlc_harness_builtins.benchmarks.bivlc import BiVLC, write_example
 from vlc_harness_builtins.benchmarks.sugarcrepe import SugarCrepe
 
 EVIL = '<script>alert("x")</script>\'"&'
+PLANTED = "planted-secret-folder"
+"""A local folder that holds a model's scores file: named in a stored failure reason, never published."""
 
 
 def _scores(instances, benchmark: str, version: str, skill: float, seed: int, given: dict) -> list[str]:
@@ -63,6 +66,10 @@ def site_store(tmp_path_factory, vlc_cli_module):
         lines = _scores(bivlc.load_instances(), "bivlc", bivlc.data_version, skill, 1, given)
         lines += _scores(sugar.load_instances(), "sugarcrepe", sugar.data_version, skill, 2, given)
         (tmp / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
+    # a submitted scores file with no SugarCrepe scores: its SugarCrepe cell fails, naming the file
+    (tmp / PLANTED).mkdir()
+    weak_bivlc = [line for line in (tmp / "weak.jsonl").read_text().splitlines() if '"bivlc"' in line]
+    (tmp / PLANTED / "blip-itm-base.jsonl").write_text("\n".join(weak_bivlc) + "\n")
     registry = tmp / "site.yaml"
     registry.write_text(
         "models:\n"
@@ -71,6 +78,8 @@ def site_store(tmp_path_factory, vlc_cli_module):
         f"  - {{id: weak, type: precomputed, params: {{path: '{tmp / 'weak.jsonl'}'}}, "
         f"meta: {{display_name: {json.dumps(EVIL)}, family: Other, parameters_m: 20, open_weights: false}}}}\n"
         "  - {id: random, type: random, params: {seed: 3}, meta: {display_name: Random, family: baseline}}\n"
+        f"  - {{id: planted, type: precomputed, params: {{path: '{tmp / PLANTED / 'blip-itm-base.jsonl'}'}}, "
+        "meta: {display_name: 'Submitted BLIP', family: BLIP}}\n"
         "  - {id: absent, type: open_clip, params: {arch: ViT-B-32, pretrained: openai}}\n"
         "benchmarks:\n"
         f"  - {{id: bivlc, type: bivlc, params: {{version: custom}}, meta: {{note: {json.dumps(EVIL)}}}}}\n"
@@ -80,7 +89,7 @@ def site_store(tmp_path_factory, vlc_cli_module):
     out = vlc_cli_module(
         "run", "--all", "--registry", str(registry), "--data-root", str(root), "--store", url, "--no-progress"
     )
-    assert out.exit_code == 0, out.output
+    assert out.exit_code in (0, 1), out.output  # 1: the planted model's SugarCrepe cell failed
     # a partial cell must never be published
     vlc_cli_module(
         "run",
@@ -169,6 +178,17 @@ def test_release_is_frozen(site_store, vlc_cli_module, site):
 
     with pytest.raises(UserError, match="already exists"):
         vlc_cli_module("render", "--release", "2026-11", *args)
+    # each release records its date and board; the index lists them, newest first, with a changelog
+    manifest = json.loads((site / "releases" / "2026-11" / "release.json").read_text())
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", manifest["date"]) and "strong|bivlc" in manifest["cells"]
+    assert vlc_cli_module("render", "--release", "2026-12", *args).exit_code == 0
+    index = (site / "index.html").read_text()
+    changelog = index[index.index('id="releases-title"') :]
+    assert changelog.index("2026-12") < changelog.index("2026-11")  # newest first
+    assert manifest["date"] in changelog and "first release: 5 models, 2 benchmarks, 7 published results" in changelog
+    assert "no change in the headline results" in changelog
+    frozen = (site / "releases" / "2026-11" / "index.html").read_text()
+    assert "release 2026-11 (frozen)" in frozen and "@misc{vlcharness" in frozen and "version = {2026-11}" in frozen
 
 
 def test_board_ranks_and_hackable_mark_are_computed(site_store):
@@ -235,7 +255,7 @@ def test_site_in_a_real_browser_sorts_filters_and_stays_offline(site, tmp_path):
             if r.is_displayed()
         ]
         before = names()
-        assert "Strong CLIP" in before and len(before) == 4
+        assert "Strong CLIP" in before and len(before) == 5
         params = driver.find_element(By.CSS_SELECTOR, 'th[data-col="params"] button')  # Params (M)
         params.click()
         assert names()[:2] == ["Strong CLIP", EVIL]  # 150 before 20, descending
@@ -275,7 +295,7 @@ def test_downloads_hold_the_board_and_per_instance_scores(site):
     import csv
 
     rows = list(csv.DictReader((site / "downloads" / "leaderboard.csv").open()))
-    assert {r["model"] for r in rows} == {"strong", "weak", "random"}
+    assert {r["model"] for r in rows} == {"strong", "weak", "random", "planted"}
     headline = [
         r
         for r in rows
@@ -329,3 +349,186 @@ def test_captions_ship_only_where_the_license_allows(site_store, vlc_cli_module)
     from vlc_harness_builtins.benchmarks.vl_checklist import VLCheckList
 
     assert not HardPositives.captions_redistributable and not VLCheckList.captions_redistributable
+
+
+def _browsed(driver) -> str:
+    """The instance browser's status once its data files have loaded (they load on demand)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def ready(d):
+        text = d.find_element("id", "browse-status").text
+        return text if text and text != "Loading…" else False
+
+    return WebDriverWait(driver, 10).until(ready)
+
+
+def _group_right(scores: list[list[float]]) -> bool:
+    """BiVLC's group score for one 2x2 instance: both images pick their caption, both captions their image."""
+    (a, b), (c, d) = scores
+    return a > b and d > c and a > c and d > b
+
+
+def test_compare_view_with_the_instance_browser(site_store, vlc_cli_module, monkeypatch):
+    from selenium.webdriver.common.by import By
+
+    tmp = site_store["tmp"]
+    out = tmp / "site_compare"
+    args = ["--out", str(out), "--registry", str(site_store["registry"]), "--store", site_store["url"]]
+    assert vlc_cli_module("render", "--data-root", str(tmp / "data"), *args).exit_code == 0
+    # the bitsets say which instances each model gets right: check them against the per-instance scores
+    right = {}
+    for model in ("strong", "weak"):
+        lines = (out / "downloads" / "scores" / f"{model}__bivlc.jsonl").read_text().splitlines()
+        right[model] = {r["instance"]: _group_right(r["scores"]) for r in map(json.loads, lines)}
+    board = json.loads((out / "downloads" / "leaderboard.json").read_text())
+    for model in ("strong", "weak"):  # the same rule as the metric: the count is the group score's numerator
+        value = next(
+            m["value"]
+            for c in board["cells"]
+            if c["model"] == model and c["benchmark"] == "bivlc"
+            for m in c["metrics"]
+            if m["metric"] == "group_score" and m["category"] == "all"
+        )
+        assert sum(right[model].values()) == round(value * 42)
+    a_only = [i for i in right["strong"] if right["strong"][i] and not right["weak"][i]]
+    b_only = [i for i in right["strong"] if right["weak"][i] and not right["strong"][i]]
+    assert a_only and (out / "data" / "correct" / "strong.js").is_file()
+    driver = _chromium()
+    try:
+        driver.get((out / "compare.html").as_uri() + "#a=strong&b=weak&bench=bivlc")
+        assert _browsed(driver) == f"{len(a_only)} of 42 instances: Strong CLIP right, {EVIL} wrong."
+        items = driver.find_elements(By.CSS_SELECTOR, "#browse-list li.instance")
+        assert len(a_only) <= 50 and sorted(i.find_element(By.TAG_NAME, "code").text for i in items) == sorted(a_only)
+        assert all(len(i.find_elements(By.CSS_SELECTOR, "ol.captions li")) == 2 for i in items)  # BiVLC is MIT
+        assert not driver.find_elements(By.CSS_SELECTOR, "#browse-list img")  # COCO images are not ours to publish
+        # the significance table: Strong CLIP is better on BiVLC's group score
+        verdict = driver.execute_script(
+            "const s = document.getElementById('cmp-bivlc').parentElement;"
+            "return s.querySelector('tbody tr').cells[3].textContent"
+        )
+        assert "A better" in verdict or "not significant" in verdict
+        from selenium.webdriver.support.ui import Select
+
+        Select(driver.find_element(By.ID, "browse-which")).select_by_value("ba")
+        assert _browsed(driver).startswith(f"{len(b_only)} of 42 instances")
+        url = driver.current_url
+        assert "show=ba" in url and "bench=bivlc" in url
+        driver.get("about:blank")
+        driver.get(url)  # the permalink restores models, benchmark and direction
+        assert _browsed(driver).startswith(f"{len(b_only)} of 42 instances")
+        assert driver.execute_script(
+            "return window.__pwned === undefined && !document.querySelector('script:not([src])')"
+        )
+        errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+        assert not errors, errors
+    finally:
+        driver.quit()
+
+
+def test_instance_browser_shows_images_where_the_license_allows(site_store, monkeypatch, tmp_path):
+    from vlc_harness.plugins import get_plugins
+    from vlc_harness.registry import load_registry
+    from vlc_harness.store import open_store
+    from vlc_leaderboard.board import build_board
+    from vlc_leaderboard.compare import instance_results
+    from vlc_leaderboard.site import render_site
+
+    monkeypatch.setattr(BiVLC, "images_redistributable", True, raising=False)
+    plugins = get_plugins()
+    store = open_store(site_store["url"])
+    try:
+        board = build_board(
+            store.latest_cells(include_incomplete=True, with_replicates=True),
+            load_registry([site_store["registry"]], plugins),
+            plugins,
+        )
+        instances = instance_results(board, store, site_store["tmp"] / "data")
+    finally:
+        store.close()
+    assert instances["bivlc"].images is not None and "sugarcrepe" in instances
+    assert instances["sugarcrepe"].images is None  # still not allowed there
+    render_site(board, tmp_path / "site", {"harness_version": "test"}, instances=instances)
+    images = list((tmp_path / "site" / "data" / "images" / "bivlc").iterdir())
+    assert len(images) >= 42
+    from selenium.webdriver.common.by import By
+
+    driver = _chromium()
+    try:
+        driver.get((tmp_path / "site" / "compare.html").as_uri() + "#a=strong&b=weak&bench=bivlc")
+        _browsed(driver)
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        WebDriverWait(driver, 10).until(
+            lambda d: d.execute_script(
+                "const i = Array.from(document.querySelectorAll('#browse-list img'));"
+                "return i.length > 0 && i.every(x => x.complete)"
+            )
+        )
+        shown = driver.find_elements(By.CSS_SELECTOR, "#browse-list img")
+        assert shown, (driver.find_element(By.ID, "browse-status").text, driver.get_log("browser"))
+        assert all(driver.execute_script("return arguments[0].naturalWidth", i) > 0 for i in shown)
+        assert all(i.get_attribute("alt").startswith("image ") for i in shown)
+        assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    finally:
+        driver.quit()
+
+
+def test_no_local_path_in_any_published_file(site_store, vlc_cli_module):
+    tmp = site_store["tmp"]
+    url, registry = site_store["url"], str(site_store["registry"])
+    from vlc_harness.store import open_store
+
+    store = open_store(url)
+    try:
+        errors = [c.error or "" for c in store.latest_cells(include_incomplete=True)]
+    finally:
+        store.close()
+    planted = str(tmp / PLANTED / "blip-itm-base.jsonl")
+    assert any(planted in e for e in errors)  # the plant: a stored reason names a local file
+    shown = vlc_cli_module("show", "--partial", "--store", url)
+    assert planted in shown.output  # the CLI keeps the full reason
+    out = tmp / "site_public"
+    args = ["--out", str(out), "--registry", registry, "--store", url, "--data-root", str(tmp / "data")]
+    assert vlc_cli_module("render", "--release", "r1", *args).exit_code == 0
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert {p.suffix for p in files} >= {".html", ".js", ".json", ".jsonl", ".csv", ".bib"}
+    leaks = [(p, n) for p in files for n in (str(tmp), PLANTED) if n in p.read_text(encoding="utf-8", errors="replace")]
+    assert not leaks, leaks
+    # the check is real: the stored reason, as it is, names the folder
+    assert any(str(tmp) in e and PLANTED in e for e in errors)
+    pages = [p for p in files if p.suffix in (".html", ".js")]
+    assert not [p for p in pages if "HF_HUB_OFFLINE" in p.read_text()]  # pages name no environment variable
+    model = (out / "models" / "planted.html").read_text()
+    assert "The submitted scores file has no scores for this benchmark." in model
+    data = json.loads((out / "downloads" / "leaderboard.json").read_text())
+    failed = next(c for c in data["unpublished"] if c["model"] == "planted")
+    assert "<local folder>/blip-itm-base.jsonl has no score for sugarcrepe" in failed["error"]
+
+
+def test_an_empty_benchmark_page_says_so(tmp_path):
+    from bench.render_speed import synthetic_cells
+    from vlc_harness.plugins import get_plugins
+    from vlc_harness.registry import BenchmarkEntry
+    from vlc_leaderboard.board import build_board
+    from vlc_leaderboard.site import render_site
+
+    registry, cells = synthetic_cells(3, tmp_path / "work", benchmarks=["winoground"], samples=20)
+    params = registry.benchmarks["winoground"].params
+    registry.benchmarks["winoground-2"] = BenchmarkEntry("winoground-2", "winoground", params)
+    cells.append(
+        dataclasses.replace(
+            cells[1],
+            benchmark_id="winoground-2",
+            status="unavailable",
+            complete=False,
+            metrics=[],
+            error="HF_HUB_OFFLINE is set",
+        )
+    )
+    board = build_board(cells, registry, get_plugins())
+    render_site(board, tmp_path / "site", {"harness_version": "test"})
+    page = (tmp_path / "site" / "benchmarks" / "winoground-2.html").read_text()
+    assert "No published results yet" in page and "nothing to rank" in page
+    assert 'model-01</a>: <span class="status status-unavailable">unavailable</span>' in page
+    assert "could not be downloaded" in page and "HF_HUB_OFFLINE" not in page
+    assert '<table class="ranked"' not in page

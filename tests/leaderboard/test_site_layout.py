@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import re
 import threading
 from html.parser import HTMLParser
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -25,40 +26,86 @@ from tests.leaderboard.test_site import _chromium
 HOSTILE = '<img src=x onerror="window.__pwned=1">Evil & "co"'
 LONG = "A rather long model name ViT-L/14@336px (LAION-2B)"
 N_MODELS = 24
+N_ROWS = N_MODELS + 1  # and one store-only model given as an inline spec
 BRITTLENESS = "hard_positives.brittleness"
 SUGARCREPE = "sugarcrepe.i2t_accuracy_macro"
 DESKTOP = (1400, 900)
 PHONE = (390, 844)
+PLANTED_FOLDER = "/home/planted-user/secret-folder"
+"""A local folder planted in a failure reason and in an inline spec: no published file may name it."""
+PLANTED_ERROR = f"{PLANTED_FOLDER}/blip-itm-base.jsonl has no score for sugarcrepe (paper-7512) instance add_att/1"
+INLINE = f"precomputed:path={PLANTED_FOLDER}/my-checkpoint.jsonl"
+HF_ERROR = (
+    "timm/vit_base is not in the local Hugging Face cache and huggingface.co is unreachable; HF_HUB_OFFLINE is set"
+)
+
+
+class _NoOutcomes:
+    """The downloads' store: the synthetic cells have no stored per-instance outcomes."""
+
+    def outcomes(self, cell_id: object) -> list[object]:
+        return []
 
 
 @pytest.fixture(scope="module")
-def wide_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def wide(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The wide synthetic board and its rendered site, with the downloads."""
     from bench.render_speed import synthetic_cells
     from vlc_harness.params import build
     from vlc_harness.plugins import get_plugins
     from vlc_leaderboard.board import build_board
+    from vlc_leaderboard.downloads import write_downloads
     from vlc_leaderboard.site import render_site
 
     tmp = tmp_path_factory.mktemp("wide")
-    registry, cells = synthetic_cells(N_MODELS, tmp / "work", samples=20)
+    registry, cells = synthetic_cells(N_MODELS, tmp / "work", samples=20, blind=("model-06",))
     registry.models["model-01"].meta["display_name"] = HOSTILE
     registry.models["model-02"].meta["display_name"] = LONG
     registry.models["model-03"].meta["verified"] = False
+    registry.models["model-07"].meta.update(
+        paper_match="open_clip:RN50/openai",  # SugarCrepe's paper reports this model
+        display_name="OpenAI RN50",
+        description="A CLIP model with a ResNet-50 image tower.",
+        homepage="https://github.com/openai/CLIP",
+        links={"paper": "https://arxiv.org/abs/2103.00020", "bad": "javascript:alert(1)"},
+        license="MIT",
+        parameters_m=1250.0,
+        trained_on=["coco-train2014", "undisclosed"],
+        source="OpenAI",
+    )
     plugins = get_plugins()
     blind = registry.models["model-06"]  # an image-blind row, with its own background
     registry.models["model-06"] = dataclasses.replace(
         blind, type="blind_harper", params=build(plugins.models.get("blind_harper").cls.Params, {})
     )
-    for i, cell in enumerate(cells):  # cells that show a status instead of numbers
+    for i, cell in enumerate(cells):
+        if cell.benchmark_id == "sugarcrepe":  # the paper's data version: its human and model rows apply
+            cells[i] = cell = dataclasses.replace(cell, data_version="paper-7512")
+        # cells that show a status instead of numbers, with reasons that must not be published as they are
         if (cell.model_id, cell.benchmark_id) == ("model-04", "sugarcrepe"):
-            cells[i] = dataclasses.replace(cell, status="failed", complete=False, metrics=[], error="worker died")
+            cells[i] = dataclasses.replace(cell, status="failed", complete=False, metrics=[], error=PLANTED_ERROR)
         if (cell.model_id, cell.benchmark_id) == ("model-05", "bivlc"):
-            cells[i] = dataclasses.replace(cell, status="unavailable", complete=False, metrics=[], error="no weights")
+            cells[i] = dataclasses.replace(cell, status="unavailable", complete=False, metrics=[], error=HF_ERROR)
+    inline = next(c for c in cells if (c.model_id, c.benchmark_id) == ("model-08", "winoground"))
+    cells.append(dataclasses.replace(inline, model_id=INLINE))  # known only to the store: 1 of 10 benchmarks
     board = build_board(cells, registry, plugins)
     kinds = {row.id: row.kind for row in board.rows}
     assert kinds["model-00"] == "baseline" and kinds["model-06"] == "blind" and kinds["model-07"] == "model"
-    render_site(board, tmp / "site", {"harness_version": "test", "git_sha": ""}, runs={1: {}})
-    return tmp / "site"
+    assert len(board.rows) == N_ROWS
+    site = tmp / "site"
+    render_site(
+        board,
+        site,
+        {"harness_version": "test", "git_sha": ""},
+        runs={1: {}},
+        downloads=lambda target: write_downloads(board, target, _NoOutcomes(), None),  # type: ignore[arg-type]
+    )
+    return {"board": board, "site": site, "cells": cells, "tmp": tmp}
+
+
+@pytest.fixture(scope="module")
+def wide_site(wide: dict[str, Any]) -> Path:
+    return wide["site"]
 
 
 @pytest.fixture(scope="module")
@@ -178,8 +225,10 @@ def test_sticky_header_and_frozen_model_column_while_scrolling(wide_site, browse
         wrap.scrollTop = 400; wrap.scrollLeft = wrap.scrollWidth;
         const box = wrap.getBoundingClientRect();
         const inner = {left: box.left + wrap.clientLeft, top: box.top + wrap.clientTop};
-        const header = document.querySelector('th[data-col="winoground.text_score"]').getBoundingClientRect();
-        const group = document.querySelector('th.group[data-cols^="winoground."]').getBoundingClientRect();
+        // the last benchmark's headline: in view once the table is scrolled all the way right
+        const last = 'aro_flickr30k_order';
+        const header = document.querySelector(`th[data-col="${last}.i2t_accuracy"]`).getBoundingClientRect();
+        const group = document.querySelector(`th.group[data-cols^="${last}."]`).getBoundingClientRect();
         const at = (x, y) => document.elementFromPoint(x, y);
         const within = (el, selector) => !!(el && el.closest(selector));
         // the first model row whose middle is visible below the header
@@ -215,7 +264,7 @@ def test_sticky_header_and_frozen_model_column_while_scrolling(wide_site, browse
 
 def test_sorting_with_the_keyboard_sets_aria_sort_and_reverses(wide_site, browser):
     _open(browser, (wide_site / "index.html").as_uri())
-    assert _aria_sort(browser) == {}
+    assert _aria_sort(browser) == {"overall": "ascending"}  # the default order: mean rank, best first
     # a lower-is-better column sorts best (lowest) first on Space, and reverses on Enter
     _press(browser, BRITTLENESS, " ")
     assert _aria_sort(browser) == {BRITTLENESS: "ascending"}
@@ -231,9 +280,11 @@ def test_sorting_with_the_keyboard_sets_aria_sort_and_reverses(wide_site, browse
     assert _aria_sort(browser) == {SUGARCREPE: "descending"}
     values = _values(browser, SUGARCREPE)
     known = [v for v in values if v is not None]
-    assert values == sorted(known, reverse=True) + [None]  # the failed cell has no value: last, either way
+    missing = [None] * (len(values) - len(known))
+    assert len(missing) == 2  # the failed cell and the store-only model without one: last, either way
+    assert values == sorted(known, reverse=True) + missing
     _press(browser, SUGARCREPE, " ")
-    assert _values(browser, SUGARCREPE) == sorted(known) + [None]
+    assert _values(browser, SUGARCREPE) == sorted(known) + missing
     # text sorts A to Z first
     _press(browser, "model", " ")
     assert _aria_sort(browser) == {"model": "ascending"}
@@ -308,9 +359,9 @@ def test_an_empty_filter_result_says_so(wide_site, browser):
     assert not empty.is_displayed()
     browser.find_element("id", "f-text").send_keys("no such model")
     assert empty.is_displayed() and "No model matches" in empty.text
-    assert browser.find_element("id", "status").text.startswith(f"Showing 0 of {N_MODELS} models")
+    assert browser.find_element("id", "status").text.startswith(f"Showing 0 of {N_ROWS} models")
     browser.find_element("id", "f-clear-empty").click()
-    assert not empty.is_displayed() and len(_names(browser)) == N_MODELS
+    assert not empty.is_displayed() and len(_names(browser)) == N_ROWS
     assert browser.execute_script("return document.activeElement.id") == "f-text"
 
 
@@ -484,8 +535,11 @@ return {failures, small, checked, body: getComputedStyle(document.body).backgrou
 
 def _pages(site: Path) -> list[Path]:
     return [site / "index.html", site / "benchmarks" / "bivlc.html", site / "benchmarks" / "hard_positives.html"] + [
+        site / "benchmarks" / "sugarcrepe.html",  # humans derived, paper values flagged
         site / "models" / "model-00.html",
         site / "models" / "model-01.html",
+        site / "models" / "model-07.html",  # the model card with links, pools and overlap marks
+        site / "compare.html",  # built by compare.js: two models by default
     ]
 
 
@@ -604,8 +658,13 @@ def _parse(path: Path) -> _Page:
 
 
 def test_pages_have_nothing_inline_and_no_unsafe_links(wide_site):
-    pages = [wide_site / "index.html", *wide_site.glob("benchmarks/*.html"), *wide_site.glob("models/*.html")]
-    assert len(pages) == 1 + 10 + N_MODELS
+    pages = [
+        wide_site / "index.html",
+        wide_site / "compare.html",
+        *wide_site.glob("benchmarks/*.html"),
+        *wide_site.glob("models/*.html"),
+    ]
+    assert len(pages) == 2 + 10 + N_ROWS
     for path in pages:
         page = _parse(path)
         assert page.inline_scripts == 0, path
@@ -624,7 +683,8 @@ def test_pages_have_nothing_inline_and_no_unsafe_links(wide_site):
     payload = json.loads(data.split("window.vlcBoard = ", 1)[1].rstrip().rstrip(";"))
     assert "<" not in data.split("\n", 1)[1]
     keys = [c["key"] for c in payload["columns"]]
-    assert keys[:4] == ["model", "family", "params", "open"] and BRITTLENESS in keys and len(set(keys)) == len(keys)
+    assert keys[:5] == ["model", "overall", "family", "params", "open"]
+    assert BRITTLENESS in keys and len(set(keys)) == len(keys)
     brittleness = next(c for c in payload["columns"] if c["key"] == BRITTLENESS)
     assert brittleness["better"] == "lower" and brittleness["title"] == "Brittleness"
     assert brittleness["tooltip"].startswith("brittleness: ")
@@ -632,6 +692,8 @@ def test_pages_have_nothing_inline_and_no_unsafe_links(wide_site):
 
 def test_headers_have_scope_tables_have_captions_and_inputs_have_labels(wide_site):
     for path in _pages(wide_site):
+        if path.name == "compare.html":  # its tables are built in the browser (checked in the compare test)
+            continue
         page = _parse(path)
         ths = [a for t, a in page.tags if t == "th"]
         assert ths and all(a.get("scope") in ("col", "row") for a in ths), path
@@ -659,3 +721,350 @@ def test_metric_titles_and_units():
     assert metric_unit("mean_score_positive") == "score" and metric_unit("coverage") == "percent"
     assert metric_value(0.25, "group_score") == "25.0" and metric_value(0.25, "mean_score_negative") == "0.250"
     assert metric_diff(-0.0125, "group_score") == "-1.25" and metric_value(None, "group_score") == ""
+
+
+# ---- order and fairness ----
+
+
+def _row_texts(driver) -> list[dict[str, Any]]:
+    return driver.execute_script(
+        """return Array.from(document.querySelectorAll('#models tr')).filter(r => !r.hidden).map(r => ({
+          id: r.getAttribute('data-id'), name: r.getAttribute('data-name'),
+          overall: r.querySelector('td.overall').textContent.replace(/\\s+/g, ' ').trim(),
+          value: r.querySelector('td.overall').getAttribute('data-value'),
+        }));"""
+    )
+
+
+def test_default_order_is_the_overall_column_and_the_rule_is_stated(wide, browser):
+    board = wide["board"]
+    _open(browser, (wide["site"] / "index.html").as_uri())
+    rows = _row_texts(browser)
+    assert [r["id"] for r in rows] == [row.public_id for row in board.rows]
+    complete = [r for r in board.rows if r.overall is not None and r.overall.complete]
+    partial = [r for r in board.rows if r.overall is not None and not r.overall.complete]
+    assert len(complete) == N_MODELS - 3 and {r.id for r in partial} == {"model-04", "model-05", INLINE}
+    means = [r.overall.mean_rank for r in complete]  # type: ignore[union-attr]
+    assert means == sorted(means)  # complete models first, by mean headline rank
+    # each a mean of its 10 headline ranks, as the cells show them
+    first = complete[0]
+    ranks = [first.cells[c.id].values[c.metrics[0].metric].rank for c in board.benchmarks]
+    assert first.overall is not None and first.overall.mean_rank == pytest.approx(sum(ranks) / 10)  # type: ignore[arg-type]
+    assert rows[0]["overall"] == f"{first.overall.mean_rank:.1f} 10 of 10 benchmarks"
+    # then the incomplete ones, most benchmarks first, saying how many; the baseline last, unranked
+    tail = rows[len(complete) :]
+    assert [r["overall"].split(" (mean")[0] for r in tail] == [
+        "9 of 10 benchmarks",
+        "9 of 10 benchmarks",
+        "1 of 10 benchmarks",
+        "not ranked (baseline)",
+    ]
+    assert tail[-1]["id"] == "model-00" and all(r["value"] == "" for r in tail)
+    rule = browser.find_element("id", "order-rule").text
+    assert "mean headline rank over the 10 benchmarks" in rule and "k of 10 benchmarks" in rule and "baselines" in rule
+    assert _aria_sort(browser) == {"overall": "ascending"} and "sort=" not in browser.current_url
+    # sorting by another column and back to the overall one restores the page's order
+    _press(browser, SUGARCREPE, " ")
+    assert _names(browser) != [r["name"] for r in rows]
+    _press(browser, "overall", " ")
+    assert _aria_sort(browser) == {"overall": "ascending"} and _names(browser) == [r["name"] for r in rows]
+    assert "sort=" not in browser.current_url  # the default order needs no state in the address
+    assert not _errors(browser)
+
+
+def test_tie_heavy_model_shows_its_ties_is_ranked_on_random_tie_breaking_and_holds_no_best_badge(wide, browser):
+    import numpy as np
+
+    from vlc_harness.metrics import bootstrap
+
+    board = wide["board"]
+    blind = next(r for r in board.rows if r.id == "model-06")
+    tied = [c for c in board.benchmarks if blind.cells[c.id].tie_heavy]
+    assert {c.id for c in tied} >= {"bivlc", "winoground"}  # one score per text: text-to-image choices tie
+    col = next(c for c in tied if c.id == "bivlc")
+    value = blind.cells["bivlc"].values["group_score"]
+    assert value.tie_share == 1.0 and value.ranked_on_ties_half and not value.best
+    # its rank is the core's paired-bootstrap rank with its ties-half replicates in place of its own
+    group = {}
+    for row in board.rows:
+        cv = row.cells["bivlc"]
+        if row.kind == "baseline" or not cv.published or cv.cell is None:
+            continue
+        metric = "group_score_ties_half" if cv.tie_heavy else "group_score"
+        group[row.id] = np.asarray(cv.cell.replicates[(metric, "all")])
+    assert bootstrap.ranks(group)["model-06"] == value.rank
+    assert col.metrics[0].metric == "group_score"
+    # no tie-heavy value anywhere holds the badge, and each says how many ties and what it is ranked by
+    for row in board.rows:
+        for c in board.benchmarks:
+            for v in row.cells[c.id].values.values():
+                assert not (v.best and (v.tie_heavy or v.ranked_on_ties_half))
+    _open(browser, (wide["site"] / "index.html").as_uri())
+    cell = browser.execute_script(
+        "const row = document.querySelector('#models tr[data-id=\"model-06\"]');"
+        "const i = vlcBoard.columns.findIndex(c => c.key === 'bivlc.group_score');"
+        "const td = row.cells[i]; return [td.textContent.replace(/\\s+/g, ' ').trim(), td.getAttribute('data-value'),"
+        " td.querySelectorAll('.rank.best').length, row.querySelectorAll('td.tie-heavy .rank.best').length];"
+    )
+    assert "100% ties · random tie-break" in cell[0] and f"#{value.rank}" in cell[0]
+    assert float(cell[1]) == pytest.approx(value.ties_half)  # sorted by what it is ranked by
+    assert cell[2] == 0 and cell[3] == 0
+    assert not _errors(browser)
+
+
+def test_reported_values_are_flagged_and_human_macros_derived(wide, browser):
+    board = wide["board"]
+    sugar = next(c for c in board.benchmarks if c.id == "sugarcrepe")
+    assert sugar.metrics[0].human == pytest.approx(0.99) and sugar.metrics[0].human_derived  # mean of 7 subsets
+    rn50 = next(r for r in board.rows if r.id == "model-07")
+    reported = rn50.cells["sugarcrepe"].reported["i2t_accuracy_macro"]
+    ours = rn50.cells["sugarcrepe"].values["i2t_accuracy_macro"]
+    assert reported.value == pytest.approx(0.7383) and reported.compared and ours.ci95 is not None
+    assert reported.outside == (not ours.ci95[0] <= 0.7383 <= ours.ci95[1])
+    # a data version that does not match is never compared: no reported value at all
+    assert all(not r.cells["bivlc"].reported for r in board.rows)
+    _open(browser, (wide["site"] / "index.html").as_uri())
+    seen = browser.execute_script(
+        """const i = vlcBoard.columns.findIndex(c => c.key === arguments[0]);
+        const human = document.querySelector('tr.kind-human').cells[i];
+        const td = document.querySelector('#models tr[data-id="model-07"]').cells[i];
+        return [human.textContent.trim(), human.classList.contains('derived'),
+                td.querySelector('.reported').textContent.replace(/\\s+/g, ' ').trim()];""",
+        SUGARCREPE,
+    )
+    assert seen[0].startswith("99.0") and seen[1]
+    assert seen[2].startswith("reported 73.8") and (("outside CI" in seen[2]) == reported.outside)
+    # the benchmark page explains the sign and flags it in words
+    page = (wide["site"] / "benchmarks" / "sugarcrepe.html").read_text()
+    assert "ours − reported" in page and ("outside our 95% interval" in page) == reported.outside
+    assert 'class="num derived"' in page  # the derived human macro, marked
+
+
+def test_drilldown_toggles_show_categories_and_come_back_from_a_permalink(wide_site, browser):
+    _open(browser, (wide_site / "index.html").as_uri())
+    toggle = browser.find_element("css selector", 'button.drill[data-drill="sugarcrepe"]')
+    assert toggle.get_attribute("aria-expanded") == "false" and "7 subsets" in toggle.text
+    shown = lambda: [  # noqa: E731
+        th.get_attribute("data-col")
+        for th in browser.find_elements("css selector", "thead th.drill-col")
+        if th.is_displayed()
+    ]
+    assert shown() == []
+    toggle.send_keys(" ")  # a button: the keyboard toggles it
+    subsets = ["add_att", "add_obj", "replace_att", "replace_obj", "replace_rel", "swap_att", "swap_obj"]
+    assert shown() == [f"sugarcrepe.~{s}" for s in subsets]
+    assert toggle.get_attribute("aria-expanded") == "true" and toggle.text.startswith("Hide")
+    human = browser.execute_script(
+        "const i = vlcBoard.columns.findIndex(c => c.key === 'sugarcrepe.~replace_rel');"
+        "return document.querySelector('tr.kind-human').cells[i].textContent.trim();"
+    )
+    assert human == "97.0"  # the paper's per-subset human number
+    browser.find_element("css selector", 'button.drill[data-drill="winoground"]').click()
+    assert len(shown()) == 7 + 10  # Winoground's categories and tags
+    url = browser.current_url
+    assert "cols=" in url
+    browser.get("about:blank")
+    browser.get(url)
+    _ready(browser)
+    assert len(shown()) == 17
+    assert (
+        browser.find_element("css selector", 'button.drill[data-drill="sugarcrepe"]').get_attribute("aria-expanded")
+        == "true"
+    )
+    browser.find_element("css selector", 'button.drill[data-drill="sugarcrepe"]').click()
+    assert len(shown()) == 10
+    assert not _errors(browser)
+
+
+def test_failure_reasons_are_text_for_readers_and_reachable_by_keyboard(wide_site, browser):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    _open(browser, (wide_site / "index.html").as_uri())
+    page = browser.page_source
+    assert PLANTED_FOLDER not in page and "HF_HUB_OFFLINE" not in page and "Hugging Face cache" not in page
+    summary = browser.find_element("css selector", '#models tr[data-id="model-04"] td.status details.why summary')
+    text = browser.find_element("css selector", '#models tr[data-id="model-04"] td.status .why-text')
+    assert not text.is_displayed()
+    # reachable with Tab from the cell's row link, opened with Enter
+    link = browser.find_element("css selector", '#models tr[data-id="model-04"] th.model a')
+    browser.execute_script("arguments[0].focus()", link)
+    for _ in range(40):
+        if browser.execute_script("return document.activeElement") == summary:
+            break
+        ActionChains(browser).send_keys(Keys.TAB).perform()
+    assert browser.execute_script("return document.activeElement") == summary
+    summary.send_keys(Keys.ENTER)
+    assert text.is_displayed() and text.text == "The submitted scores file has no scores for this benchmark."
+    unavailable = browser.find_element("css selector", '#models tr[data-id="model-05"] td.status .why-text')
+    assert "weights could not be downloaded" in unavailable.get_attribute("textContent")
+    assert "Why failed" in summary.text or summary.get_attribute("textContent").startswith("?")
+    # the model page says it in words too, and the inline spec's path is no name
+    model = (wide_site / "models" / "model-04.html").read_text()
+    assert "The submitted scores file has no scores for this benchmark." in model
+    assert INLINE not in page and "precomputed:path=&lt;local folder&gt;/my-checkpoint.jsonl" in page
+    assert not _errors(browser)
+
+
+def _published_files(site: Path) -> list[Path]:
+    return sorted(p for p in site.rglob("*") if p.is_file())
+
+
+def _leaks(site: Path, needles: list[str]) -> list[tuple[str, str]]:
+    found = []
+    for path in _published_files(site):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        found += [(path.relative_to(site).as_posix(), n) for n in needles if n in text]
+    return found
+
+
+def test_no_local_path_in_any_published_file(wide, tmp_path):
+    site, cells = wide["site"], wide["cells"]
+    # the plant is there: a stored failure reason and a store-only model id name the folder
+    assert any(PLANTED_FOLDER in (c.error or "") for c in cells) and any(PLANTED_FOLDER in c.model_id for c in cells)
+    needles = [PLANTED_FOLDER, "planted-user", str(wide["tmp"])]
+    files = _published_files(site)
+    assert {p.suffix for p in files} >= {".html", ".js", ".json", ".csv", ".css", ".bib"}
+    assert not _leaks(site, needles)
+    # the check would have caught it: the stored reason, published as it is, is found
+    (tmp_path / "leak.html").write_text(f"<p>{PLANTED_ERROR}</p>")
+    assert _leaks(tmp_path, needles) == [("leak.html", PLANTED_FOLDER), ("leak.html", "planted-user")]
+    # the JSON download keeps the full reason, its local folder replaced, and the reader's phrase
+    data = json.loads((site / "downloads" / "leaderboard.json").read_text())
+    failed = next(c for c in data["unpublished"] if c["model"] == "model-04" and c["benchmark"] == "sugarcrepe")
+    assert failed["error"] == PLANTED_ERROR.replace(PLANTED_FOLDER, "<local folder>")
+    assert failed["reason"] == "The submitted scores file has no scores for this benchmark."
+    unavailable = next(c for c in data["unpublished"] if c["model"] == "model-05")
+    assert "HF_HUB_OFFLINE" in unavailable["error"]  # the full reason stays in the download
+    for path in [*site.glob("*.html"), *site.glob("*/*.html"), *site.glob("data/*.js")]:
+        assert "HF_HUB_OFFLINE" not in path.read_text(), path  # pages never name environment variables
+
+
+def test_compare_view_on_the_wide_board(wide, browser):
+    import numpy as np
+
+    from vlc_harness.metrics.bootstrap import significantly_better
+
+    board, site = wide["board"], wide["site"]
+    _open(browser, (site / "compare.html").as_uri() + "#a=model-07&b=model-17&c=model-06")
+    assert browser.execute_script(
+        "return ['pick-a', 'pick-b', 'pick-c'].map(id => document.getElementById(id).value)"
+    ) == ["model-07", "model-17", "model-06"]
+    heads = browser.execute_script(
+        "return Array.from(document.querySelectorAll('section.compare-bench h2')).map(h => h.textContent)"
+    )
+    assert heads == [c.title for c in board.benchmarks]
+    # every verdict is the core's paired bootstrap on the stored per-category replicates
+    rows = {r.id: r for r in board.rows}
+    checked = 0
+    for bench in ("bivlc", "winoground"):
+        for metric, category in (("group_score", "all"), ("group_score", "swap_att" if bench == "bivlc" else "Object")):
+            reps = [
+                np.asarray(rows[m].cells[bench].cell.replicates[(metric, category)]) for m in ("model-07", "model-17")
+            ]
+            expected = (
+                "A better"
+                if significantly_better(reps[0], reps[1])
+                else "B better"
+                if significantly_better(reps[1], reps[0])
+                else "not significant"
+            )
+            label = "Group score" if category == "all" else "· " + category
+            shown = browser.execute_script(
+                """const section = document.getElementById('cmp-' + arguments[0]).parentElement;
+                const rows = Array.from(section.querySelectorAll('tbody tr'));
+                const row = rows.find(r => r.cells[0].textContent.startsWith(arguments[1]));
+                return row.cells[4].querySelector('.sub').textContent;""",
+                bench,
+                label,
+            )
+            assert shown == expected, (bench, metric, category)
+            checked += 1
+    assert checked == 4
+    # the tie-heavy model is said to be so, and the tables are accessible
+    assert (
+        "model-06: 100% of its headline outcomes are ties"
+        in browser.find_element("id", "cmp-bivlc").find_element("xpath", "..").text
+    )
+    assert browser.execute_script(
+        "return Array.from(document.querySelectorAll('#compare-tables th')).every(th => th.getAttribute('scope'))"
+        " && Array.from(document.querySelectorAll('#compare-tables table')).every(t => t.caption)"
+    )
+    # a permalink restores the choice; changing it rewrites the address
+    browser.execute_script(
+        "const s = document.getElementById('pick-c'); s.value = ''; s.dispatchEvent(new Event('change'));"
+    )
+    assert "c=" not in browser.current_url and "a=model-07" in browser.current_url
+    url = browser.current_url
+    browser.get("about:blank")
+    browser.get(url)
+    assert browser.execute_script("return document.getElementById('pick-c').value") == ""
+    assert "not part of this build" in browser.find_element("id", "browser").text  # no store here
+    assert not _errors(browser)
+
+
+def test_benchmark_page_leads_with_the_ranking_and_a_labelled_plot(wide):
+    board, site = wide["board"], wide["site"]
+    html = (site / "benchmarks" / "bivlc.html").read_text()
+    order = [m for m in re.findall(r'<h2 id="([^"]+)"', html)]
+    assert order[:3] == ["ranked-title", "plot-title", "toc-title"] and order[-3:] == [
+        "about-title",
+        "cite-title",
+        "rules-title",
+    ]
+    assert html.index('<table class="ranked"') < html.index('<svg class="scatter"') < html.index('class="per-category"')
+    page = _parse(site / "benchmarks" / "bivlc.html")
+    assert sum(t == "table" for t, _ in page.tags) >= 3
+    # the ranking is sorted best first (tie-heavy models by their random-tie-break value)
+    col = next(c for c in board.benchmarks if c.id == "bivlc")
+    published = [r for r in board.rows if r.cells["bivlc"].published]
+    ranked = re.findall(r'<tr class="kind-[a-z]+"><th scope="row"><a href="../models/([^"]+)\.html">', html)
+    values = {r.slug: r.cells["bivlc"].values["group_score"].sort_value for r in published}
+    assert len(ranked) >= len(published) and [values[s] for s in ranked[: len(published)]] == sorted(
+        values.values(), reverse=True
+    )
+    # the plot: a name (or a numbered key) per model, colours by family, human and chance marked
+    start = html.index('<svg class="scatter"')
+    svg = html[start : html.index("</svg>", start)]
+    names = re.findall(r'<text [^>]*class="name[^"]*">([^<]+)</text>', svg)
+    key = re.findall(r'<span class="key">\d+</span> ([^<]+)</li>', html)
+    assert len([n for n in names if n not in ("Human", "Chance")]) == len(published)
+    assert "Chance" in names and len(key) <= len(published)
+    assert len(set(re.findall(r"fam-(\d)", svg))) >= 5 and 'class="dot blind' in svg and "dot ring" in svg
+    assert re.search(r"I2T score \(%\)", svg) and re.search(r"T2I score \(%\)", svg)
+    # rules list only what a model here has, and no variants
+    rules = html[html.index('id="rules-title"') :]
+    assert "<code>group_score</code>" in rules and "_ties_half</code>" not in rules.split("</table>")[0]
+    assert col.gap == ("i2t_score", "t2i_score")
+
+
+def test_model_page_reads_like_a_model_card(wide_site):
+    html = (wide_site / "models" / "model-07.html").read_text()
+    for text in (
+        "A CLIP model with a ResNet-50 image tower.",
+        "<dt>Parameters</dt><dd>1.2 B</dd>",
+        "<dt>License</dt><dd>MIT</dd>",
+        "<dt>Open weights</dt><dd>no</dd>",
+        "<dt>Released by</dt><dd>OpenAI</dd>",
+        'href="https://github.com/openai/CLIP"',
+        'href="https://arxiv.org/abs/2103.00020"',
+        "<code>coco-train2014</code> — COCO 2014 train",
+        "training images not (fully) published",
+        "Results by benchmark",
+        "Provenance",
+    ):
+        assert text in html, text
+    assert "javascript:" not in html and "True" not in html and "False" not in html
+    assert re.search(r'SugarCrepe</a>: <span class="overlap">training overlap</span>', html)
+    assert re.search(r"Mean headline rank <strong>[\d.]+</strong> over all 10 ranked benchmarks", html)
+    assert html.count('<span class="sub">of ') == 10  # a rank among the ranked models, per benchmark
+
+
+def test_bibtex_for_each_benchmark_and_the_board(wide_site):
+    page = (wide_site / "benchmarks" / "sugarcrepe.html").read_text()
+    assert "@inproceedings{hsieh2023sugarcrepe," in page and "booktitle = {NeurIPS Datasets and Benchmarks}" in page
+    bib = (wide_site / "cite.bib").read_text()
+    keys = re.findall(r"^@\w+\{([^,]+),", bib, re.M)
+    assert keys[0].startswith("vlcharness") and len(keys) == len(set(keys)) >= 8  # the board, each paper once
+    index = (wide_site / "index.html").read_text()
+    assert 'id="bibtex-board"' in index and 'href="cite.bib"' in index

@@ -1,0 +1,300 @@
+// The compare view: two or three models side by side per benchmark and category, with the paired-bootstrap
+// verdict for each pair (precomputed in data/compare.js), and an instance browser over per-model bitsets
+// (data/instances/*.js, data/correct/*.js, loaded on demand with <script src>). The choice is kept in the
+// address (#a=ID&b=ID&c=ID&bench=ID&show=ab). No dependencies, no network, nothing inline.
+(function () {
+  "use strict";
+  var data = window.vlcCompare;
+  var tables = document.getElementById("compare-tables");
+  if (!data || !tables) { return; }
+  var el = function (id) { return document.getElementById(id); };
+  var models = data.models;
+  var byId = {};
+  models.forEach(function (m, i) { m.index = i; byId[m.id] = m; });
+  var picks = [el("pick-a"), el("pick-b"), el("pick-c")];
+  var status = el("compare-status");
+  var LETTERS = ["A", "B", "C"];
+  var PAGE = 50;
+  var browse = { bench: el("browse-bench"), which: el("browse-which"), list: el("browse-list"),
+                 more: el("browse-more"), status: el("browse-status"), shown: PAGE };
+
+  function make(tag, text, cls) {
+    var node = document.createElement(tag);
+    if (text !== undefined && text !== null) { node.textContent = text; }
+    if (cls) { node.className = cls; }
+    return node;
+  }
+
+  function fmt(value, unit, digits) {
+    if (value === null || value === undefined) { return ""; }
+    return unit === "score" ? value.toFixed(3) : (100 * value).toFixed(digits === undefined ? 1 : digits);
+  }
+
+  function diffText(d, unit) {
+    var text = unit === "score" ? d.toFixed(3) : (100 * d).toFixed(1);
+    return (d > 0 ? "+" : (d < 0 ? "−" : "±")) + text.replace("-", "");
+  }
+
+  // ---- choosing models ----
+  picks.forEach(function (select, k) {
+    if (k === 2) { select.appendChild(make("option", "(none)")).value = ""; }
+    models.forEach(function (m) {
+      var option = make("option", m.name + (m.kind !== "model" ? " (" + m.kind + ")" : ""));
+      option.value = m.id;
+      select.appendChild(option);
+    });
+  });
+
+  function chosen() {
+    var out = [];
+    picks.forEach(function (select) {
+      var m = byId[select.value];
+      if (m && out.indexOf(m) < 0) { out.push(m); }
+    });
+    return out;
+  }
+
+  function readState() {
+    var params = new URLSearchParams(location.hash.replace(/^#/, ""));
+    var wanted = [params.get("a"), params.get("b"), params.get("c")];
+    picks.forEach(function (select, k) {
+      var id = wanted[k] && byId[wanted[k]] ? wanted[k] : "";
+      if (!id && k < 2) {  // defaults: the first two models on the board that are not already picked
+        var taken = k === 1 ? picks[0].value : "";
+        var spare = models.filter(function (m) { return m.id !== taken; })[0];
+        id = spare ? spare.id : "";
+      }
+      select.value = id;
+    });
+    if (browse.bench && params.get("bench")) { browse.bench.value = params.get("bench"); }
+    if (browse.which && params.get("show")) { browse.which.value = params.get("show"); }
+    if (browse.which && !browse.which.value) { browse.which.value = "ab"; }
+  }
+
+  function writeState() {
+    var params = new URLSearchParams();
+    ["a", "b", "c"].forEach(function (key, k) { if (picks[k].value) { params.set(key, picks[k].value); } });
+    if (browse.bench && browse.bench.value) { params.set("bench", browse.bench.value); }
+    if (browse.which && browse.which.value && browse.which.value !== "ab") { params.set("show", browse.which.value); }
+    var url = "#" + params.toString();
+    if (url !== location.hash) {
+      try { history.replaceState(null, "", url); } catch (err) { location.replace(url); }
+    }
+  }
+
+  // ---- pair codes: the upper triangle, row by row; 1: i better, 2: j better, 0: neither, -: not compared ----
+  function pairCode(line, i, j) {
+    var n = models.length, lo = Math.min(i, j), hi = Math.max(i, j);
+    var pos = lo * n - (lo * (lo + 1)) / 2 + (hi - lo - 1);
+    var code = line.pairs.charAt(pos);
+    if (i > j && code === "1") { return "2"; }
+    if (i > j && code === "2") { return "1"; }
+    return code;
+  }
+
+  function verdict(line, x, y) {
+    var code = pairCode(line, x.index, y.index);
+    var vx = line.values[x.index], vy = line.values[y.index];
+    if (vx === null || vy === null) { return { text: "—", cls: "na", note: "missing" }; }
+    var d = vx - vy;
+    var label = diffText(d, line.unit);
+    if (code === "1") { return { text: label, cls: "sig-better", note: "significant: first is better" }; }
+    if (code === "2") { return { text: label, cls: "sig-worse", note: "significant: second is better" }; }
+    if (code === "0") { return { text: label, cls: "same", note: "not significant" }; }
+    return { text: label, cls: "na", note: "not compared (different instances)" };
+  }
+
+  function render() {
+    var picked = chosen();
+    while (tables.firstChild) { tables.removeChild(tables.firstChild); }
+    if (picked.length < 2) {
+      status.textContent = "Pick at least two different models.";
+      return;
+    }
+    var pairs = [[0, 1]];
+    if (picked.length === 3) { pairs.push([0, 2], [1, 2]); }
+    var significant = 0;
+    data.benchmarks.forEach(function (bench) {
+      var any = picked.some(function (m) { return bench.lines.some(function (l) { return l.values[m.index] !== null; }); });
+      if (!any) { return; }
+      var section = make("section", null, "compare-bench");
+      var heading = make("h2");
+      var link = make("a", bench.title);
+      link.href = "benchmarks/" + bench.slug + ".html";
+      heading.appendChild(link);
+      heading.id = "cmp-" + bench.slug;
+      section.setAttribute("aria-labelledby", heading.id);
+      section.appendChild(heading);
+      var ties = picked.filter(function (m) { return bench.tieHeavy[String(m.index)] !== undefined; });
+      if (ties.length) {
+        section.appendChild(make("p", ties.map(function (m) {
+          return m.name + ": " + Math.round(100 * bench.tieHeavy[String(m.index)]) + "% of its headline outcomes are ties";
+        }).join("; ") + ".", "ties"));
+      }
+      var wrap = make("div", null, "table-wrap");
+      var table = make("table", null, "compare");
+      var caption = make("caption", bench.title + ": overall, then per category; ▲ ▼ mark significant differences.");
+      table.appendChild(caption);
+      var head = make("thead");
+      var tr = make("tr");
+      tr.appendChild(make("th", "value")).setAttribute("scope", "col");
+      picked.forEach(function (m, k) {
+        var th = make("th", LETTERS[k] + ": " + m.name);
+        th.setAttribute("scope", "col");
+        tr.appendChild(th);
+      });
+      pairs.forEach(function (p) {
+        var th = make("th", LETTERS[p[0]] + " − " + LETTERS[p[1]]);
+        th.setAttribute("scope", "col");
+        tr.appendChild(th);
+      });
+      head.appendChild(tr);
+      table.appendChild(head);
+      var body = make("tbody");
+      bench.lines.forEach(function (line, n) {
+        var split = line.category !== "all" && n > 0 && bench.lines[n - 1].category === "all";
+        var row = make("tr", null, (line.category === "all" ? "overall-line" : "category-line") + (split ? " split" : ""));
+        var th = make("th", line.category === "all" ? line.label : "· " + line.label);
+        th.setAttribute("scope", "row");
+        if (line.better === "lower") { th.appendChild(make("span", " (lower is better)", "sub")); }
+        row.appendChild(th);
+        picked.forEach(function (m) {
+          var td = make("td", null, "num");
+          var v = line.values[m.index];
+          td.appendChild(make("span", v === null ? "—" : fmt(v, line.unit), "v"));
+          var ci = line.ci[m.index];
+          if (ci) { td.appendChild(make("span", fmt(ci[0], line.unit) + "–" + fmt(ci[1], line.unit), "ci")); }
+          row.appendChild(td);
+        });
+        pairs.forEach(function (p) {
+          var x = picked[p[0]], y = picked[p[1]];
+          var result = verdict(line, x, y);
+          var td = make("td", null, "num diff " + result.cls);
+          // the pair codes already take the metric's direction into account
+          var winner = result.cls === "sig-better" ? LETTERS[p[0]] : (result.cls === "sig-worse" ? LETTERS[p[1]] : "");
+          if (result.cls === "sig-better" || result.cls === "sig-worse") { significant += 1; }
+          var mark = winner ? (winner === LETTERS[p[0]] ? "▲ " : "▼ ") : "";
+          td.appendChild(make("span", mark + result.text, "v"));
+          td.appendChild(make("span", winner ? winner + " better" : result.note, "sub"));
+          row.appendChild(td);
+        });
+        body.appendChild(row);
+      });
+      table.appendChild(body);
+      wrap.appendChild(table);
+      section.appendChild(wrap);
+      tables.appendChild(section);
+    });
+    status.textContent = "Comparing " + picked.map(function (m, k) { return LETTERS[k] + " " + m.name; }).join(", ") +
+      ": " + significant + " significant difference" + (significant === 1 ? "" : "s") + ".";
+  }
+
+  // ---- the instance browser ----
+  var loading = {};
+  function load(src, ready) {
+    if (loading[src] === true) { ready(); return; }
+    if (loading[src]) { loading[src].push(ready); return; }
+    loading[src] = [ready];
+    var script = document.createElement("script");
+    script.src = src;
+    script.addEventListener("load", function () {
+      var waiting = loading[src];
+      loading[src] = true;
+      waiting.forEach(function (fn) { fn(); });
+    });
+    script.addEventListener("error", function () { loading[src] = false; browse.status.textContent = "Could not load " + src + "."; });
+    document.head.appendChild(script);
+  }
+
+  function bitsOf(text) {
+    var raw = atob(text || "");
+    return function (k) { var byte = raw.charCodeAt(k >> 3); return !isNaN(byte) && ((byte >> (k & 7)) & 1) === 1; };
+  }
+
+  function renderBrowser() {
+    if (!browse.list) { return; }
+    var picked = chosen();
+    var benchId = browse.bench.value;
+    while (browse.list.firstChild) { browse.list.removeChild(browse.list.firstChild); }
+    browse.more.hidden = true;
+    if (picked.length < 2 || !benchId || !data.instances[benchId]) {
+      browse.status.textContent = picked.length < 2 ? "Pick two models." : "No per-instance results for this benchmark.";
+      return;
+    }
+    var a = picked[0], b = picked[1];
+    var files = [data.instances[benchId]];
+    [a, b].forEach(function (m) { if (data.correct[m.slug]) { files.push(data.correct[m.slug]); } });
+    var pending = files.length;
+    browse.status.textContent = "Loading…";
+    files.forEach(function (src) { load(src, function () { pending -= 1; if (pending === 0) { fill(benchId, a, b); } }); });
+  }
+
+  function fill(benchId, a, b) {
+    var inst = (window.vlcInstances || {})[benchId];
+    var ca = ((window.vlcCorrect || {})[a.slug] || {})[benchId];
+    var cb = ((window.vlcCorrect || {})[b.slug] || {})[benchId];
+    if (!inst || !ca || !cb) {
+      browse.status.textContent = "No per-instance results for " + (!ca ? a.name : b.name) + " on this benchmark.";
+      return;
+    }
+    var ar = bitsOf(ca.right), aw = bitsOf(ca.wrong), at = bitsOf(ca.tie);
+    var br = bitsOf(cb.right), bw = bitsOf(cb.wrong), bt = bitsOf(cb.tie);
+    var which = browse.which.value;
+    var hits = [];
+    for (var k = 0; k < inst.ids.length; k++) {
+      var keep = which === "ab" ? ar(k) && bw(k) : which === "ba" ? br(k) && aw(k) : which === "both" ? ar(k) && br(k) : aw(k) && bw(k);
+      if (keep) { hits.push(k); }
+    }
+    var names = { ab: a.name + " right, " + b.name + " wrong", ba: b.name + " right, " + a.name + " wrong",
+                  both: "both right", neither: "both wrong" };
+    browse.status.textContent = hits.length + " of " + inst.ids.length + " instances: " + names[which] + ".";
+    hits.slice(0, browse.shown).forEach(function (k) {
+      var item = make("li", null, "instance");
+      var head = make("p", null, "instance-id");
+      head.appendChild(make("code", inst.ids[k]));
+      head.appendChild(make("span", " " + inst.categories[k], "sub"));
+      var notes = [];
+      if (at(k)) { notes.push(a.name + " tied"); }
+      if (bt(k)) { notes.push(b.name + " tied"); }
+      if (notes.length) { head.appendChild(make("span", " (" + notes.join(", ") + ")", "ties")); }
+      item.appendChild(head);
+      if (inst.images && inst.images[k] && inst.images[k].length) {
+        var pics = make("div", null, "thumbs");
+        inst.images[k].forEach(function (src, i) {
+          var img = document.createElement("img");
+          img.src = src;
+          img.alt = "image " + (i + 1) + " of instance " + inst.ids[k];
+          img.width = 96; img.height = 96;
+          pics.appendChild(img);
+        });
+        item.appendChild(pics);
+      }
+      if (inst.texts && inst.texts[k]) {
+        var list = make("ol", null, "captions");
+        inst.texts[k].forEach(function (text) { list.appendChild(make("li", text)); });
+        item.appendChild(list);
+      }
+      browse.list.appendChild(item);
+    });
+    browse.more.hidden = hits.length <= browse.shown;
+  }
+
+  if (browse.bench) {
+    Object.keys(data.instances).forEach(function (benchId) {
+      var bench = data.benchmarks.filter(function (b) { return b.id === benchId; })[0];
+      var option = make("option", bench ? bench.title : benchId);
+      option.value = benchId;
+      browse.bench.appendChild(option);
+    });
+    browse.bench.addEventListener("change", function () { browse.shown = PAGE; writeState(); renderBrowser(); });
+    browse.which.addEventListener("change", function () { browse.shown = PAGE; writeState(); renderBrowser(); });
+    browse.more.addEventListener("click", function () { browse.shown += PAGE; renderBrowser(); });
+  }
+  picks.forEach(function (select) {
+    select.addEventListener("change", function () { browse.shown = PAGE; writeState(); render(); renderBrowser(); });
+  });
+  window.addEventListener("hashchange", function () { readState(); render(); renderBrowser(); });
+  readState();
+  render();
+  renderBrowser();
+}());
