@@ -99,14 +99,14 @@ class SugarCrepe(Val2017Images, Benchmark):
         ),
     )
 
-    def _relpath(self, subset: str) -> str:
-        """Path of a subset file relative to the data root (absolute if annotations_dir is)."""
-        if subset == "swap_obj" and self.params.version == "paper-7512":
-            return str(Path(self.params.annotations_dir) / "prev_6e45274" / "swap_obj.json")
-        return str(Path(self.params.annotations_dir) / f"{subset}.json")
-
-    def _file(self, subset: str) -> Path:
-        return self.data_root / self._relpath(subset)
+    def _files(self) -> dict[str, DataFile]:
+        """Each subset's file under the data root, with its pin (unused by ``custom``)."""
+        folder = Path(self.params.annotations_dir)
+        out = {s: DataFile(str(folder / f"{s}.json"), SHA256[s], f"{UPSTREAM}/{s}.json") for s in SUBSETS}
+        if self.params.version == "paper-7512":
+            relpath = str(folder / "prev_6e45274" / "swap_obj.json")
+            out["swap_obj"] = DataFile(relpath, PREFIX_SWAP_OBJ_SHA256, PREFIX_SWAP_OBJ)
+        return out
 
     @property
     def data_version(self) -> str:
@@ -114,53 +114,33 @@ class SugarCrepe(Val2017Images, Benchmark):
         if self.params.version != "custom":
             return self.params.version
         h = hashlib.sha256()
-        for subset in SUBSETS:
-            path = self._file(subset)
+        for subset, f in self._files().items():
+            path = self.data_root / f.relpath
             h.update(subset.encode() + (path.read_bytes() if path.is_file() else b""))
         return f"custom-{h.hexdigest()[:12]}"
 
     def data_files(self) -> list[DataFile]:
         """The 7 pinned annotation files of the selected version."""
-        if self.params.version == "custom":
-            return []
-        files = []
-        for subset in SUBSETS:
-            if subset == "swap_obj" and self.params.version == "paper-7512":
-                files.append(DataFile(self._relpath(subset), PREFIX_SWAP_OBJ_SHA256, PREFIX_SWAP_OBJ))
-            else:
-                files.append(DataFile(self._relpath(subset), SHA256[subset], f"{UPSTREAM}/{subset}.json"))
-        return files
+        return [] if self.params.version == "custom" else list(self._files().values())
 
     def check_data(self) -> None:
         """Pinned versions: every file present with its sha256. Custom: at least one subset file."""
-        if self.params.version == "custom":
-            if not any(self._file(s).is_file() for s in SUBSETS):
-                raise DataUnavailable(
-                    f"SugarCrepe (custom): no subset JSON under {self.path(self.params.annotations_dir)}"
-                )
-            return
+        if self.params.version == "custom" and not any(
+            (self.data_root / f.relpath).is_file() for f in self._files().values()
+        ):
+            raise DataUnavailable(f"SugarCrepe (custom): no subset JSON under {self.path(self.params.annotations_dir)}")
         super().check_data()
 
     def load_instances(self) -> list[Instance]:
         """Every case of every subset, subsets in paper order, keys in numeric order."""
-        images = self.path(self.params.images_dir)
-        out = []
-        for subset in SUBSETS:
-            path = self._file(subset)
-            if not path.is_file():
-                continue  # only possible for version custom (pinned versions were checked)
-            records: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-            for key in sorted(records, key=_numeric_key):
+        images, out = self.path(self.params.images_dir), []
+        for subset, f in self._files().items():
+            path = self.data_root / f.relpath
+            records: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+            for key in sorted(records, key=_numeric_key):  # a missing file: only version custom
                 rec = records[key]
-                out.append(
-                    Instance(
-                        id=f"{subset}/{key}",
-                        category=subset,
-                        images=(ImageSource(images / rec["filename"]),),
-                        texts=(rec["caption"], rec["negative_caption"]),
-                        gold={"positive": 0},
-                    )
-                )
+                image, texts = ImageSource(images / rec["filename"]), (rec["caption"], rec["negative_caption"])
+                out.append(Instance(f"{subset}/{key}", subset, (image,), texts, gold={"positive": 0}))
         return out
 
     def questions(self, instance: Instance) -> list[Question]:
@@ -172,15 +152,14 @@ class SugarCrepe(Val2017Images, Benchmark):
         """Two generated cases per subset (synthetic captions) and stand-in images."""
         from vlc_harness.testing import write_standin_images
 
-        root = tmp_path / "sugarcrepe_example"
+        root, colours = tmp_path / "sugarcrepe_example", ["red", "blue", "green", "yellow"]
         (root / "sugarcrepe").mkdir(parents=True, exist_ok=True)
-        colours = ["red", "blue", "green", "yellow"]
-        for s_index, subset in enumerate(SUBSETS):
+        for i, subset in enumerate(SUBSETS):
             records = {
                 str(k): {
-                    "filename": f"{s_index:06d}{k:06d}.jpg",
+                    "filename": f"{i:06d}{k:06d}.jpg",
                     "caption": f"a {colours[k]} square",
-                    "negative_caption": f"a {colours[(k + 1 + s_index) % 4]} square",
+                    "negative_caption": f"a {colours[(k + 1 + i) % 4]} square",
                 }
                 for k in range(2)
             }
