@@ -68,8 +68,9 @@ def main() -> None:
     from vlc_harness.models import PairGroup
     from vlc_harness.params import build
     from vlc_harness.testing import standin_image
+    from vlc_harness_builtins.models.generative import GenerativeRun
     from vlc_harness_builtins.models.tiny_generative import save_tiny_llava
-    from vlc_harness_builtins.models.vqascore import GenerativeRun, VqaScore
+    from vlc_harness_builtins.models.vqascore import VqaScore
 
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -1,28 +1,148 @@
-"""vlc-harness core: types, plugin hooks, registry, score store, scheduler and CLI.
+"""vlc-harness: vision-language compositionality, in both directions, next to humans and chance.
 
-Import what plugins need from here::
+``vlc_harness`` is the one stable import for plugin authors and scripts. A model plugin::
 
-    from vlc_harness import hookimpl
-    from vlc_harness.models import EmbeddingModel, PairScoringModel, TextOnlyModel, Identity
-    from vlc_harness.benchmarks import Benchmark
+    from vlc_harness import TextOnlyModel, hookimpl
 
-and evaluate from Python (a training loop, a notebook) with :func:`evaluate`.
+    class CaptionLength(TextOnlyModel):
+        \"\"\"Blind baseline: longer captions score higher.\"\"\"
+
+        type_name = "caption_length"
+
+        def score_texts(self, texts):
+            return [float(len(t)) for t in texts]
+
+    @hookimpl
+    def register_models(register):
+        register(CaptionLength)
+
+Exported here: the protocol base classes (:class:`EmbeddingModel`, :class:`PairScoringModel`,
+:class:`TextOnlyModel`, :class:`ChoiceModel`) and what they return (:class:`Identity`,
+:class:`RunOptions`, :class:`PairError`, :class:`Abstention`, :class:`ChoiceAnswer`,
+:class:`ChoiceQuestion`, :class:`PairGroup`); :class:`Benchmark` with :class:`Instance`,
+:class:`ImageSource` and :class:`DataFile`; :class:`DataUnavailable` and
+:class:`WeightsUnavailable` (raise them when a cell cannot run here: it becomes ``unavailable``,
+with your reason); the metric families (:class:`PairwiseAccuracy`,
+:class:`TextImageGroup`, :class:`RocAuc`, :class:`HardPositive`, :class:`MeanScore`,
+:class:`OrderAccuracy`) and aggregations (:class:`PerCategory`, :class:`Micro`, :class:`Macro`,
+:class:`Std`, :class:`Tags`); :data:`hookimpl`; :func:`evaluate`, :class:`Results` and
+:class:`CellUnusable` (what :meth:`Results.value` raises for a failed, unavailable or skipped
+cell) for evaluating from Python. Names load on first use, so ``import vlc_harness`` stays instant.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from vlc_harness.hookspecs import hookimpl
 
 if TYPE_CHECKING:
-    from vlc_harness.api import Results
+    from vlc_harness.api import Results, evaluate
+    from vlc_harness.benchmarks import Benchmark
+    from vlc_harness.datafiles import DataFile
+    from vlc_harness.errors import CellUnusable, DataUnavailable, WeightsUnavailable
+    from vlc_harness.metrics.aggregate import Macro, Micro, PerCategory, Std, Tags
+    from vlc_harness.metrics.auc import RocAuc
+    from vlc_harness.metrics.group import TextImageGroup
+    from vlc_harness.metrics.hard_positive import HardPositive, MeanScore
+    from vlc_harness.metrics.order import OrderAccuracy
+    from vlc_harness.metrics.pairwise import PairwiseAccuracy
+    from vlc_harness.models import (
+        Abstention,
+        ChoiceAnswer,
+        ChoiceModel,
+        ChoiceQuestion,
+        EmbeddingModel,
+        Identity,
+        PairError,
+        PairGroup,
+        PairScoringModel,
+        RunOptions,
+        TextOnlyModel,
+    )
+    from vlc_harness.types import ImageSource, Instance
 
-__all__ = ["evaluate", "hookimpl"]
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "Abstention",
+            "ChoiceAnswer",
+            "ChoiceModel",
+            "ChoiceQuestion",
+            "EmbeddingModel",
+            "Identity",
+            "PairError",
+            "PairGroup",
+            "PairScoringModel",
+            "RunOptions",
+            "TextOnlyModel",
+        ),
+        "vlc_harness.models",
+    ),
+    "Benchmark": "vlc_harness.benchmarks",
+    "DataUnavailable": "vlc_harness.errors",
+    "WeightsUnavailable": "vlc_harness.errors",
+    "CellUnusable": "vlc_harness.errors",
+    "DataFile": "vlc_harness.datafiles",
+    "ImageSource": "vlc_harness.types",
+    "Instance": "vlc_harness.types",
+    **dict.fromkeys(("Macro", "Micro", "PerCategory", "Std", "Tags"), "vlc_harness.metrics.aggregate"),
+    "PairwiseAccuracy": "vlc_harness.metrics.pairwise",
+    "TextImageGroup": "vlc_harness.metrics.group",
+    "RocAuc": "vlc_harness.metrics.auc",
+    "HardPositive": "vlc_harness.metrics.hard_positive",
+    "MeanScore": "vlc_harness.metrics.hard_positive",
+    "OrderAccuracy": "vlc_harness.metrics.order",
+    "Results": "vlc_harness.api",
+    "evaluate": "vlc_harness.api",
+}
+
+__all__ = [
+    "Abstention",
+    "Benchmark",
+    "CellUnusable",
+    "ChoiceAnswer",
+    "ChoiceModel",
+    "ChoiceQuestion",
+    "DataFile",
+    "DataUnavailable",
+    "EmbeddingModel",
+    "HardPositive",
+    "Identity",
+    "ImageSource",
+    "Instance",
+    "Macro",
+    "MeanScore",
+    "Micro",
+    "OrderAccuracy",
+    "PairError",
+    "PairGroup",
+    "PairScoringModel",
+    "PairwiseAccuracy",
+    "PerCategory",
+    "Results",
+    "RocAuc",
+    "RunOptions",
+    "Std",
+    "Tags",
+    "TextImageGroup",
+    "TextOnlyModel",
+    "WeightsUnavailable",
+    "evaluate",
+    "hookimpl",
+]
 
 
-def evaluate(*args: Any, **kwargs: Any) -> Results:
-    """Evaluate one model on benchmarks; see :func:`vlc_harness.api.evaluate`."""
-    from vlc_harness.api import evaluate as _evaluate
+def __getattr__(name: str) -> Any:
+    """Load an exported name from its module on first use."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'vlc_harness' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
-    return _evaluate(*args, **kwargs)
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -5,7 +5,12 @@ Usable from a training loop::
     from vlc_harness import evaluate
     res = evaluate("open_clip:arch=ViT-B-32,pretrained=/ckpt/epoch3.pt", ["sugarcrepe"],
                    data_root="/data", store="sqlite:////tmp/scores.sqlite")
-    res.value("sugarcrepe", "i2t_accuracy_macro")
+    res.value("sugarcrepe", "i2t_accuracy_macro")   # CellUnusable (saying why) if the cell failed
+    res.status("sugarcrepe"), res.error("sugarcrepe")
+
+A plain script needs no ``if __name__ == "__main__":`` guard: workers are ``python -m
+vlc_harness.run.worker`` processes, which never import the calling script, and a model class
+defined in the script itself (which a worker could not import) runs in this process instead.
 
 A live :class:`~vlc_harness.models.Model` object (the model being trained) runs in this process.
 Its scores are cached under its :meth:`~vlc_harness.models.Model.identify` result, so by default
@@ -15,10 +20,11 @@ it gets a fresh in-memory store: pass ``store=`` only if ``identify()`` names th
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vlc_harness.errors import CellUnusable
 from vlc_harness.models import Model
 from vlc_harness.params import build
 from vlc_harness.paths import default_data_root, default_store_url
@@ -28,26 +34,62 @@ from vlc_harness.run import execute
 from vlc_harness.run.select import select_benchmarks, select_models
 from vlc_harness.store import CellRecord, Store, open_store
 
+USABLE = ("ok", "partial")
+"""Statuses whose metrics :meth:`Results.value` reads (a partial cell: ``limit`` or failed requests)."""
+
+_MAIN_MODULES = ("__main__", "__mp_main__")
+
 
 @dataclass
 class Results:
-    """The cells an :func:`evaluate` call recorded, with lookups for their metrics."""
+    """The cells an :func:`evaluate` call recorded, one per benchmark, with lookups by benchmark.
+
+    A benchmark is named by its cell's id or by the name given to :func:`evaluate` (a type name
+    that selected the registry entry with the same params, say). Every cell has a status (``ok``,
+    ``partial``, ``failed``, ``unavailable``, ``skipped``; :meth:`status`) and, unless ``ok``, an
+    error saying why (:meth:`error`); :meth:`value` reads an ``ok`` or ``partial`` cell and raises
+    :class:`~vlc_harness.errors.CellUnusable` for the others.
+    """
 
     cells: list[CellRecord]
+    names: dict[str, str] = field(default_factory=dict)
+    """Benchmark names given to :func:`evaluate` that selected a cell under another id."""
 
     def cell(self, benchmark_id: str) -> CellRecord:
-        """The cell of one benchmark."""
+        """The cell of one benchmark (KeyError naming the cells there are when none matches)."""
+        wanted = self.names.get(benchmark_id, benchmark_id)
         for c in self.cells:
-            if c.benchmark_id == benchmark_id:
+            if c.benchmark_id == wanted:
                 return c
-        raise KeyError(f"no cell for benchmark {benchmark_id!r}")
+        known = ", ".join(c.benchmark_id for c in self.cells) or "(none)"
+        raise KeyError(f"no cell for benchmark {benchmark_id!r}; cells: {known}")
+
+    def status(self, benchmark_id: str) -> str:
+        """The cell's status: ``ok``, ``partial``, ``failed``, ``unavailable`` or ``skipped``."""
+        return self.cell(benchmark_id).status
+
+    def error(self, benchmark_id: str) -> str | None:
+        """Why the cell is not ``ok`` (failed instances, a worker's traceback, missing data); ``None`` when ok."""
+        return self.cell(benchmark_id).error
 
     def value(self, benchmark_id: str, metric: str, category: str = "all") -> float:
-        """One metric value (raises KeyError when the cell has no such metric)."""
-        for m in self.cell(benchmark_id).metrics:
+        """One metric value of an ``ok`` or ``partial`` cell.
+
+        Raises :class:`~vlc_harness.errors.CellUnusable` (model, benchmark, status and why) when
+        the cell failed, is unavailable or was skipped, and KeyError listing what there is when
+        the cell has no such metric or category.
+        """
+        c = self.cell(benchmark_id)
+        if c.status not in USABLE:
+            raise CellUnusable(c.model_id, c.benchmark_id, c.status, c.error)
+        for m in c.metrics:
             if m["metric"] == metric and m["category"] == category:
                 return float(m["value"])
-        raise KeyError(f"{benchmark_id} has no metric {metric!r} for category {category!r}")
+        categories = sorted({str(m["category"]) for m in c.metrics if m["metric"] == metric})
+        if categories:
+            raise KeyError(f"{c.benchmark_id}: metric {metric!r} has no category {category!r}; it has {categories}")
+        metrics = sorted({str(m["metric"]) for m in c.metrics})
+        raise KeyError(f"{c.benchmark_id} has no metric {metric!r}; available: {', '.join(metrics) or '(none)'}")
 
     def to_dict(self) -> list[dict[str, Any]]:
         """JSON-ready summary of every cell."""
@@ -83,6 +125,9 @@ def evaluate(
         ``{"type": ..., "params": ...}`` or :class:`BenchmarkEntry` objects.
     :param store: a SQLAlchemy URL or an open :class:`Store`; default: the user's store (an
         in-memory store for live models).
+
+    A benchmark type given by name selects the ``registry`` entry of that type with the same
+    params, as ``-b`` does; :class:`Results` finds its cell under either name.
     """
     plugins = get_plugins()
     reg = load_registry([Path(p) for p in registry], plugins) if registry else Registry()
@@ -110,7 +155,8 @@ def evaluate(
         entry = parse_inline_model(model, plugins)
     else:
         (entry,) = select_models(reg, plugins, [model])
-    bench_entries = []
+    bench_entries: list[BenchmarkEntry] = []
+    names: dict[str, str] = {}
     for b in benchmarks:
         if isinstance(b, BenchmarkEntry):
             bench_entries.append(b)
@@ -120,11 +166,20 @@ def evaluate(
                 BenchmarkEntry(str(b.get("id", b["type"])), str(b["type"]), build(cls.Params, b.get("params")))
             )
         else:
-            bench_entries.extend(select_benchmarks(reg, plugins, [b]))
+            (selected,) = select_benchmarks(reg, plugins, [b])
+            bench_entries.append(selected)
+            if selected.id != b:
+                names[b] = selected.id
+    if live is None:
+        model_cls = plugins.models.get(entry.type).cls
+        if model_cls.__module__ in _MAIN_MODULES:
+            # A worker process imports the model class by module; one defined in the calling script
+            # (or a notebook) could only be had by running that script again, so it runs here.
+            live = model_cls(entry.params, entry.run)
     if isinstance(store, Store):
         the_store = store
     else:
-        url = store or ("sqlite://" if live is not None else default_store_url())
+        url = store or ("sqlite://" if isinstance(model, Model) else default_store_url())
         the_store = open_store(url)
     root = Path(data_root) if data_root is not None else default_data_root()
     report = execute(
@@ -139,4 +194,4 @@ def evaluate(
         live_model=live,
         workers=workers,
     )
-    return Results(report.cells)
+    return Results(report.cells, names)

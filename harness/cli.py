@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from vlc_harness.cli_cache import cache
 from vlc_harness.errors import HarnessError, PluginError, UserError
 from vlc_harness.options import App, data_root_option, pass_app, registry_option, store_option
 
@@ -250,33 +251,24 @@ def instances(
         click.echo(json.dumps(record, ensure_ascii=False))
 
 
-@cli.group()
-def cache() -> None:
-    """Inspect the score store."""
-
-
-@cache.command("stats")
-@store_option
-@pass_app
-def cache_stats(app: App, store_url: str | None) -> None:
-    """Row counts per table and scores per model fingerprint."""
-    store = app.store(store_url)
-    stats = store.stats()
-    click.echo(f"store: {store.engine.url.render_as_string(hide_password=True)}")
-    click.echo(f"schema version: {stats['schema'].get('schema_version')}")
-    for table, n in stats["tables"].items():
-        click.echo(f"{table:<10} {n}")
-    for m in stats["models"]:
-        click.echo(f"  model {m['fingerprint']} {m['type']:<14} {m['scores']} scores")
+cli.add_command(cache)
 
 
 @cli.command()
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
 @pass_app
-def plugins(app: App) -> None:
-    """Show each loaded plugin with its version and the hooks it implements."""
-    for info in app.plugins.info():
-        version = info.version or "-"
-        click.echo(f"{info.name:<40} {version:<10} {', '.join(info.hooks)}")
+def plugins(app: App, fmt: str) -> None:
+    """Show each loaded plugin: its version and the model and benchmark types (or commands) it adds."""
+    infos = app.plugins.info()
+    if fmt == "json":
+        click.echo(json.dumps([info.__dict__ for info in infos], indent=2))
+        return
+    for info in infos:
+        what = [f"models: {', '.join(info.models)}"] if info.models else []
+        what += [f"benchmarks: {', '.join(info.benchmarks)}"] if info.benchmarks else []
+        what += ["commands"] if "register_commands" in info.hooks else []
+        shown = "; ".join(what) or ("(no types)" if info.hooks else "(helper module, no hooks)")
+        click.echo(f"{info.name:<48} {info.version or '-':<8} {shown}")
 
 
 def build_cli() -> click.Group:

@@ -52,3 +52,12 @@ class ScoreError(HarnessError):
 
 class WorkerFailed(HarnessError):
     """A model's worker raised, died, or stopped making progress (its cells fail, the run goes on)."""
+
+
+class CellUnusable(HarnessError):
+    """A cell that gives no values: ``failed``, ``unavailable`` or ``skipped`` (raised by
+    :meth:`vlc_harness.api.Results.value`; its message names the model, benchmark, status and why)."""
+
+    def __init__(self, model_id: str, benchmark_id: str, status: str, error: str | None) -> None:
+        self.model_id, self.benchmark_id, self.status, self.error = model_id, benchmark_id, status, error
+        super().__init__(f"{model_id} on {benchmark_id}: the cell is {status}: {error or 'no reason recorded'}")

@@ -3,15 +3,12 @@
 A plugin is a module (or object) with functions decorated by :data:`hookimpl`, found through the
 ``vlc_harness`` entry-point group. Quick start, a complete model plugin::
 
-    from vlc_harness import hookimpl
-    from vlc_harness.models import Identity, TextOnlyModel
+    from vlc_harness import TextOnlyModel, hookimpl
 
     class CaptionLength(TextOnlyModel):
         \"\"\"Blind baseline: longer captions score higher.\"\"\"
-        type_name = "caption_length"
 
-        def identify(self):
-            return Identity(weights="none", dtype="fp64", protocol="score_texts/length")
+        type_name = "caption_length"
 
         def score_texts(self, texts):
             return [float(len(t)) for t in texts]

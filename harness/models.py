@@ -168,13 +168,25 @@ class Model:
         registry load fails at once, naming the entry, rather than a cell later. Must be cheap and
         offline; the default checks nothing."""
 
+    weights: ClassVar[str] = "none"
+    """What :meth:`identify` names as the weights by default: ``none`` for a model whose code is
+    the whole model (a rule, a seeded baseline). A model with weights overrides :meth:`identify`."""
+    dtype: ClassVar[str] = "fp64"
+    """The compute precision :meth:`identify` names by default."""
+
     def identify(self) -> Identity:
         """Name the exact weights, dtype and protocol, without loading the model.
 
-        Raise :class:`~vlc_harness.errors.WeightsUnavailable` when the weights are neither present
-        locally nor downloadable now (use short timeouts).
+        The default suits a deterministic model without weights: :attr:`weights`, :attr:`dtype`
+        and the protocol (with the similarity, for embedding models). Its params, type name and
+        :attr:`scoring_version` are fingerprinted anyway. A model with weights must override this
+        and name them exactly (``hf:<repo>@<commit>``, ``sha256:<hex>``), raising
+        :class:`~vlc_harness.errors.WeightsUnavailable` when they are neither present locally nor
+        downloadable now (use short timeouts).
         """
-        raise NotImplementedError
+        protocol = self.protocol
+        similarity = getattr(self, "similarity", None)
+        return Identity(self.weights, self.dtype, f"{protocol}/{similarity}" if similarity else protocol)
 
     paid_requests: ClassVar[bool] = False
     """True for API models that pay per request: they report :class:`Usage`, honour the run's
@@ -206,8 +218,15 @@ class Model:
 
         Build any files it needs (a random-weight checkpoint, a scores file) under ``tmp_path``.
         Return ``None`` only when no offline example is possible (then say why in the docstring).
+        The default suits a model without weights: its default params (``None`` when some param
+        has no default).
         """
-        return None
+        import dataclasses
+
+        fields = dataclasses.fields(cls.Params)
+        if any(f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING for f in fields):
+            return None
+        return {}
 
 
 class EmbeddingModel(Model):

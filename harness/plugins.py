@@ -49,6 +49,10 @@ class PluginInfo:
     version: str | None
     hooks: list[str]
     source: str
+    models: list[str] = field(default_factory=list)
+    """Model types this plugin registered."""
+    benchmarks: list[str] = field(default_factory=list)
+    """Benchmark types this plugin registered."""
 
 
 @dataclass
@@ -85,7 +89,9 @@ class Plugins:
                 continue
             hooks = sorted(c.name for c in self.pm.get_hookcallers(plugin) or [])
             source = getattr(plugin, "__file__", None) or repr(plugin)
-            out.append(PluginInfo(name, self.versions.get(name), hooks, str(source)))
+            models = sorted(t for t, r in self.models.entries.items() if r.plugin == name)
+            benchmarks = sorted(t for t, r in self.benchmarks.entries.items() if r.plugin == name)
+            out.append(PluginInfo(name, self.versions.get(name), hooks, str(source), models, benchmarks))
         return out
 
 
@@ -185,6 +191,12 @@ def class_locator(cls: type) -> dict[str, str | None]:
 def resolve_locator(locator: dict[str, str | None]) -> type:
     """The class a :func:`class_locator` names (imported by name, else from its file)."""
     module_name = str(locator["module"])
+    if module_name in ("__main__", "__mp_main__"):  # importing it by file would run the caller's script again
+        raise PluginError(
+            f"{locator['qualname']} is defined in the script that started the run "
+            f"({locator.get('file') or 'an interactive session'}), which a worker process cannot import; "
+            "move it to a module, or give evaluate() a model object"
+        )
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError:

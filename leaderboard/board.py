@@ -247,14 +247,23 @@ class Board:
         return [c for c in self.benchmarks if c.ranked]
 
 
-def build_board(cells: list[CellRecord], registry: Registry, plugins: Any, references: bool = True) -> Board:
-    """Assemble the board from the latest cell of every (model, benchmark)."""
+def build_board(
+    cells: list[CellRecord], registry: Registry, plugins: Any, references: bool = True, include_adhoc: bool = True
+) -> Board:
+    """Assemble the board from the latest cell of every (model, benchmark).
+
+    ``include_adhoc=False`` (what ``render`` publishes) keeps only the registry's models and
+    benchmarks: a one-off run (``-m TYPE:params``, ``-b TYPE:params``) stays in the store and off
+    the site.
+    """
+    if not include_adhoc:
+        cells = [c for c in cells if c.model_id in registry.models and c.benchmark_id in registry.benchmarks]
     by_pair = {(c.model_id, c.benchmark_id): c for c in cells}
     published = {c.benchmark_id for c in cells if c.status == "ok" and c.complete}
     bench_ids = list(registry.benchmarks) + sorted(published - set(registry.benchmarks))
     model_ids = list(registry.models) + sorted({c.model_id for c in cells} - set(registry.models))
     columns = [_column(b, [c for c in cells if c.benchmark_id == b], registry, plugins, references) for b in bench_ids]
-    rows = [_row(m, registry, plugins) for m in model_ids]
+    rows = [_row(m, registry, plugins, [c for c in cells if c.model_id == m]) for m in model_ids]
     for row in rows:
         for col in columns:
             cell = by_pair.get((row.id, col.id))
@@ -277,16 +286,24 @@ def build_board(cells: list[CellRecord], registry: Registry, plugins: Any, refer
     return Board(columns, _order(rows, columns))
 
 
-def _row(model_id: str, registry: Registry, plugins: Any) -> Row:
+def _row(model_id: str, registry: Registry, plugins: Any, cells: list[CellRecord]) -> Row:
     entry = registry.models.get(model_id)
     meta = dict(entry.meta) if entry else {}
-    kind = "model"
     if entry is not None:
-        registered = plugins.models.entries.get(entry.type)
-        if meta.get("family") == "baseline" or entry.type == "random":
-            kind = "baseline"
-        elif registered is not None and registered.cls.image_blind:
-            kind = "blind"
+        model_type, blind = entry.type, None
+    else:  # known only to the store (an inline spec): its cells say what it was
+        model = next((c.provenance.get("model") or {} for c in cells if c.provenance.get("model")), {})
+        model_type = str(model.get("type", ""))
+        flags = [c.provenance["image_blind"] for c in cells if "image_blind" in c.provenance]
+        blind = any(flags) if flags else None
+    if blind is None:  # the registered class says (cells from before image_blind was recorded)
+        registered = plugins.models.entries.get(model_type)
+        blind = registered is not None and registered.cls.image_blind
+    kind = "model"
+    if meta.get("family") == "baseline" or model_type == "random":
+        kind = "baseline"
+    elif blind:
+        kind = "blind"
     return Row(model_id, str(meta.get("display_name") or public_id(model_id)), kind, meta)
 
 

@@ -130,6 +130,7 @@ def write_downloads(board: Board, out: Path, store: Store, data_root: Path | Non
                     "model": row.public_id,
                     "model_name": row.name,
                     "kind": row.kind,
+                    "submitted": bool(row.meta.get("submitted")),  # scores from the authors, not reproduced
                     "benchmark": col.id,
                     "data_version": cell.data_version,
                     "fingerprint": cell.fingerprint,

@@ -15,6 +15,11 @@ from vlc_harness.cli import App, data_root_option, pass_app, registry_option, st
 @click.option("--out", type=click.Path(file_okay=False), default="site", show_default=True, help="Output folder.")
 @click.option("--release", default=None, help="Also freeze a copy as site/releases/NAME (never overwritten).")
 @click.option("--templates", "templates", multiple=True, type=click.Path(file_okay=False), help="Override templates.")
+@click.option(
+    "--include-adhoc",
+    is_flag=True,
+    help="Also publish models and benchmarks run without a registry entry (inline specs); default: registry only.",
+)
 @store_option
 @registry_option
 @data_root_option
@@ -24,11 +29,13 @@ def render(
     out: str,
     release: str | None,
     templates: tuple[str, ...],
+    include_adhoc: bool,
     store_url: str | None,
     registries: tuple[str, ...],
     data_root: str | None,
 ) -> None:
-    """Render index, benchmark and model pages; only complete cells are published."""
+    """Render index, benchmark and model pages: the registry's entries (``--include-adhoc``: also
+    one-off runs); only complete cells are published."""
     from vlc_harness.errors import UserError
     from vlc_harness.paths import default_data_root
     from vlc_harness.provenance import run_provenance
@@ -44,7 +51,12 @@ def render(
     try:
         cells = store.latest_cells(include_incomplete=True, with_replicates=True)
         runs = {c.run_id: store.run_provenance(c.run_id) for c in cells if c.run_id is not None}
-        board = build_board(cells, registry, app.plugins)
+        if not include_adhoc and not registry.models:
+            raise UserError(
+                "render publishes the registry's entries, and no registry names a model",
+                hint="pass --registry FILE, or --include-adhoc to publish every model in the store",
+            )
+        board = build_board(cells, registry, app.plugins, include_adhoc=include_adhoc)
         instances = instance_results(board, store, root)
         try:
             written = render_site(
@@ -66,6 +78,10 @@ def render(
         f"wrote {len(written)} pages to {out}: {len(board.rows)} models, {len(board.benchmarks)} benchmarks, "
         f"{published} published cells"
     )
+    if not include_adhoc:
+        adhoc = sorted({c.model_id for c in cells if c.model_id not in registry.models})
+        if adhoc:
+            click.echo(f"not published (no registry entry; --include-adhoc publishes them): {len(adhoc)} models")
 
 
 def _public(runs: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:

@@ -123,7 +123,9 @@ def _print_board(app: App, store_url: str | None, registries: tuple[str, ...]) -
         + [x for col in board.benchmarks for x in [pct(m.chance) for m in col.metrics] + _gap(col, None)],
     ]
     for row in board.rows:
-        line = [row.name + ("" if row.kind == "model" else f" ({row.kind})"), _overall(row)]
+        tag = "" if row.kind == "model" else f" ({row.kind})"
+        tag += " (submitted, not reproduced)" if row.meta.get("submitted") else ""
+        line = [row.name + tag, _overall(row)]
         for col in board.benchmarks:
             cv = row.cells[col.id]
             for k, mc in enumerate(col.metrics):

@@ -67,6 +67,8 @@ def built(run: ModelRun, cell: CellPlan, run_id: int | None, collected: Collecte
         "dtype": run.identity.dtype,
         "run": asdict(run.entry.run),
         "meta": run.entry.meta,
+        # the board marks a model it knows only from the store (an inline spec) by this
+        "image_blind": run.cls.image_blind,
         "benchmark_params": p.entry.params_dict(),
         "data_files": {f.relpath: f.sha256 for f in p.benchmark.data_files()},
     }

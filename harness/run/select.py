@@ -23,19 +23,37 @@ def select_models(registry: Registry, plugins: Plugins, specs: list[str]) -> lis
 
 
 def select_benchmarks(registry: Registry, plugins: Plugins, specs: list[str]) -> list[BenchmarkEntry]:
-    """Registry ids, registered benchmark types (default params), or inline ``TYPE:key=value,...``."""
+    """Registry ids, registered benchmark types (default params), or inline ``TYPE:key=value,...``.
+
+    A type or inline spec whose params equal a registry entry's (same type, normalised params)
+    selects that entry, so its cells land in the entry's column rather than a second one.
+    """
     out = []
     for spec in specs:
         if spec in registry.benchmarks:
             out.append(registry.benchmarks[spec])
         elif spec in plugins.benchmarks.entries or ":" in spec:
-            out.append(parse_inline_benchmark(spec, plugins))
+            inline = parse_inline_benchmark(spec, plugins)
+            out.append(same_benchmark(registry, inline) or inline)
         else:
             known = sorted(set(registry.benchmarks) | set(plugins.benchmarks.entries))
             close = difflib.get_close_matches(spec, known, n=1)
             guess = f" (did you mean {close[0]}?)" if close else ""
             raise RegistryError(f"unknown benchmark {spec!r}{guess}; known: {', '.join(known) or '(none)'}")
     return out
+
+
+def same_benchmark(registry: Registry, entry: BenchmarkEntry) -> BenchmarkEntry | None:
+    """The registry entry of ``entry``'s type with the same normalised params, if any.
+
+    When several entries qualify (the same benchmark under two ids), the first in the registry's
+    order wins (as ``list benchmarks`` shows them), so the choice is stable from run to run.
+    """
+    params = entry.params_dict()
+    for candidate in registry.benchmarks.values():
+        if candidate.type == entry.type and candidate.params_dict() == params:
+            return candidate
+    return None
 
 
 def select_grid(

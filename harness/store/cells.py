@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -225,6 +225,17 @@ class CellRows:
                     metrics=json.dumps(metrics), replicates=replicates.encode(reps), metrics_version=metrics_version
                 )
             )
+
+    def model_cells(self, model_id: str, fingerprints: Collection[str] = ()) -> list[CellRecord]:
+        """Every stored cell (each version, without replicates) of ``model_id`` or on one of
+        ``fingerprints`` (whatever its model id), in the order they were saved."""
+        c = schema.cells.c
+        columns = [col for col in schema.cells.c if col.name != "replicates"]
+        where = c.model_id == model_id
+        if fingerprints:
+            where = where | c.fingerprint.in_(sorted(fingerprints))
+        with self.engine.connect() as conn:
+            return [_record(row) for row in conn.execute(select(*columns).where(where).order_by(c.id)).mappings()]
 
     def cells_without_metrics_version(self) -> list[CellRecord]:
         """Cells whose metrics were computed by v0.1 (no metrics version): to be rebuilt."""

@@ -1,27 +1,29 @@
-"""Opening and migrating the score store; the :class:`Store` joins its parts.
+"""Opening, migrating and pruning the score store; the :class:`Store` joins its parts.
 
 Score rows are in :mod:`vlc_harness.store.scores`, runs and cells in :mod:`vlc_harness.store.cells`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, func, insert, inspect, select, update
+from sqlalchemy import Engine, create_engine, delete, event, func, insert, inspect, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DatabaseError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
 from vlc_harness.errors import StoreError
 from vlc_harness.store import migrations, schema
-from vlc_harness.store.base import now
+from vlc_harness.store.base import _writes, now
 from vlc_harness.store.cells import CellRecord, CellRows, Outcome
 from vlc_harness.store.scores import ABSTAINED_KIND, ScoreRows
 
 __all__ = ["ABSTAINED_KIND", "CellRecord", "Outcome", "Store", "now", "open_store"]
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+_CHUNK = 500
 
 
 def open_store(url: str) -> Store:
@@ -128,6 +130,37 @@ class Store(ScoreRows, CellRows):
     def close(self) -> None:
         """Release database connections."""
         self.engine.dispose()
+
+    @_writes
+    def forget(
+        self, cells: Collection[int], fingerprints: Collection[str] = (), dry_run: bool = False
+    ) -> dict[str, int]:
+        """Delete cells (by id) with their outcomes and, for each model fingerprint, its model row
+        with its scores and answers, in one transaction; the rows per table (counted, not deleted,
+        with ``dry_run``). Runs stay: they are the history of what ran."""
+        c, o, m = schema.cells.c, schema.outcomes.c, schema.models.c
+        ids = sorted(cells)
+        chunks = [ids[i : i + _CHUNK] for i in range(0, len(ids), _CHUNK)]
+        counts = dict.fromkeys(("cells", "outcomes", "models", "scores", "answers"), 0)
+        with self.engine.begin() as conn:
+            rows = [r[0] for r in conn.execute(select(m.id).where(m.fingerprint.in_(sorted(fingerprints))))]
+            for chunk in chunks:
+                counts["cells"] += conn.execute(select(func.count()).where(c.id.in_(chunk))).scalar_one()
+                counts["outcomes"] += conn.execute(select(func.count()).where(o.cell.in_(chunk))).scalar_one()
+            counts["models"] = len(rows)
+            for table in (schema.scores, schema.answers):
+                n = conn.execute(select(func.count()).where(table.c.model.in_(rows))).scalar_one() if rows else 0
+                counts[table.name] = n
+            if dry_run:
+                return counts
+            for chunk in chunks:
+                conn.execute(delete(schema.outcomes).where(o.cell.in_(chunk)))
+                conn.execute(delete(schema.cells).where(c.id.in_(chunk)))
+            if rows:
+                conn.execute(delete(schema.scores).where(schema.scores.c.model.in_(rows)))
+                conn.execute(delete(schema.answers).where(schema.answers.c.model.in_(rows)))
+                conn.execute(delete(schema.models).where(m.id.in_(rows)))
+        return counts
 
     def stats(self) -> dict[str, Any]:
         """Row counts per table and per model (for ``vlc-harness cache stats``)."""

@@ -11,12 +11,15 @@ Fixtures:
 * ``vlc_registered``: a context manager that registers a plugin object for one test.
 
 Parametrization: a test that takes ``vlc_model_type`` or ``vlc_benchmark_type`` runs once per
-registered type (see :mod:`vlc_harness.testing.conformance`).
+type under test: by default the calling package's (types defined under the rootdir), else those
+``--vlc-types a,b`` (or the ``vlc_types`` ini key) names, or ``all`` (see
+:func:`conformance_types` and :mod:`vlc_harness.testing.conformance`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -121,15 +124,81 @@ def vlc_registered(vlc_plugins: Any) -> Callable[[Any], contextlib.AbstractConte
     return register
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--vlc-types`` (and the ``vlc_types`` ini key): which types the conformance tests check."""
+    group = parser.getgroup("vlc-harness")
+    help_text = (
+        "comma-separated model and benchmark types the conformance tests check; 'all' for every "
+        "registered type (default: the types whose plugin code lies under the rootdir)"
+    )
+    group.addoption("--vlc-types", dest="vlc_types", default=None, help=help_text)
+    parser.addini("vlc_types", help_text, default="")
+
+
+def conformance_types(config: pytest.Config, plugins: Any) -> tuple[list[str], list[str]]:
+    """The (model, benchmark) types the conformance tests check for this pytest run.
+
+    By default, the calling package's: types whose class is defined in a file under the rootdir
+    (an editable install, or plugins loaded from a folder), so a plugin author's tests never run,
+    or fail on, the built-ins. ``--vlc-types a,b`` or ``all`` choose explicitly; an unknown name
+    is a usage error.
+    """
+    wanted = config.getoption("vlc_types") or config.getini("vlc_types") or ""
+    models, benchmarks = plugins.models.entries, plugins.benchmarks.entries
+    if wanted.strip() == "all":
+        return sorted(models), sorted(benchmarks)
+    if wanted.strip():
+        names = [n.strip() for n in wanted.split(",") if n.strip()]
+        unknown = [n for n in names if n not in models and n not in benchmarks]
+        if unknown:
+            known = ", ".join(sorted({*models, *benchmarks}))
+            raise pytest.UsageError(f"--vlc-types: unknown type(s) {', '.join(unknown)}; known: {known}")
+        return [n for n in names if n in models], [n for n in names if n in benchmarks]
+    root = Path(config.rootpath).resolve()
+
+    def local(cls: type) -> bool:
+        module = sys.modules.get(cls.__module__)
+        file = getattr(module, "__file__", None)
+        return bool(file) and Path(file).resolve().is_relative_to(root)
+
+    mine = (
+        sorted(n for n, r in models.items() if local(r.cls)),
+        sorted(n for n, r in benchmarks.items() if local(r.cls)),
+    )
+    if not mine[0] and not mine[1]:
+        raise pytest.UsageError(
+            f"vlc-harness conformance: no model or benchmark type is defined under {root}; install your "
+            "plugin with `pip install -e .` and run pytest from its folder, or pass --vlc-types NAME[,NAME]"
+        )
+    return mine
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Parametrize ``vlc_model_type`` / ``vlc_benchmark_type`` over every registered type."""
+    """Parametrize ``vlc_model_type`` / ``vlc_benchmark_type`` over the types under test
+    (:func:`conformance_types`)."""
     wanted = {"vlc_model_type", "vlc_benchmark_type"} & set(metafunc.fixturenames)
     if not wanted:
         return
     from vlc_harness.plugins import get_plugins
 
-    plugins = get_plugins()
+    models, benchmarks = conformance_types(metafunc.config, get_plugins())
     if "vlc_model_type" in wanted:
-        metafunc.parametrize("vlc_model_type", plugins.models.names())
+        metafunc.parametrize("vlc_model_type", models or [NO_TYPES])
     if "vlc_benchmark_type" in wanted:
-        metafunc.parametrize("vlc_benchmark_type", plugins.benchmarks.names())
+        metafunc.parametrize("vlc_benchmark_type", benchmarks or [NO_TYPES])
+
+
+NO_TYPES = "<none>"
+"""The parameter of a conformance test with no type to check (deselected, not skipped)."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect the model (or benchmark) checks of a package that defines no model (or benchmark)."""
+    keep, drop = [], []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        none = NO_TYPES in (params.get("vlc_model_type"), params.get("vlc_benchmark_type"))
+        (drop if none else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep

@@ -40,7 +40,7 @@ from vlc_harness import hookimpl
 from vlc_harness.kit.precision import autocast, check_precision
 from vlc_harness.kit.weights import checkpoint_config, checkpoint_identity, pinned_revision
 from vlc_harness.models import Identity, PairGroup
-from vlc_harness_builtins.models.vqascore import GenerativePairModel, Request, VlmScorer, resolve_family
+from vlc_harness_builtins.models.generative import GenerativePairModel, Request, VlmScorer, resolve_family
 
 BIVLC_REPLACEMENTS = (
     (",", ", "),

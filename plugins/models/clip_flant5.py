@@ -51,13 +51,8 @@ from vlc_harness import hookimpl
 from vlc_harness.kit.precision import autocast, check_precision
 from vlc_harness.kit.weights import checkpoint_identity, hub_identity, pinned_revision
 from vlc_harness.models import Identity, PairGroup
-from vlc_harness_builtins.models.vqascore import (
-    DEFAULT_QUESTION,
-    GenerativePairModel,
-    Request,
-    VlmScorer,
-    answer_score,
-)
+from vlc_harness_builtins.models.generative import GenerativePairModel, Request, VlmScorer, answer_score
+from vlc_harness_builtins.models.vqascore import DEFAULT_QUESTION
 
 SYSTEM_MESSAGE = (
     "A chat between a curious user and an artificial intelligence assistant. "

@@ -54,6 +54,7 @@ import math
 import os
 import re
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -408,13 +409,45 @@ class _ChatAPI:
         pin, pout = self.run.price_in_per_mtok or 0.0, self.run.price_out_per_mtok or 0.0
         return (tokens_in * pin + tokens_out * pout) / 1e6
 
+    def _messages(self, content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": content}]
+        if self.params.system_prompt:
+            messages.insert(0, {"role": "system", "content": self.params.system_prompt})
+        return messages
+
+    def estimate_usage(self, job: Any) -> Usage:
+        """What a job would take (``vlc-harness plan``), estimated as the ``--max-cost`` budget
+        reserves it: per request the prompt estimate plus ``max_tokens``, each image at its file's
+        size shrunk to ``image_max_side`` (a crop is smaller, so this errs high). Nothing is sent;
+        ``cost_usd`` is ``None`` without prices."""
+        from PIL import Image as PILImage
+
+        sizes: dict[str, EncodedImage] = {}
+
+        def image(path: str) -> EncodedImage:
+            if path not in sizes:
+                with PILImage.open(path) as im:
+                    w, h = im.size
+                side = self.params.image_max_side
+                scale = min(1.0, side / max(w, h, 1)) if side else 1.0
+                sizes[path] = EncodedImage("", max(1, round(w * scale)), max(1, round(h * scale)))
+            return sizes[path]
+
+        usage = Usage()
+        for content, max_tokens in self._requests(job, image):
+            tokens_in = estimate_prompt_tokens(self._messages(content), self.params.image_detail)
+            usage = usage.plus(Usage(1, 0, 0, tokens_in, max_tokens, self._cost(tokens_in, max_tokens)))
+        return usage
+
+    def _requests(self, job: Any, image: Any) -> Iterator[tuple[list[dict[str, Any]], int]]:
+        """The content and ``max_tokens`` of each request a job sends (for :meth:`estimate_usage`)."""
+        raise NotImplementedError
+
     def _ask(self, content: list[dict[str, Any]], max_tokens: int, extra: dict[str, Any] | None = None) -> _Reply:
         """Send one chat request under the budgets and retry policy; never raises."""
         if self._setup_error:
             return _Reply(error=self._setup_error)
-        messages: list[dict[str, Any]] = [{"role": "user", "content": content}]
-        if self.params.system_prompt:
-            messages.insert(0, {"role": "system", "content": self.params.system_prompt})
+        messages = self._messages(content)
         est_in = estimate_prompt_tokens(messages, self.params.image_detail)
         est_cost = self._cost(est_in, max_tokens) or 0.0
         if not self._budget.reserve(est_cost):
@@ -532,6 +565,11 @@ class OpenAIChoice(_ChatAPI, ChoiceModel):
         n = len(question.texts) if question.kind == "i2t" else len(question.images)
         return ChoiceAnswer(parse_choice(reply.text, n), raw=reply.text)
 
+    def _requests(self, job: Any, image: Any) -> Iterator[tuple[list[dict[str, Any]], int]]:
+        for q in job.questions:
+            question = ChoiceQuestion(q.kind, [image(path) for _, path, _ in q.images], q.texts)
+            yield self._content(question), self.params.max_tokens
+
     def _content(self, q: ChoiceQuestion) -> list[dict[str, Any]]:
         if q.kind == "i2t":
             text = self.params.i2t_prompt.format(**{f"c{k + 1}": t for k, t in enumerate(q.texts)})
@@ -569,6 +607,11 @@ class OpenAILogprob(_ChatAPI, PairScoringModel):
             out.append(flat[k : k + len(g.texts)])
             k += len(g.texts)
         return out
+
+    def _requests(self, job: Any, image: Any) -> Iterator[tuple[list[dict[str, Any]], int]]:
+        for task in job.tasks:
+            for text in task.texts:
+                yield [_text(self.params.question_template.format(text=text)), self._image(image(task.path))], 1
 
     def _score_one(self, item: tuple[EncodedImage, str]) -> float | Abstention:
         image, text = item

@@ -6,33 +6,129 @@ Each line is ``{"benchmark": ID, "version": DATA_VERSION, "instance": INSTANCE_I
 when loaded and for completeness as pairs are asked for: a pair without a score, or with
 conflicting scores, is a :class:`~vlc_harness.models.PairError` naming it (never an invented score),
 so only the instances that need it fail. The file's sha256 is the model's weights identity.
+
+The file is a local ``path``, or (scores a lab submits without sharing weights) a ``url`` with
+its ``sha256``: downloaded into the cache folder on first use and verified, never committed. Such
+an entry carries ``meta.submitted: true``; :func:`check_submitted` and :func:`missing_scores`
+are what CI checks of it (docs/pr_check.md).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
+import re
+import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 from vlc_harness import hookimpl
-from vlc_harness.kit.weights import file_identity
+from vlc_harness.errors import WeightsUnavailable
+from vlc_harness.kit.weights import file_identity, hub_offline
 from vlc_harness.models import Identity, PairError, PairGroup, PairScoringModel
+from vlc_harness.params import ParamError
 
 Key = tuple[str, str, str, int, int]
 FIELDS = ("benchmark", "version", "instance", "image", "text", "score")
+SHA256 = re.compile(r"^[0-9a-f]{64}$")
+DOWNLOAD_TIMEOUT_S = 60.0
+SUBMITTED_META = ("display_name", "source", "license")
+"""``meta`` keys a submitted entry must give, besides ``homepage`` or ``paper``."""
 
 
 @dataclass(frozen=True)
 class PrecomputedParams:
-    """Path of the JSONL scores file."""
+    """The scores file: a local ``path``, or a ``url`` with the file's ``sha256`` (lowercase hex)."""
 
-    path: str
+    path: str | None = None
+    """A local JSONL scores file."""
+    url: str | None = None
+    """An http(s) link to the scores file (downloaded into the cache folder on first use)."""
+    sha256: str | None = None
+    """Required with ``url``; with ``path`` the file is checked against it."""
+
+    def __post_init__(self) -> None:
+        if (self.path is None) == (self.url is None):
+            raise ParamError("params", "give exactly one of path (a local file) and url (with sha256)")
+        if self.url is not None:
+            parsed = urlparse(self.url)
+            if parsed.scheme not in ("http", "https") or not parsed.netloc:
+                raise ParamError("params.url", f"expected an http(s) link, got {self.url!r}")
+            if self.sha256 is None:
+                raise ParamError("params.sha256", "required with url: the sha256 of the scores file")
+        if self.sha256 is not None and not SHA256.match(self.sha256):
+            raise ParamError("params.sha256", f"expected 64 lowercase hex digits, got {self.sha256!r}")
+
+
+def cached_file(sha256: str) -> Path:
+    """Where a downloaded scores file is kept: the cache folder, by content."""
+    from vlc_harness.paths import cache_dir
+
+    return cache_dir() / "precomputed" / f"{sha256}.jsonl"
+
+
+def download(url: str, sha256: str, timeout: float = DOWNLOAD_TIMEOUT_S) -> Path:
+    """Fetch ``url`` into the cache unless it is there; a file with another sha256 is refused."""
+    import urllib.request
+
+    target = cached_file(sha256)
+    if target.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    fd, partial = tempfile.mkstemp(dir=target.parent, prefix=".download-")
+    try:
+        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310
+            while chunk := response.read(1 << 20):
+                digest.update(chunk)
+                out.write(chunk)
+        if digest.hexdigest() != sha256:
+            raise ValueError(f"{url} has sha256 {digest.hexdigest()}, not the {sha256} its entry names")
+        os.replace(partial, target)  # atomic: workers downloading at once each finish with the same file
+    finally:
+        if os.path.exists(partial):
+            os.unlink(partial)
+    return target
+
+
+def read_scores(path: Path) -> dict[Key, float]:
+    """Every score of a file by (benchmark, version, instance, i, j); malformed lines and duplicates raise."""
+    scores: dict[Key, float] = {}
+    with open(path, encoding="utf-8") as f:
+        for line_no, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{line_no}"
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{where}: not JSON ({exc.msg})") from None
+            missing = [k for k in FIELDS if k not in row]
+            if missing:
+                raise ValueError(f"{where}: missing field(s) {', '.join(missing)}")
+            score = row["score"]
+            if not isinstance(score, (int, float)) or isinstance(score, bool) or not math.isfinite(score):
+                raise ValueError(f"{where}: score must be a finite number, got {score!r}")
+            key = (
+                str(row["benchmark"]),
+                str(row["version"]),
+                str(row["instance"]),
+                int(row["image"]),
+                int(row["text"]),
+            )
+            if key in scores:
+                raise ValueError(f"{where}: duplicate score for {key}")
+            scores[key] = float(score)
+    return scores
 
 
 class Precomputed(PairScoringModel):
-    """Replays scores from a JSONL file (another harness, a paper's released scores)."""
+    """Replays scores from a JSONL file (another harness, a paper's released scores, a lab's submission)."""
 
     type_name = "precomputed"
     needs_pixels = False
@@ -40,43 +136,38 @@ class Precomputed(PairScoringModel):
     Params = PrecomputedParams
 
     def identify(self) -> Identity:
-        """The sha256 of the scores file."""
-        path = Path(self.params.path)
-        if not path.is_file():
-            raise FileNotFoundError(f"precomputed scores file {path} does not exist")
-        return Identity(weights=file_identity(path), dtype="as-given", protocol="score_pairs/precomputed")
+        """The sha256 of the scores file (a ``url``'s as its entry names it: nothing is downloaded here)."""
+        p = self.params
+        if p.url is not None:
+            if not cached_file(p.sha256).is_file() and hub_offline():
+                raise WeightsUnavailable(
+                    f"submitted scores {p.url} are not downloaded yet ({cached_file(p.sha256)}) and the network "
+                    "is off (HF_HUB_OFFLINE is set): run once online, or download the file and name it by path "
+                    "with the same sha256"
+                )
+            weights = f"sha256:{p.sha256}"
+        else:
+            path = Path(p.path)
+            if not path.is_file():
+                raise FileNotFoundError(f"precomputed scores file {path} does not exist")
+            weights = file_identity(path)
+            if p.sha256 is not None and weights != f"sha256:{p.sha256}":
+                raise ValueError(f"{path} has {weights}, not the sha256 {p.sha256} its entry names")
+        return Identity(weights=weights, dtype="as-given", protocol="score_pairs/precomputed")
+
+    @property
+    def source(self) -> str:
+        """The file as its entry names it (path or url)."""
+        return self.params.path if self.params.url is None else self.params.url
 
     def load(self, device: str) -> None:
-        """Read and validate the file (duplicates and malformed lines are errors)."""
-        self._scores: dict[Key, float] = {}
+        """Read and validate the file (downloading a ``url`` first); duplicates and malformed lines are errors."""
+        p = self.params
+        path = Path(p.path) if p.url is None else download(p.url, p.sha256)
+        self._scores = read_scores(path)
         self._instances: dict[tuple[str, str], set[str]] = {}
-        path = Path(self.params.path)
-        with open(path, encoding="utf-8") as f:
-            for line_no, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                where = f"{path}:{line_no}"
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{where}: not JSON ({exc.msg})") from None
-                missing = [k for k in FIELDS if k not in row]
-                if missing:
-                    raise ValueError(f"{where}: missing field(s) {', '.join(missing)}")
-                score = row["score"]
-                if not isinstance(score, (int, float)) or isinstance(score, bool) or not math.isfinite(score):
-                    raise ValueError(f"{where}: score must be a finite number, got {score!r}")
-                key = (
-                    str(row["benchmark"]),
-                    str(row["version"]),
-                    str(row["instance"]),
-                    int(row["image"]),
-                    int(row["text"]),
-                )
-                if key in self._scores:
-                    raise ValueError(f"{where}: duplicate score for {key}")
-                self._scores[key] = float(score)
-                self._instances.setdefault(key[:2], set()).add(key[2])
+        for key in self._scores:
+            self._instances.setdefault(key[:2], set()).add(key[2])
 
     def score_pairs(self, groups: list[PairGroup]) -> list[list[float | PairError]]:
         """Look every pair up by the instances that need it; all of them must agree."""
@@ -99,7 +190,7 @@ class Precomputed(PairScoringModel):
 
     def _missing_message(self, origin: Key) -> str:
         benchmark, version, instance, i, j = origin
-        message = f"{self.params.path} has no score for {benchmark} ({version}) instance {instance} image {i} text {j}"
+        message = f"{self.source} has no score for {benchmark} ({version}) instance {instance} image {i} text {j}"
         versions = sorted(v for (b, v) in self._instances if b == benchmark and v != version)
         if versions:
             message += f"; the file has {benchmark} versions {', '.join(versions)}"
@@ -113,6 +204,39 @@ class Precomputed(PairScoringModel):
         path = tmp_path / "precomputed_example.jsonl"
         path.write_text("".join(json.dumps(line) + "\n" for line in conformance_grid_lines()))
         return {"path": str(path)}
+
+
+def check_submitted(entry: Any, cls: type) -> list[str]:
+    """What is wrong with a ``meta.submitted: true`` registry entry (empty: nothing).
+
+    It must replay scores (a :class:`Precomputed` type), name its file by ``url`` and ``sha256``
+    (submitted files are never committed), and say who made the scores and under what terms.
+    """
+    problems = []
+    if not (isinstance(cls, type) and issubclass(cls, Precomputed)):
+        problems.append(f"type {entry.type} does not replay submitted scores (use type: precomputed)")
+    else:
+        if entry.params.url is None or entry.params.sha256 is None:
+            problems.append("name the scores file by params.url and params.sha256 (submitted files are not committed)")
+    meta = entry.meta or {}
+    for key in SUBMITTED_META:
+        if not meta.get(key):
+            problems.append(f"meta.{key} is required for submitted scores")
+    if not (meta.get("homepage") or meta.get("paper")):
+        problems.append("meta.homepage or meta.paper is required for submitted scores")
+    return problems
+
+
+def missing_scores(
+    scores: dict[Key, float], benchmark_id: str, data_version: str, instances: Iterable[Any]
+) -> list[Key]:
+    """The (benchmark, version, instance, i, j) keys the benchmark's instances need that ``scores`` lacks."""
+    return [
+        key
+        for inst in instances
+        for i, j in inst.needed_pairs()
+        if (key := (benchmark_id, data_version, inst.id, i, j)) not in scores
+    ]
 
 
 @hookimpl

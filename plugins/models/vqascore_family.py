@@ -16,8 +16,9 @@ from typing import Any, ClassVar, Literal
 from vlc_harness.kit.precision import check_precision
 from vlc_harness.kit.weights import checkpoint_config, checkpoint_identity, pinned_revision
 from vlc_harness.models import Identity
+from vlc_harness_builtins.models.generative import VlmScorer
 from vlc_harness_builtins.models.versions import require_transformers_model
-from vlc_harness_builtins.models.vqascore import DEFAULT_QUESTION, VlmScorer, VqaScore
+from vlc_harness_builtins.models.vqascore import DEFAULT_QUESTION, VqaScore
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from vlc_harness import hookimpl
-from vlc_harness_builtins.models.vqascore import VlmScorer
+from vlc_harness_builtins.models.generative import VlmScorer
 from vlc_harness_builtins.models.vqascore_family import FamilyVqaScore, chat_template
 
 INTERNVL_TOKENS = {

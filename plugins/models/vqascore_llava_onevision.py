@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from vlc_harness import hookimpl
-from vlc_harness_builtins.models.vqascore import VlmScorer
+from vlc_harness_builtins.models.generative import VlmScorer
 from vlc_harness_builtins.models.vqascore_family import FamilyVqaScore, chat_template, pad_to
 
 ANYRES_PINPOINTS = [[28, 28], [28, 56], [56, 28], [56, 56]]

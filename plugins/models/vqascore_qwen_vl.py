@@ -27,7 +27,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from vlc_harness import hookimpl
-from vlc_harness_builtins.models.vqascore import VlmScorer
+from vlc_harness_builtins.models.generative import VlmScorer
 from vlc_harness_builtins.models.vqascore_family import FamilyVqaScore, chat_template
 
 QWEN_MARKERS = ("<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|image_pad|>", "<|vision_end|>", "<|video_pad|>")

@@ -132,4 +132,4 @@ def test_it_installs_and_runs_beside_distributions_owning_its_folder_names(form,
         "--pyargs",
         "vlc_harness.testing.conformance",
     ]
-    _run([*conformance, "-k", "random or sugarcrepe or shapes"], work, env, timeout=900)
+    _run([*conformance, "--vlc-types", "random,sugarcrepe,shapes"], work, env, timeout=900)

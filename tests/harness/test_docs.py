@@ -30,3 +30,13 @@ def test_the_example_plugin_runs_from_a_plugins_dir(vlc_run, tmp_path, sample_ro
     finally:
         monkeypatch.delenv("VLC_HARNESS_PLUGINS_DIR")
         get_plugins(reload=True)
+
+
+def test_ci_runs_the_readme_test_command_verbatim():
+    readme = (DOCS.parent / "README.md").read_text()
+    section = readme[readme.index("Set up and run the tests") :]
+    command = section.split("```bash\n", 1)[1].split("\n```", 1)[0]
+    assert command.startswith("python3 -m venv .venv && ") and command.endswith("python -m pytest -q")
+    assert "\n" not in command, "one line that installs and tests"
+    ci = [line for line in (DOCS.parent / ".ci" / "run").read_text().splitlines() if not line.startswith("#")]
+    assert command in ci

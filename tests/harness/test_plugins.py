@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -100,10 +101,15 @@ def test_plugins_dir_allow_and_block_lists(tmp_path, monkeypatch):
     assert {"open_clip", "random", "precomputed"} <= set(load_plugins().models.entries)
 
 
-def test_plugins_command_lists_names_versions_and_hooks(vlc_cli):
+def test_plugins_command_lists_names_versions_and_types(vlc_cli):
     out = vlc_cli("plugins").output
     line = next(x for x in out.splitlines() if x.startswith("vlc_harness_builtins.models.openclip"))
-    assert re.search(r"\d+\.\d+", line) and "register_models" in line
+    assert re.search(r"\d+\.\d+", line) and line.endswith("models: open_clip")
+    line = next(x for x in out.splitlines() if x.startswith("vlc_harness_builtins.benchmarks.aro "))
+    assert "benchmarks: aro_coco_order, aro_flickr30k_order" in line
+    assert any(x.startswith("vlc_leaderboard.") and x.endswith("commands") for x in out.splitlines())
+    (info,) = [i for i in json.loads(vlc_cli("plugins", "--format", "json").output) if i["models"] == ["random"]]
+    assert info["hooks"] == ["register_models"] and info["benchmarks"] == []
 
 
 def test_listing_plugins_imports_no_heavy_framework():

@@ -52,7 +52,7 @@ def tiny_clip_flant5(tmp_path_factory):
 
 
 def _loaded(cls, params, **run):
-    from vlc_harness_builtins.models.vqascore import GenerativeRun
+    from vlc_harness_builtins.models.generative import GenerativeRun
 
     model = cls(build(cls.Params, params), GenerativeRun(**run))
     model.identify()
@@ -126,7 +126,8 @@ def test_grouped_and_prefix_reused_scores_equal_per_pair_scores(tiny_vlms, famil
 
 @pytest.mark.parametrize("family", ["llava", "qwen2_vl", "blip2_opt"])
 def test_prefix_reuse_runs_vision_once_per_image_and_only_suffixes_per_text(tiny_vlms, family, monkeypatch):
-    from vlc_harness_builtins.models.vqascore import VlmScorer, VqaScore
+    from vlc_harness_builtins.models.generative import VlmScorer
+    from vlc_harness_builtins.models.vqascore import VqaScore
 
     model = _loaded(VqaScore, {"checkpoint": str(tiny_vlms[family])}, reuse="prefix", self_check=False)
     images_seen, runs = [], []
@@ -153,7 +154,8 @@ def test_prefix_reuse_runs_vision_once_per_image_and_only_suffixes_per_text(tiny
 
 
 def test_no_prefix_reuse_when_the_image_follows_the_text(tiny_vlms, monkeypatch):
-    from vlc_harness_builtins.models.vqascore import VlmScorer, VqaScore
+    from vlc_harness_builtins.models.generative import VlmScorer
+    from vlc_harness_builtins.models.vqascore import VqaScore
 
     prompt = "USER: {question}\n<image> ASSISTANT:"
     params = {"checkpoint": str(tiny_vlms["llava"]), "prompt": prompt}
@@ -165,7 +167,8 @@ def test_no_prefix_reuse_when_the_image_follows_the_text(tiny_vlms, monkeypatch)
 
 
 def test_the_self_check_refuses_a_scorer_that_disagrees_with_the_model(tiny_vlms, monkeypatch):
-    from vlc_harness_builtins.models.vqascore import VlmScorer, VqaScore
+    from vlc_harness_builtins.models.generative import VlmScorer
+    from vlc_harness_builtins.models.vqascore import VqaScore
 
     model = _loaded(VqaScore, {"checkpoint": str(tiny_vlms["llava"])})
     gather = VlmScorer._gather
@@ -175,7 +178,7 @@ def test_the_self_check_refuses_a_scorer_that_disagrees_with_the_model(tiny_vlms
 
 
 def test_prefix_lm_models_are_refused():
-    from vlc_harness_builtins.models.vqascore import resolve_family
+    from vlc_harness_builtins.models.generative import resolve_family
 
     assert resolve_family("auto", "llava") == "llava"
     assert resolve_family("auto", "blip-2") == "blip2"

@@ -97,7 +97,7 @@ def test_the_prompt_is_the_chat_template_with_the_image_first(tiny_families, mod
 
 def test_qwen3_vl_scores_need_the_deepstack_features(tiny_families):
     """Without DeepStack (the generic scorer) Qwen3-VL's grouped scores leave the model's own."""
-    from vlc_harness_builtins.models.vqascore import VlmScorer
+    from vlc_harness_builtins.models.generative import VlmScorer
 
     cls, folder = tiny_families["qwen3_vl"]
     model = cls(build(cls.Params, {"checkpoint": str(folder)}), build(cls.Run, {"reuse": "none"}))

@@ -1,0 +1,60 @@
+"""A 2 x 2 benchmark: two images, two captions that swap roles; image k goes with caption k.
+
+Data: ``<data root>/swaps/pairs.jsonl``, one ``{"id", "category", "images": [a, b],
+"captions": [a, b]}`` per line, and the images beside it.
+"""
+
+import json
+
+from vlc_harness import Benchmark, DataUnavailable, ImageSource, Instance, Macro, PerCategory, TextImageGroup, hookimpl
+
+
+class Swaps(Benchmark):
+    """Text, image and group scores (Winoground's), per category and their macro average."""
+
+    type_name = "swaps"
+    title = "Swaps"
+    citation = "Your paper, 2026."
+    headline = "group"
+    gap_metrics = ("text", "image")
+    data_version = "v1"
+    metrics = (TextImageGroup({"text": "text", "image": "image", "group": "group"}, (PerCategory(), Macro())),)
+
+    def image_dir(self):
+        return self.data_root / "swaps"
+
+    def check_data(self):
+        if not (self.image_dir() / "pairs.jsonl").is_file():
+            raise DataUnavailable(f"missing {self.image_dir() / 'pairs.jsonl'}")
+
+    def load_instances(self):
+        rows = [json.loads(line) for line in (self.image_dir() / "pairs.jsonl").read_text().splitlines()]
+        return [
+            Instance(
+                id=f"{row['category']}/{row['id']}",
+                category=row["category"],
+                images=tuple(ImageSource(self.image_dir() / name) for name in row["images"]),
+                texts=tuple(row["captions"]),
+                gold={"matches": [[0, 0], [1, 1]]},
+            )
+            for row in rows
+        ]
+
+    @classmethod
+    def conformance_example(cls, tmp_path):
+        from PIL import Image
+
+        (tmp_path / "swaps").mkdir()
+        rows = []
+        for k, (a, b) in enumerate([("red", "blue"), ("green", "yellow"), ("white", "black")]):
+            for colour in (a, b):
+                Image.new("RGB", (16, 16), colour).save(tmp_path / "swaps" / f"{colour}.png")
+            texts = [f"a {a} square left of a {b} one", f"a {b} square left of a {a} one"]
+            rows.append({"id": k, "category": "colour", "images": [f"{a}.png", f"{b}.png"], "captions": texts})
+        (tmp_path / "swaps" / "pairs.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+        return {}, tmp_path
+
+
+@hookimpl
+def register_benchmarks(register):
+    register(Swaps)
