@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import shutil
+import socket
 import tempfile
 from pathlib import Path
 
@@ -24,6 +26,40 @@ def pytest_configure(config: pytest.Config) -> None:
     # intervals stay on, and cheap; tests/metrics/test_intervals.py asks for more resamples
     os.environ.setdefault("VLC_HARNESS_BOOTSTRAP", "20")
     os.environ.pop("VLC_HARNESS_REGISTRY", None)
+    refuse_remote_connections()
+
+
+class NetworkUsedInTest(RuntimeError):
+    """A test tried to reach a host other than this machine."""
+
+
+def is_local_address(family: int, address: object) -> bool:
+    if family == getattr(socket, "AF_UNIX", None):
+        return True
+    host = address[0] if isinstance(address, tuple) else address
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(str(host).split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def refuse_remote_connections() -> None:
+    """Make any in-process connection to another host fail loudly (loopback stays open for the
+    tests' own HTTP, Ray and PostgreSQL servers). Worker subprocesses get HF_HUB_OFFLINE instead."""
+    connect, connect_ex = socket.socket.connect, socket.socket.connect_ex
+
+    def guarded(method):  # noqa: ANN001, ANN202
+        def call(self: socket.socket, address: object):  # noqa: ANN202
+            if not is_local_address(self.family, address):
+                raise NetworkUsedInTest(f"tests must not use the network (connect to {address!r})")
+            return method(self, address)
+
+        return call
+
+    socket.socket.connect = guarded(connect)  # type: ignore[method-assign]
+    socket.socket.connect_ex = guarded(connect_ex)  # type: ignore[method-assign]
 
 
 def shared_data_dir() -> Path | None:

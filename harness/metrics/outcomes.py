@@ -19,20 +19,12 @@ if TYPE_CHECKING:
     from vlc_harness.types import Instance
 
 
-@dataclass(frozen=True)
-class Outcomes:
-    """Per-instance results of one cell, in the benchmark's instance order.
-
-    ``scores[k, i, j]`` is ``s(image_i, text_j)`` of instance ``k``: NaN where the instance does
-    not need the pair, or where the model declined it. ``answered[k]`` is False for an instance
-    with a declined pair (an abstention). ``category[k]`` indexes ``categories`` (sorted names).
-    """
+class _PerInstance:
+    """What both kinds of outcomes share: instances, their categories, and gold fields."""
 
     instances: Sequence[Instance]
-    scores: np.ndarray
-    answered: np.ndarray
-    categories: tuple[str, ...] = field(init=False)
-    category: np.ndarray = field(init=False)
+    categories: tuple[str, ...]
+    category: np.ndarray
 
     def __post_init__(self) -> None:
         _set_categories(self)
@@ -51,12 +43,28 @@ class Outcomes:
         """One gold field of every instance (``default`` where absent)."""
         return [inst.gold.get(key, default) for inst in self.instances]
 
+
+@dataclass(frozen=True)
+class Outcomes(_PerInstance):
+    """Per-instance results of one cell, in the benchmark's instance order.
+
+    ``scores[k, i, j]`` is ``s(image_i, text_j)`` of instance ``k``: NaN where the instance does
+    not need the pair, or where the model declined it. ``answered[k]`` is False for an instance
+    with a declined pair (an abstention). ``category[k]`` indexes ``categories`` (sorted names).
+    """
+
+    instances: Sequence[Instance]
+    scores: np.ndarray
+    answered: np.ndarray
+    categories: tuple[str, ...] = field(init=False)
+    category: np.ndarray = field(init=False)
+
     def entries(self, pairs: Sequence[tuple[int, int]]) -> np.ndarray:
         """``[N, len(pairs)]``: each instance's scores at the given (image, text) positions."""
         return np.stack([self.scores[:, i, j] for i, j in pairs], axis=1)
 
 
-def _set_categories(outcomes: Outcomes | ChoiceOutcomes) -> None:
+def _set_categories(outcomes: _PerInstance) -> None:
     """Fill ``categories`` (sorted names) and ``category`` (each instance's code)."""
     names = [inst.category for inst in outcomes.instances]
     categories, codes = np.unique(np.asarray(names, dtype=object), return_inverse=True) if names else ([], [])
@@ -114,7 +122,7 @@ def check_finite(outcomes: Outcomes) -> None:
 
 
 @dataclass(frozen=True)
-class ChoiceOutcomes:
+class ChoiceOutcomes(_PerInstance):
     """Per-instance multiple-choice results: ``correct[k, o]`` and ``answered[k, o]`` per
     presentation order ``o`` (every instance is asked in the same orders)."""
 
@@ -123,19 +131,6 @@ class ChoiceOutcomes:
     answered: np.ndarray
     categories: tuple[str, ...] = field(init=False)
     category: np.ndarray = field(init=False)
-
-    def __post_init__(self) -> None:
-        _set_categories(self)
-
-    def __len__(self) -> int:
-        return len(self.instances)
-
-    def in_categories(self, names: Sequence[str] | None) -> np.ndarray:
-        """Mask of the instances whose category is among ``names`` (all when ``None``)."""
-        if names is None:
-            return np.ones(len(self), dtype=bool)
-        codes = [k for k, c in enumerate(self.categories) if c in set(names)]
-        return np.isin(self.category, codes)
 
 
 def choice_outcomes(results: Sequence[Any]) -> ChoiceOutcomes:

@@ -48,6 +48,7 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark, DataFile, ImageArchive, verify_files
+from vlc_harness.datafetch import stored_image_bytes, write_atomically
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Micro, PairwiseAccuracy, PerCategory
 from vlc_harness.metrics.group import CHANCE_SINGLE, MATCHED_PAIRS, TextImageGroup
@@ -260,13 +261,13 @@ class BiVLC(Benchmark):
                         f"{HF_DATASET} test row {k} has {key} {record[key]!r}, the pinned {ROWS_FILE} has "
                         f"{row[key]!r}: the Hugging Face dataset no longer matches commit {COMMIT[:7]}"
                     )
-            data = _image_bytes(record["negative_image"])
+            data = stored_image_bytes(record["negative_image"])
             if not data.startswith(b"\xff\xd8\xff"):
                 raise FetchError(f"{HF_DATASET} test row {k}: the negative image is not a JPEG")
-            _write_atomically(folder / f"{k}.jpg", data)
+            write_atomically(folder / f"{k}.jpg", data)
             positive = coco / filenames[k]
             if positive.is_file():
-                if _image_bytes(record["image"]) == positive.read_bytes():
+                if stored_image_bytes(record["image"]) == positive.read_bytes():
                     same += 1
                 else:
                     differ += 1
@@ -339,19 +340,6 @@ def _load_hf_test_split(progress: bool) -> Any:
     for column in ("image", "negative_image"):
         split = split.cast_column(column, datasets.Image(decode=False))
     return split
-
-
-def _image_bytes(value: Any) -> bytes:
-    """Bytes of an undecoded ``datasets`` image (``{"bytes", "path"}``)."""
-    if value.get("bytes"):
-        return bytes(value["bytes"])
-    return Path(value["path"]).read_bytes()
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(data)
-    partial.replace(path)
 
 
 def write_example(root: Path, per_subset: int = 2, with_negative_images: bool = True) -> list[str]:

@@ -41,6 +41,7 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
+from vlc_harness.datafetch import FetchError, require_fields, save_stored_image, write_atomically
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Micro, PerCategory, Tags
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
@@ -185,8 +186,6 @@ class ColorSwap(Benchmark):
 
 def _load_hf_split(split: str, progress: bool) -> Any:
     """The split with undecoded images (``datasets`` imported here only)."""
-    from vlc_harness.datafetch import FetchError
-
     try:
         import datasets
     except ImportError:
@@ -205,45 +204,23 @@ def _load_hf_split(split: str, progress: bool) -> Any:
     return data
 
 
-def _suffix(data: bytes) -> str:
-    if data.startswith(b"\x89PNG"):
-        return ".png"
-    if data.startswith(b"\xff\xd8\xff"):
-        return ".jpg"
-    raise ValueError("an image that is neither PNG nor JPEG")
-
-
 def export_hf_split(split: Any, path: Path, images: Path) -> list[str]:
     """Write the split as the authors' ``<split>.json`` and ``images/img_<id>_<k>.<ext>`` (bytes as stored)."""
-    from vlc_harness.datafetch import FetchError
-
     images.mkdir(parents=True, exist_ok=True)
     records = []
     for k in range(len(split)):
         row = split[k]
-        absent = [f for f in FIELDS if f not in row]
-        if absent:
-            raise FetchError(f"{HF_DATASET} row {k} has no {', '.join(absent)}: the dataset's layout has changed")
+        require_fields(HF_DATASET, row, k, FIELDS)
         rec = {f: row[f] for f in FIELDS}
         for i in (1, 2):
-            value = row[f"image_{i}"]
-            data = bytes(value["bytes"]) if value.get("bytes") else Path(value["path"]).read_bytes()
-            try:
-                name = f"img_{rec['id']}_{i}{_suffix(data)}"
-            except ValueError as exc:
-                raise FetchError(f"{HF_DATASET} row {k} image_{i}: {exc}") from None
-            _write_atomically(images / name, data)
+            name = save_stored_image(
+                row[f"image_{i}"], images, f"img_{rec['id']}_{i}", f"{HF_DATASET} row {k} image_{i}"
+            )
             rec[f"image_{i}"] = f"{images.name}/{name}"
         records.append(rec)
     path.parent.mkdir(parents=True, exist_ok=True)
-    _write_atomically(path, json.dumps(records, indent=1, ensure_ascii=False).encode("utf-8"))
+    write_atomically(path, json.dumps(records, indent=1, ensure_ascii=False).encode("utf-8"))
     return [f"fetched  {path} ({len(records)} examples) and {2 * len(records)} images into {images} from {HF_DATASET}"]
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(data)
-    partial.replace(path)
 
 
 def write_example(root: Path, n: int = 6, split: str = "test") -> list[dict[str, Any]]:

@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
+from vlc_harness.datafetch import FetchError, require_fields, save_stored_image, write_atomically
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Macro, Micro, PerCategory
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
@@ -180,8 +181,6 @@ class VisMin(Benchmark):
 
 def _load_snapshot(folder: Path, progress: bool) -> Any:
     """The ``test`` split of the pinned snapshot, images undecoded (``datasets`` imported here only)."""
-    from vlc_harness.datafetch import FetchError
-
     try:
         import datasets
         from huggingface_hub import snapshot_download
@@ -202,45 +201,21 @@ def _load_snapshot(folder: Path, progress: bool) -> Any:
     return split
 
 
-def _suffix(data: bytes) -> str:
-    if data.startswith(b"\x89PNG"):
-        return ".png"
-    if data.startswith(b"\xff\xd8\xff"):
-        return ".jpg"
-    raise ValueError("an image that is neither PNG nor JPEG")
-
-
 def export_split(split: Any, path: Path, images: Path) -> list[str]:
     """Write the rows (images as file names) and the image bytes as stored."""
-    from vlc_harness.datafetch import FetchError
-
     images.mkdir(parents=True, exist_ok=True)
     lines = []
     for k in range(len(split)):
         row = split[k]
-        absent = [f for f in FIELDS if f not in row]
-        if absent:
-            raise FetchError(f"{HF_DATASET} row {k} has no {', '.join(absent)}: the dataset's layout has changed")
+        require_fields(HF_DATASET, row, k, FIELDS)
         out = {f: row[f] for f in FIELDS}  # the images are replaced by their file names below
         for i in (0, 1):
-            value = row[f"image_{i}"]
-            data = bytes(value["bytes"]) if value.get("bytes") else Path(value["path"]).read_bytes()
-            try:
-                name = f"{row['id']}_{i}{_suffix(data)}"
-            except ValueError as exc:
-                raise FetchError(f"{HF_DATASET} row {k} image_{i}: {exc}") from None
-            _write_atomically(images / name, data)
-            out[f"image_{i}"] = name
+            where = f"{HF_DATASET} row {k} image_{i}"
+            out[f"image_{i}"] = save_stored_image(row[f"image_{i}"], images, f"{row['id']}_{i}", where)
         lines.append(json.dumps(out, ensure_ascii=False))
     path.parent.mkdir(parents=True, exist_ok=True)
-    _write_atomically(path, ("\n".join(lines) + "\n").encode("utf-8"))
+    write_atomically(path, ("\n".join(lines) + "\n").encode("utf-8"))
     return [f"fetched  {path} ({len(lines)} samples) and {2 * len(lines)} images from {HF_DATASET}@{HF_REVISION[:7]}"]
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(data)
-    partial.replace(path)
 
 
 def write_example(root: Path, per_category: int = 2) -> list[dict[str, Any]]:

@@ -43,6 +43,7 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark, DataFile, verify_files
+from vlc_harness.datafetch import FetchError, require_fields, stored_image_bytes, write_atomically
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Micro, PerCategory, Tags
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
@@ -249,8 +250,6 @@ def _examples_problem(records: list[dict[str, Any]], full: bool) -> str:
 
 def _load_hf_test_split(progress: bool) -> Any:
     """The gated ``test`` split, images as undecoded bytes (``datasets`` imported here only)."""
-    from vlc_harness.datafetch import FetchError
-
     try:
         import datasets
     except ImportError:
@@ -274,34 +273,24 @@ def export_hf_split(split: Any, examples: Path, images: Path) -> list[str]:
 
     Images are written with their stored bytes (never re-encoded).
     """
-    from vlc_harness.datafetch import FetchError
-
     images.mkdir(parents=True, exist_ok=True)
     lines = []
     for k in range(len(split)):
         rec = split[k]
-        absent = [f for f in FIELDS if f not in rec]
-        if absent:
-            raise FetchError(f"{HF_DATASET} row {k} has no {', '.join(absent)}: the dataset's layout has changed")
+        require_fields(HF_DATASET, rec, k, FIELDS)
         out = {"id": int(rec["id"])}
         for i in (0, 1):
             stem = f"ex_{out['id']}_img_{i}"
             value = rec[f"image_{i}"]
-            data = bytes(value["bytes"]) if value.get("bytes") else Path(value["path"]).read_bytes()
-            _write_atomically(images / f"{stem}.png", data)
+            data = stored_image_bytes(value)
+            write_atomically(images / f"{stem}.png", data)
             out[f"image_{i}"] = stem
         for field in FIELDS[3:]:
             out[field] = rec[field]
         lines.append(json.dumps(out, ensure_ascii=False))
     examples.parent.mkdir(parents=True, exist_ok=True)
-    _write_atomically(examples, ("\n".join(lines) + "\n").encode("utf-8"))
+    write_atomically(examples, ("\n".join(lines) + "\n").encode("utf-8"))
     return [f"fetched  {examples} ({len(lines)} examples) and {2 * len(lines)} images into {images} from {HF_DATASET}"]
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(data)
-    partial.replace(path)
 
 
 def write_example(root: Path, n: int = 6) -> None:

@@ -15,7 +15,6 @@ are what CI checks of it (docs/pr_check.md).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -36,7 +35,6 @@ from vlc_harness.params import ParamError
 Key = tuple[str, str, str, int, int]
 FIELDS = ("benchmark", "version", "instance", "image", "text", "score")
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
-DOWNLOAD_TIMEOUT_S = 60.0
 SUBMITTED_META = ("display_name", "source", "license")
 """``meta`` keys a submitted entry must give, besides ``homepage`` or ``paper``."""
 
@@ -72,23 +70,20 @@ def cached_file(sha256: str) -> Path:
     return cache_dir() / "precomputed" / f"{sha256}.jsonl"
 
 
-def download(url: str, sha256: str, timeout: float = DOWNLOAD_TIMEOUT_S) -> Path:
+def download(url: str, sha256: str) -> Path:
     """Fetch ``url`` into the cache unless it is there; a file with another sha256 is refused."""
-    import urllib.request
+    from vlc_harness.datafetch import download as fetch
 
     target = cached_file(sha256)
     if target.is_file():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    digest = hashlib.sha256()
-    fd, partial = tempfile.mkstemp(dir=target.parent, prefix=".download-")
+    fd, partial = tempfile.mkstemp(dir=target.parent, prefix=".download-")  # one per worker: they may race
+    os.close(fd)
     try:
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310
-            while chunk := response.read(1 << 20):
-                digest.update(chunk)
-                out.write(chunk)
-        if digest.hexdigest() != sha256:
-            raise ValueError(f"{url} has sha256 {digest.hexdigest()}, not the {sha256} its entry names")
+        got = fetch(url, Path(partial), progress=False)
+        if got != sha256:
+            raise ValueError(f"{url} has sha256 {got}, not the {sha256} its entry names")
         os.replace(partial, target)  # atomic: workers downloading at once each finish with the same file
     finally:
         if os.path.exists(partial):
