@@ -24,8 +24,9 @@ Exported here: the protocol base classes (:class:`EmbeddingModel`, :class:`PairS
 :class:`WeightsUnavailable` (raise them when a cell cannot run here: it becomes ``unavailable``,
 with your reason); the metric families (:class:`PairwiseAccuracy`,
 :class:`TextImageGroup`, :class:`RocAuc`, :class:`HardPositive`, :class:`MeanScore`,
-:class:`OrderAccuracy`) and aggregations (:class:`PerCategory`, :class:`Micro`, :class:`Macro`,
-:class:`Std`, :class:`Tags`); :data:`hookimpl`; :func:`evaluate`, :class:`Results` and
+:class:`OrderAccuracy`, :class:`AllCorrect`, :class:`QuestionImageGroup`) and aggregations
+(:class:`PerCategory`, :class:`Micro`, :class:`Macro`, :class:`Std`, :class:`Tags`);
+:data:`hookimpl`; :func:`evaluate`, :class:`Results` and
 :class:`CellUnusable` (what :meth:`Results.value` raises for a failed, unavailable or skipped
 cell) for evaluating from Python. Names load on first use, so ``import vlc_harness`` stays instant.
 """
@@ -43,7 +44,9 @@ if TYPE_CHECKING:
     from vlc_harness.datafiles import DataFile
     from vlc_harness.errors import CellUnusable, DataUnavailable, WeightsUnavailable
     from vlc_harness.metrics.aggregate import Macro, Micro, PerCategory, Std, Tags
+    from vlc_harness.metrics.answers import QuestionImageGroup
     from vlc_harness.metrics.auc import RocAuc
+    from vlc_harness.metrics.conjunction import AllCorrect
     from vlc_harness.metrics.group import TextImageGroup
     from vlc_harness.metrics.hard_positive import HardPositive, MeanScore
     from vlc_harness.metrics.order import OrderAccuracy
@@ -94,12 +97,15 @@ _EXPORTS: dict[str, str] = {
     "HardPositive": "vlc_harness.metrics.hard_positive",
     "MeanScore": "vlc_harness.metrics.hard_positive",
     "OrderAccuracy": "vlc_harness.metrics.order",
+    "AllCorrect": "vlc_harness.metrics.conjunction",
+    "QuestionImageGroup": "vlc_harness.metrics.answers",
     "Results": "vlc_harness.api",
     "evaluate": "vlc_harness.api",
 }
 
 __all__ = [
     "Abstention",
+    "AllCorrect",
     "Benchmark",
     "CellUnusable",
     "ChoiceAnswer",
@@ -121,6 +127,7 @@ __all__ = [
     "PairScoringModel",
     "PairwiseAccuracy",
     "PerCategory",
+    "QuestionImageGroup",
     "Results",
     "RocAuc",
     "RunOptions",

@@ -56,6 +56,9 @@ class Benchmark:
     image_pools: ClassVar[tuple[str, ...]] = ()
     """The image pools (:data:`vlc_harness.overlap.POOLS`) the benchmark's images are drawn from; the
     board marks cells whose model was trained on an overlapping pool."""
+    answers_only: ClassVar[bool] = False
+    """True for a benchmark with nothing but a question-answering form (NaturalBench): models that
+    score image-text pairs are skipped on it, never given an invented contrastive form."""
     reference_file: ClassVar[Path | None] = None
     """JSON file of paper-reported :class:`~vlc_harness.types.ReferenceRow` data beside the plugin."""
     Params: ClassVar[type] = NoParams

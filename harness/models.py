@@ -292,14 +292,16 @@ class TextOnlyModel(Model):
 class ChoiceQuestion:
     """A multiple-choice question as a model sees it.
 
-    ``kind`` is ``"i2t"`` (one image, pick one of ``texts``) or ``"t2i"`` (one text, pick one of
-    ``images``). Candidates are in presented order; ``images`` hold what ``preprocess`` returned.
+    ``kind`` is ``"i2t"`` (one image, pick one of ``texts``), ``"t2i"`` (one text, pick one of
+    ``images``) or ``"vqa"`` (answer ``question`` about ``images[0]`` with one of ``texts``, the
+    options). Candidates are in presented order; ``images`` hold what ``preprocess`` returned.
     """
 
     kind: str
     images: Sequence[Any]
     texts: Sequence[str]
     image_keys: Sequence[str] = ()
+    question: str = ""
 
 
 @dataclass(frozen=True)
@@ -325,6 +327,8 @@ class ChoiceModel(Model):
     """
 
     protocol = "choose"
+    question_kinds: ClassVar[tuple[str, ...]] = ("i2t", "t2i")
+    """The question kinds this model answers; a benchmark asking others is skipped for it."""
 
     def preprocess(self, image: Image.Image) -> Any:
         """Turn a decoded RGB image into what :meth:`choose` receives (default: the image)."""

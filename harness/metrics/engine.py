@@ -38,7 +38,9 @@ class Column:
 
     ``credit[k]`` is instance ``k``'s credit (for an AUC column: its score, with ``labels``).
     Only instances in ``members`` count. ``den`` (default 1 per member) weights an instance in
-    its mean, for ratios such as answered questions over asked ones.
+    its mean, for ratios such as answered questions over asked ones. ``answered`` (default: the
+    outcomes' flags) says which instances were answered, for a column whose instance stands for
+    several (a group answered only when all of its members are, :mod:`.conjunction`).
     """
 
     metric: str
@@ -51,6 +53,7 @@ class Column:
     ties_half: np.ndarray | None = None
     labels: np.ndarray | None = None
     den: np.ndarray | None = None
+    answered: np.ndarray | None = None
 
 
 @dataclass
@@ -189,7 +192,8 @@ class Engine:
         self._auc: dict[tuple[int, str], _Auc] = {}
         self._members_sorted: list[np.ndarray] | None = None
         for column in columns:
-            for pop in _populations(column, self.ctx.answered, coverage):
+            answered = self.ctx.answered if column.answered is None else np.asarray(column.answered, dtype=bool)
+            for pop in _populations(column, answered, coverage):
                 self._plan(pop)
                 self.pops.append(pop)
         self.matrix = np.stack(self._vectors, axis=1) if self._vectors else np.zeros((self.ctx.n, 0))

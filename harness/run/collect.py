@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from vlc_harness.benchmarks import Benchmark
-from vlc_harness.choices import AnsweredQuestion, InstanceAnswers, question_key
+from vlc_harness.choices import AnsweredQuestion, InstanceAnswers
 from vlc_harness.metrics.cell import CellMetrics, cell_metrics
 from vlc_harness.metrics.outcomes import Outcomes, choice_outcomes
 from vlc_harness.store.store import Outcome
@@ -140,7 +140,7 @@ def collect_answers(
             continue
         answered = []
         for q in benchmark.questions(inst):
-            key = question_key(q.kind, [inst_keys[i] for i in q.images], [inst.texts[j] for j in q.texts])
+            key = q.key(inst, inst_keys)
             if key in answers:
                 answered.append(AnsweredQuestion(q, answers[key]))
             else:

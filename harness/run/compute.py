@@ -238,7 +238,7 @@ def _run_choices(model: ChoiceModel, job: Job) -> Iterator[Event]:
                 continue
             images = [decoded[key] for key, _, _ in task.images]
             keys = [key for key, _, _ in task.images]
-            asked.append((task, ChoiceQuestion(task.kind, images, task.texts, keys)))
+            asked.append((task, ChoiceQuestion(task.kind, images, task.texts, keys, task.question)))
         if not asked:
             continue
         answers = model.choose([q for _, q in asked])

@@ -32,12 +32,14 @@ class ImageTask:
 
 @dataclass
 class QuestionTask:
-    """A multiple-choice question to ask: images as (key, path, transform), texts, in order."""
+    """A multiple-choice question to ask: images as (key, path, transform), candidate texts in
+    order, and for ``vqa`` the question asked about the image."""
 
     key: str
     kind: str
     images: list[tuple[str, str, dict[str, Any] | None]]
     texts: list[str]
+    question: str = ""
 
 
 @dataclass

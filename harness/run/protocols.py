@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from vlc_harness.choices import Question, question_key
+from vlc_harness.choices import Question
 from vlc_harness.models import ChoiceModel, EmbeddingModel, Model, PairScoringModel, TextOnlyModel, Usage
 from vlc_harness.run.collect import Collected, collect_answers, collect_scores
 from vlc_harness.run.jobs import Event, ImageTask, Job, Origin, QuestionTask
@@ -71,6 +71,11 @@ class Protocol:
 
 class _Scores(Protocol):
     """Protocols that store (image key, text) scores."""
+
+    def skip_reason(self, model_id: str, benchmark_id: str, benchmark: Any, instances: list[Instance]) -> str | None:
+        if benchmark.answers_only:
+            return f"{model_id} scores image-text pairs; {benchmark_id} asks questions only answering models take"
+        return None
 
     def stored(self, store: Store, model_row: int | None) -> dict[str, Any]:
         if model_row is None:
@@ -171,9 +176,15 @@ class Choose(Protocol):
     name = "choose"
 
     def skip_reason(self, model_id: str, benchmark_id: str, benchmark: Any, instances: list[Instance]) -> str | None:
-        if any(benchmark.questions(i) for i in instances[:1]):
-            return None
-        return f"{model_id} answers multiple-choice questions; {benchmark_id} declares no multiple-choice form"
+        kinds = {q.kind for i in instances[:1] for q in benchmark.questions(i)}
+        if not kinds:
+            return f"{model_id} answers multiple-choice questions; {benchmark_id} declares no multiple-choice form"
+        answerable = self.cls.question_kinds  # type: ignore[attr-defined]
+        unanswered = kinds - set(answerable)
+        if unanswered:
+            answers = ", ".join(answerable)
+            return f"{model_id} answers {answers} questions; {benchmark_id} asks {', '.join(sorted(unanswered))}"
+        return None
 
     def missing(self, cells: list[CellPlan], store: Store, model_row: int | None, batch_size: int) -> Job:
         asked: dict[str, QuestionTask] = {}
@@ -183,8 +194,8 @@ class Choose(Protocol):
                 keys = cell.keys[inst.id]
                 if not isinstance(keys, str):
                     for q in benchmark.questions(inst):
-                        key, _, task = question_task(inst, q, keys)
-                        asked.setdefault(key, task)
+                        task = question_task(inst, q, keys)
+                        asked.setdefault(task.key, task)
         answered = store.stored_answers(model_row) if model_row is not None else {}
         return Job(questions=[asked[k] for k in sorted(asked) if k not in answered], batch_size=batch_size)
 
@@ -197,16 +208,13 @@ class Choose(Protocol):
         return collect_answers(p.benchmark, p.instances, cell.keys, stored["answers"], sink.problems, worker_error)
 
 
-def question_task(inst: Instance, q: Question, keys: list[str]) -> tuple[str, dict[str, Any], QuestionTask]:
-    """The store key, stored description and worker task of one question of an instance."""
-    image_keys = [keys[i] for i in q.images]
-    texts = [inst.texts[j] for j in q.texts]
-    key = question_key(q.kind, image_keys, texts)
+def question_task(inst: Instance, q: Question, keys: list[str]) -> QuestionTask:
+    """The worker task of one question of an instance (its ``key`` is the store key)."""
     images = [
         (keys[i], str(inst.images[i].path), dict(inst.images[i].transform) if inst.images[i].transform else None)
         for i in q.images
     ]
-    return key, {"kind": q.kind, "images": image_keys, "texts": texts}, QuestionTask(key, q.kind, images, texts)
+    return QuestionTask(q.key(inst, keys), q.kind, images, q.candidates(inst), q.asked(inst))
 
 
 PROTOCOLS: dict[type[Model], type[Protocol]] = {

@@ -38,7 +38,9 @@ class Recorder:
         self.device: str | None = None
         self.paths = {t.key: t for t in job.tasks}
         self.questions = {
-            q.key: {"kind": q.kind, "images": [k for k, _, _ in q.images], "texts": q.texts} for q in job.questions
+            q.key: {"kind": q.kind, "images": [k for k, _, _ in q.images], "texts": q.texts}
+            | ({"question": q.question} if q.question else {})
+            for q in job.questions
         }
 
 

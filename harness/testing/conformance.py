@@ -23,8 +23,10 @@ import numpy as np
 import pytest
 
 from vlc_harness.benchmarks import Benchmark, InstanceScores
+from vlc_harness.choices import AnsweredQuestion, InstanceAnswers, Question
 from vlc_harness.errors import ScoreError
 from vlc_harness.metrics.engine import TIES_HALF_RULE
+from vlc_harness.metrics.pairwise import CHOICE_TIE_RULE
 from vlc_harness.metrics.ties import TIE_RULES
 from vlc_harness.models import (
     PROTOCOLS,
@@ -49,9 +51,9 @@ from vlc_harness.testing import (
 )
 
 HEAVY_MODULES = ("torch", "transformers", "open_clip", "openai", "tensorflow", "jax")
-SPEC_TIE_RULES = (*TIE_RULES, "half", TIES_HALF_RULE, "n/a")
+SPEC_TIE_RULES = (*TIE_RULES, "half", TIES_HALF_RULE, "n/a", CHOICE_TIE_RULE)
 """Tie rules a metric spec may state: the comparison rules, Mann-Whitney half, random tie-breaking
-(``<metric>_ties_half``) and ``n/a`` (no comparison: mean scores, data properties)."""
+(``<metric>_ties_half``), ``n/a`` (no comparison: mean scores, data properties) and answers."""
 __all__ = [
     "test_benchmark_example_metrics",
     "test_benchmark_metadata",
@@ -88,14 +90,17 @@ def _grid_job(cls: type[Model], tmp_path: Path) -> Job:
     write_standin_images(names, tmp_path / "images")
     if issubclass(cls, ChoiceModel):
         image = ("key0", str(tmp_path / "images" / names[0]), None)
-        texts = list(CONFORMANCE_TEXTS)
-        return Job(
-            questions=[
-                QuestionTask("q0", "i2t", [image], texts),
-                QuestionTask("q1", "i2t", [image], texts[::-1]),
-            ],
-            batch_size=2,
-        )
+        if "i2t" in cls.question_kinds:
+            texts = list(CONFORMANCE_TEXTS)
+            questions = [QuestionTask("q0", "i2t", [image], texts), QuestionTask("q1", "i2t", [image], texts[::-1])]
+        else:  # vqa only
+            asked = f"Does this image show {CONFORMANCE_TEXTS[0]}? Please answer Yes or No."
+            options = ["Yes", "No"]
+            questions = [
+                QuestionTask("q0", "vqa", [image], options, asked),
+                QuestionTask("q1", "vqa", [image], options[::-1], asked),
+            ]
+        return Job(questions=questions, batch_size=2)
     tasks = []
     for i, name in enumerate(names):
         origins = [[(CONFORMANCE_BENCHMARK, CONFORMANCE_VERSION, CONFORMANCE_INSTANCE, i, j)] for j in range(2)]
@@ -166,6 +171,38 @@ def _example(cls: type[Benchmark], tmp_path: Path) -> Benchmark:
     return bench
 
 
+def _check_answer_metrics(bench: Benchmark, instances: list[Any], specs: dict[str, Any]) -> None:
+    """A benchmark of answers only: its questions fit their instances, its metrics are finite on
+    random answers, all right gives a perfect headline, and unanswered questions count wrong."""
+    rng = np.random.default_rng(0)
+
+    def answered(pick: Any) -> list[InstanceAnswers]:
+        out = []
+        for inst in instances:
+            questions = bench.questions(inst)
+            assert questions, f"{inst.id}: an answers-only benchmark must ask questions"
+            for q in questions:
+                assert all(0 <= i < len(inst.images) for i in q.images)
+                assert 0 <= q.correct < _n_candidates(inst, q)
+            out.append(InstanceAnswers(inst, [AnsweredQuestion(q, pick(inst, q)) for q in questions]))
+        return out
+
+    values = bench.compute_choices(answered(lambda inst, q: int(rng.integers(_n_candidates(inst, q)))))
+    assert values and all(v.metric in specs or v.metric == "coverage" for v in values)
+    assert all(math.isfinite(v.value) for v in values)
+    headline = bench.headline_metric()
+
+    def overall(results: list[InstanceAnswers]) -> float:
+        return next(v.value for v in bench.compute_choices(results) if v.metric == headline and v.category == "all")
+
+    assert overall(answered(lambda inst, q: q.correct)) == 1.0
+    assert overall(answered(lambda inst, q: None)) == 0.0, "an unanswered question must count wrong"
+
+
+def _n_candidates(inst: Any, q: Question) -> int:
+    return len(q.images) if q.kind == "t2i" else len(q.candidates(inst))
+
+
 def test_benchmark_example_metrics(vlc_benchmark_type: str, tmp_path: Path) -> None:
     """Example data loads; metrics are finite on random scores, count ties, and reject NaN."""
     cls = _benchmark_cls(vlc_benchmark_type)
@@ -184,6 +221,9 @@ def test_benchmark_example_metrics(vlc_benchmark_type: str, tmp_path: Path) -> N
     assert cls.headline in specs, f"headline {cls.headline!r} is not among the metric specs"
     for spec in specs.values():
         assert spec.tie_rule in SPEC_TIE_RULES and spec.averaging, f"{spec.id}: tie rule {spec.tie_rule!r}"
+    if cls.answers_only:
+        _check_answer_metrics(bench, instances, specs)
+        return
 
     rng = np.random.default_rng(0)
 

@@ -37,9 +37,24 @@ mean of A and B, the paper's Table 1 macro-average and the headline) and ``spati
 the four COCO/GQA subsets (chance 1/2), with ``coco_spatial_accuracy`` and
 ``gqa_spatial_accuracy`` the unweighted means of each one- and two-object pair. Per preposition
 (upstream's per-preposition records) as tags ``<subset>: <preposition>``, derived as upstream
-derives them. Upstream's pair and set accuracy on the controlled subsets (an object pair counts
-when both opposite prepositions, or all four, are right) are not reported: no metric family
-credits a conjunction of several instances' verdicts (see the benchmark page).
+derives them.
+
+Pair and set accuracy on the controlled subsets (upstream ``Controlled_Images.evaluate_scores``,
+the conjunction of individual verdicts, ``AllCorrect``): upstream keys an image's set by the first
+and last ``_`` tokens of its file name (``mug`` and ``plate`` of ``mug_left_of_plate.jpeg``) and
+its preposition by the second (``left``, ``right``, ``on``, ``under``, ``in-front``, ``behind``).
+``controlled_pair_accuracy`` counts a pair of opposites (left/right; on/under in A, in-front/behind
+in B) when both images are right, over the len/2 pairs; ``controlled_set_accuracy`` counts a set
+when all four are, over the len/4 sets. Each image is right as in individual accuracy (first-index
+ties). Per subset only, as upstream prints them (its README places them in the paper's Table 3;
+no A/B mean is reported: the paper, which could not be read here, is not known to give one).
+Chance: independent uniform picks among 4 captions, (1/4)^2 = 1/16 for a pair and (1/4)^4 =
+1/256 for a set. A group with a member missing from the cell (a failed instance) is left out;
+upstream's denominators (len/2, len/4) assume complete groups, which a test checks on the real
+files when they are present. The bootstrap resamples groups, not their members (see
+:mod:`vlc_harness.metrics.conjunction`).
+Upstream reports neither for COCO/GQA-spatial (``COCO_QA``/``VG_QA`` print individual accuracy
+and per-preposition records only), so neither is reported here.
 """
 
 from __future__ import annotations
@@ -54,6 +69,7 @@ from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark, ImageArchive
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Macro, PairwiseAccuracy, PerCategory, Tags
+from vlc_harness.metrics.conjunction import AllCorrect
 from vlc_harness.types import ImageSource, Instance
 from vlc_harness_builtins.benchmarks.coco import val2017_archives
 
@@ -113,6 +129,42 @@ def _tags(inst: Instance) -> list[str]:
     return [f"{inst.category}: {inst.gold['preposition']}"]
 
 
+OPPOSITES = {"left": "left/right", "right": "left/right", "on": "on/under", "under": "on/under"}
+OPPOSITES |= {"in-front": "in-front/behind", "behind": "in-front/behind"}
+"""Upstream's preposition token (the file name's second ``_`` token) -> its pair of opposites."""
+
+
+def object_pair(inst: Instance) -> str | None:
+    """A controlled image's set, keyed as upstream ``evaluate_scores`` keys ``eval_dict``: the first and
+    last ``_`` tokens of the image's file name (``mug`` and ``plate`` of ``mug_left_of_plate.jpeg``)."""
+    if inst.category not in CONTROLLED:
+        return None
+    tokens = Path(inst.images[0].path).stem.split("_")  # upstream strips the 5 characters of ".jpeg"
+    return f"{tokens[0]} | {tokens[-1]}"
+
+
+def opposite_pair(inst: Instance) -> str | None:
+    """A controlled image's pair: its set and the opposites its preposition belongs to (upstream pairs
+    ``left`` with ``right``, and ``on`` with ``under`` (A) or ``in-front`` with ``behind`` (B))."""
+    objects = object_pair(inst)
+    tokens = Path(inst.images[0].path).stem.split("_")
+    axis = OPPOSITES.get(tokens[1]) if len(tokens) > 2 else None
+    return None if objects is None or axis is None else f"{objects} | {axis}"
+
+
+CONTROLLED_ACCURACY = PairwiseAccuracy(
+    "controlled_accuracy",
+    "individual accuracy: the image picks its caption among the 4 prepositions (a tie with it counts "
+    "right, as upstream's first-index argmax)",
+    (PerCategory(unit="subset"), Tags(_tags), Macro(what="subsets", name_members=True)),
+    tie_rule="first-index",
+    chance=0.25,
+    gold="positive",
+    categories=CONTROLLED,
+)
+"""Individual accuracy on Controlled A and B; pair and set accuracy conjoin its verdicts."""
+
+
 class WhatsUp(Benchmark):
     """What'sUp: pick the caption with the right spatial preposition (controlled photos, COCO, GQA)."""
 
@@ -129,17 +181,9 @@ class WhatsUp(Benchmark):
     captions_redistributable = True
     reference_file = Path(__file__).with_name("whatsup_reference.json")
     Params = WhatsUpParams
+    metrics_version = "2"  # pair and set accuracy added; every earlier value unchanged
     metrics = (
-        PairwiseAccuracy(
-            "controlled_accuracy",
-            "individual accuracy: the image picks its caption among the 4 prepositions (a tie with it counts "
-            "right, as upstream's first-index argmax)",
-            (PerCategory(unit="subset"), Tags(_tags), Macro(what="subsets", name_members=True)),
-            tie_rule="first-index",
-            chance=0.25,
-            gold="positive",
-            categories=CONTROLLED,
-        ),
+        CONTROLLED_ACCURACY,
         PairwiseAccuracy(
             "spatial_accuracy",
             "individual accuracy: the image picks its caption over the opposite preposition (a tie counts right, "
@@ -156,6 +200,26 @@ class WhatsUp(Benchmark):
             chance=0.5,
             gold="positive",
             categories=SPATIAL,
+        ),
+        AllCorrect(
+            "controlled_pair_accuracy",
+            "pair accuracy: both images of an object pair's opposite prepositions (left/right; on/under or "
+            "in-front/behind) pick their captions, each as in individual accuracy (first-index ties)",
+            CONTROLLED_ACCURACY,
+            opposite_pair,
+            (PerCategory(unit="subset", text="mean over the subset's pairs of opposite-preposition images"),),
+            size=2,
+            chance=1 / 16,
+        ),
+        AllCorrect(
+            "controlled_set_accuracy",
+            "set accuracy: all 4 images of an object pair pick their captions, each as in individual accuracy "
+            "(first-index ties)",
+            CONTROLLED_ACCURACY,
+            object_pair,
+            (PerCategory(unit="subset", text="mean over the subset's object pairs (sets of 4 images)"),),
+            size=4,
+            chance=1 / 256,
         ),
     )
 

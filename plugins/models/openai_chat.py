@@ -61,6 +61,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from vlc_harness import hookimpl
+from vlc_harness.choices import first_option_mentioned
 from vlc_harness.errors import WeightsUnavailable
 from vlc_harness.kit.ratelimit import (
     BoundedPool,
@@ -542,9 +543,14 @@ class _ChatAPI:
 
 # -- the two protocols -----------------------------------------------------------------------------
 class OpenAIChoice(_ChatAPI, ChoiceModel):
-    """Multiple choice over a chat-completions API (SugarCrepe's GPT-4V protocol), any compatible server."""
+    """Multiple choice over a chat-completions API (SugarCrepe's GPT-4V protocol), any compatible server.
+
+    A ``vqa`` question (NaturalBench) is sent as the image, then the question; the reply's answer is
+    the option it mentions first (:func:`~vlc_harness.choices.first_option_mentioned`).
+    """
 
     type_name = "openai_choice"
+    question_kinds = ("i2t", "t2i", "vqa")
     Params = ChoiceParams
     Run = ChatRun
     protocol_variant = "choose/openai-chat"
@@ -562,15 +568,19 @@ class OpenAIChoice(_ChatAPI, ChoiceModel):
         reply = self._ask(content, self.params.max_tokens)
         if reply.error is not None:
             return ChoiceAnswer(None, error=reply.error)
+        if question.kind == "vqa":
+            return ChoiceAnswer(first_option_mentioned(reply.text, question.texts), raw=reply.text)
         n = len(question.texts) if question.kind == "i2t" else len(question.images)
         return ChoiceAnswer(parse_choice(reply.text, n), raw=reply.text)
 
     def _requests(self, job: Any, image: Any) -> Iterator[tuple[list[dict[str, Any]], int]]:
         for q in job.questions:
-            question = ChoiceQuestion(q.kind, [image(path) for _, path, _ in q.images], q.texts)
+            question = ChoiceQuestion(q.kind, [image(path) for _, path, _ in q.images], q.texts, question=q.question)
             yield self._content(question), self.params.max_tokens
 
     def _content(self, q: ChoiceQuestion) -> list[dict[str, Any]]:
+        if q.kind == "vqa":
+            return [self._image(q.images[0]), _text(q.question)]
         if q.kind == "i2t":
             text = self.params.i2t_prompt.format(**{f"c{k + 1}": t for k, t in enumerate(q.texts)})
             return [_text(text), self._image(q.images[0])]

@@ -52,6 +52,19 @@ class VqaScoreParams:
     precision: Literal["fp32", "fp16", "bf16"] = "fp32"
 
 
+def checkpoint_family(checkpoint: str, family: str, identity: str) -> str:
+    """The transformers family a checkpoint loads with (``auto`` reads its ``model_type``)."""
+    return resolve_family(family, str(checkpoint_config(checkpoint, identity).get("model_type", "")))
+
+
+def open_scorer(params: Any, device: str, identity: str | None) -> VlmScorer:
+    """The scorer over ``params.checkpoint`` (fp32 weights unless ``params.precision`` says otherwise)."""
+    check_precision(params.precision, device)
+    identity = identity or checkpoint_identity(params.checkpoint, params.revision)
+    family = checkpoint_family(params.checkpoint, params.family, identity)
+    return VlmScorer(params.checkpoint, pinned_revision(identity), family, device, params.precision)
+
+
 class VqaScore(GenerativePairModel):
     """VQAScore over transformers VLMs: P("Yes") to a yes/no question about the caption."""
 
@@ -61,19 +74,12 @@ class VqaScore(GenerativePairModel):
     def identify(self) -> Identity:
         """Resolved hub commit or local folder hash; the protocol names the scoring definition."""
         self._identity = checkpoint_identity(self.params.checkpoint, self.params.revision)
-        model_type = str(checkpoint_config(self.params.checkpoint, self._identity).get("model_type", ""))
-        family = resolve_family(self.params.family, model_type)
+        family = checkpoint_family(self.params.checkpoint, self.params.family, self._identity)
         return Identity(self._identity, self.params.precision, f"score_pairs/vqascore/{self.params.scoring}/{family}")
 
     def load(self, device: str) -> None:
         """The model (fp32 weights), its processor, and the answer's tokens."""
-        check_precision(self.params.precision, device)
-        identity = getattr(self, "_identity", None) or checkpoint_identity(self.params.checkpoint, self.params.revision)
-        model_type = str(checkpoint_config(self.params.checkpoint, identity).get("model_type", ""))
-        family = resolve_family(self.params.family, model_type)
-        self._scorer = VlmScorer(
-            self.params.checkpoint, pinned_revision(identity), family, device, self.params.precision
-        )
+        self._scorer = open_scorer(self.params, device, getattr(self, "_identity", None))
         self._answer = self._scorer.answer_ids(self.params.answer, eos=self.params.scoring == "t2v_metrics")
 
     def _requests(self, groups: list[PairGroup]) -> list[Request]:

@@ -1,5 +1,5 @@
 """What'sUp: the six upstream schemas, upstream's first-index argmax, the per-preposition tags,
-unpinned data versions, the real-data structure and the board."""
+pair and set accuracy, unpinned data versions, the real-data structure and the board."""
 
 from __future__ import annotations
 
@@ -13,7 +13,16 @@ from tests.conftest import shared_data_dir
 from vlc_harness.benchmarks import InstanceScores
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.params import build
-from vlc_harness_builtins.benchmarks.whatsup import CONTROLLED, FILES, SPATIAL, WhatsUp, preposition, write_example
+from vlc_harness_builtins.benchmarks.whatsup import (
+    CONTROLLED,
+    FILES,
+    SPATIAL,
+    WhatsUp,
+    object_pair,
+    opposite_pair,
+    preposition,
+    write_example,
+)
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "whatsup_sample"
 
@@ -85,6 +94,81 @@ def test_first_index_argmax_ties_count_right(root):
     assert got[("controlled_accuracy", "controlled_a: on")].n == 2
 
 
+RIGHT, WRONG, ALL_TIED, TIED_WITH_ONE = [0.9, 0.1, 0.1, 0.1], [0.2, 0.9, 0.1, 0.1], [1.0] * 4, [0.5, 0.5, 0.1, 0.1]
+CONTROLLED_SCORES = {
+    # controlled_a: mug on, under, left of, right of a plate; then book and box
+    "controlled_a": [RIGHT, ALL_TIED, RIGHT, WRONG, WRONG, RIGHT, TIED_WITH_ONE, RIGHT],
+    # controlled_b: mug in front of, behind, left of, right of a plate; then book and box
+    "controlled_b": [RIGHT, RIGHT, RIGHT, RIGHT, RIGHT, WRONG, RIGHT, RIGHT],
+}
+
+
+def controlled_results(instances) -> list[InstanceScores]:
+    k = Counter()
+    out = []
+    for inst in instances:
+        if inst.category in CONTROLLED:
+            row = CONTROLLED_SCORES[inst.category][k[inst.category]]
+            k[inst.category] += 1
+        else:
+            row = [0.9, 0.1]
+        out.append(InstanceScores(inst, np.array([row])))
+    return out
+
+
+def test_pair_and_set_accuracy_by_hand(root):
+    b = bench(root, version="custom")
+    instances = b.load_instances()
+    assert [object_pair(i) for i in instances[:8]] == ["mug | plate"] * 4 + ["book | box"] * 4
+    assert [opposite_pair(i) for i in instances[8:10]] == ["mug | plate | in-front/behind"] * 2
+    assert object_pair(instances[-1]) is None and opposite_pair(instances[-1]) is None
+    got = values(b.compute(controlled_results(instances)))
+    # A: mug on/under right (under by a first-index tie), mug left/right wrong (right fails),
+    # book on/under wrong (on fails), book left/right right (left by a first-index tie)
+    pair_a = got[("controlled_pair_accuracy", "controlled_a")]
+    assert (pair_a.value, pair_a.n, pair_a.ties, pair_a.tie_rule) == (0.5, 4, 2, "first-index")
+    # at random: mug on/under 1 x 1/4, book left/right 1/2 x 1
+    assert got[("controlled_pair_accuracy_ties_half", "controlled_a")].value == pytest.approx((1 / 4 + 1 / 2) / 4)
+    set_a = got[("controlled_set_accuracy", "controlled_a")]
+    assert (set_a.value, set_a.n, set_a.ties) == (0.0, 2, 2)  # one member of each set fails
+    # B: only book behind fails, so book's in-front/behind pair and book's set
+    assert got[("controlled_pair_accuracy", "controlled_b")].value == 0.75
+    assert got[("controlled_set_accuracy", "controlled_b")].value == 0.5
+    assert got[("controlled_accuracy", "controlled_a")].value == 0.75  # individual accuracy, unchanged
+    assert not any(m == "controlled_pair_accuracy" and c not in CONTROLLED for m, c in got)
+
+
+def upstream_pair_set(instances, rows) -> dict[str, tuple[float, float]]:
+    """Pair and set accuracy as upstream ``Controlled_Images.evaluate_scores`` defines them
+    (dataset_zoo/aro_datasets.py at 7c1f255): verdicts by the file name's first and last ``_`` tokens,
+    then its second; over len/2 pairs and len/4 sets."""
+    out = {}
+    for subset in CONTROLLED:
+        axes = (("left", "right"), ("on", "under") if subset == "controlled_a" else ("in-front", "behind"))
+        verdicts: dict[tuple[str, str], dict[str, bool]] = {}
+        mine = [(i, r) for i, r in zip(instances, rows) if i.category == subset]
+        for inst, row in mine:
+            tokens = inst.images[0].path.stem.split("_")
+            verdicts.setdefault((tokens[0], tokens[-1]), {})[tokens[1]] = bool(np.argmax(row) == 0)
+        pairs = sum(all(v.get(p, False) for p in axis) for v in verdicts.values() for axis in axes)
+        sets = sum(sum(v.values()) == 4 for v in verdicts.values())
+        out[subset] = (pairs / (len(mine) / 2), sets / (len(mine) / 4))
+    return out
+
+
+def test_pair_and_set_accuracy_match_upstream_on_tie_heavy_scores(tmp_path):
+    write_example(tmp_path, pairs=3)
+    b = bench(tmp_path, version="custom")
+    instances = b.load_instances()
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        rows = [np.round(rng.random(len(i.texts)), 1) for i in instances]  # a tenth's grid: many ties
+        got = values(b.compute([InstanceScores(i, r[None, :]) for i, r in zip(instances, rows)]))
+        for subset, (pair, set_) in upstream_pair_set(instances, rows).items():
+            assert got[("controlled_pair_accuracy", subset)].value == pytest.approx(pair)
+            assert got[("controlled_set_accuracy", subset)].value == pytest.approx(set_)
+
+
 def test_missing_files_name_their_google_drive_ids(root, tmp_path):
     (root / "whatsup" / FILES["gqa_two_obj"][0]).unlink()
     with pytest.raises(DataUnavailable, match=FILES["gqa_two_obj"][1]):
@@ -108,6 +192,8 @@ def test_real_controlled_subsets_have_four_prepositions_per_object_pair():
         assert len(mine) % 4 == 0 and all(len(i.texts) == 4 for i in mine)
         counts = Counter(i.gold["preposition"] for i in mine)
         assert len(counts) == 4 and len(set(counts.values())) == 1  # balanced, as upstream's pair/set accuracy needs
+        sets, pairs = Counter(object_pair(i) for i in mine), Counter(opposite_pair(i) for i in mine)
+        assert set(sets.values()) == {4} and set(pairs.values()) == {2}  # every group complete: none left out
     assert all(len(i.texts) == 2 for i in instances if i.category in SPATIAL)
 
 

@@ -1,0 +1,89 @@
+"""Answer questions by likelihood: the option a transformers VLM finds likeliest after the question.
+
+For ``vqa`` questions (NaturalBench), with the checkpoints and families of ``vqascore``: each
+option's log P(option tokens | image, question) is summed over its tokens (no end-of-sequence
+token, as ``vqascore``'s ``p_yes``), and the likeliest option is the answer. Two options exactly
+as likely (a tie) give no answer, which counts wrong. The question is rendered as VQAScore renders
+its own (``prompt``: the checkpoint's chat template with the image first, or a format string).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from vlc_harness import hookimpl
+from vlc_harness.kit.weights import checkpoint_identity
+from vlc_harness.models import ChoiceAnswer, ChoiceModel, ChoiceQuestion, Identity
+from vlc_harness_builtins.models.generative import GenerativeRun, Request
+from vlc_harness_builtins.models.vqascore import checkpoint_family, open_scorer
+
+
+@dataclass(frozen=True)
+class VqaLikelihoodParams:
+    """Which checkpoint, its family, the prompt and the compute precision."""
+
+    checkpoint: str
+    revision: str | None = None
+    family: Literal["auto", "llava", "blip2", "instructblip", "image_text_to_text"] = "auto"
+    prompt: str = "auto"
+    precision: Literal["fp32", "fp16", "bf16"] = "fp32"
+
+
+class VqaLikelihood(ChoiceModel):
+    """Answers ``vqa`` questions with the likeliest option under a transformers VLM."""
+
+    type_name = "vqa_likelihood"
+    question_kinds = ("vqa",)
+    Params = VqaLikelihoodParams
+    Run = GenerativeRun
+
+    def identify(self) -> Identity:
+        """Resolved hub commit or local folder hash; the protocol names the family."""
+        self._identity = checkpoint_identity(self.params.checkpoint, self.params.revision)
+        family = checkpoint_family(self.params.checkpoint, self.params.family, self._identity)
+        return Identity(self._identity, self.params.precision, f"choose/vqa-likelihood/{family}")
+
+    def load(self, device: str) -> None:
+        """The model and its processor."""
+        self._scorer = open_scorer(self.params, device, getattr(self, "_identity", None))
+
+    def preprocess(self, image: Any) -> Any:
+        """The scorer's image tensors for one image."""
+        return self._scorer.preprocess(image)
+
+    def choose(self, questions: list[ChoiceQuestion]) -> list[ChoiceAnswer]:
+        """Each question's likeliest option (its summed log-probabilities kept as the raw reply)."""
+        scorer = self._scorer
+        requests = [
+            Request(g, scorer.render(q.question, self.params.prompt), scorer.answer_ids(option, eos=False))
+            for g, q in enumerate(questions)
+            for option in q.texts
+        ]
+        images = [q.images[0] for q in questions]
+        logprobs = scorer.token_logprobs(images, requests, self.run.reuse)
+        if self.run.self_check and not getattr(self, "_checked", False):
+            first = [k for k, r in enumerate(requests) if r.group == 0]
+            scorer.self_check(images[0], [requests[k] for k in first], [logprobs[k] for k in first])
+            self._checked = True
+        answers, k = [], 0
+        for q in questions:
+            totals = [sum(lp) for lp in logprobs[k : k + len(q.texts)]]
+            k += len(q.texts)
+            best = [i for i, total in enumerate(totals) if total == max(totals)]
+            raw = "; ".join(f"{option}: {total:.6g}" for option, total in zip(q.texts, totals))
+            answers.append(ChoiceAnswer(best[0] if len(best) == 1 else None, raw=raw))
+        return answers
+
+    @classmethod
+    def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
+        """A tiny LLaVA with random weights, saved locally."""
+        from vlc_harness_builtins.models.tiny_generative import save_tiny_llava
+
+        return {"checkpoint": str(save_tiny_llava(tmp_path / "tiny_llava"))}
+
+
+@hookimpl
+def register_models(register: Any) -> None:
+    """Register the likelihood answerer."""
+    register(VqaLikelihood)
