@@ -22,8 +22,11 @@ from that layout, so both readings agree. Per question type as categories, per s
 where the export has a ``Source`` field. Chance (uniform answers): 1/2, 1/4, 1/4, 1/16.
 
 Data: the Hugging Face dataset ``BaiqiL/NaturalBench`` (Apache-2.0), split ``train`` as the
-reference loads it. **No hub commit could be read here (no network), so it is not pinned**: the
-data version names the sha256 of the exported rows (``hf-unpinned-<sha12>``).
+reference loads it, pinned to hub commit ``b6a84a1``: the newest full commit id that could be read
+here, whose ``data/`` parquet files come from upload ``dd38be1``. The dataset's files have been
+re-uploaded since (``7dd10be`` replaced the parquet files); that commit's full id could not be
+read, so it is not used. No checksum of the export could be verified (no network): the data
+version names the sha256 of the exported rows (``hf-b6a84a1-<sha12>``).
 ``vlc-harness data fetch -b naturalbench`` exports it (``pip install 'vlc-harness[data]'``)::
 
     <data root>/naturalbench/naturalbench.jsonl        # one row per group, the HF fields, with
@@ -52,6 +55,7 @@ from vlc_harness.metrics.answers import QuestionImageGroup, order
 from vlc_harness.types import ImageSource, Instance
 
 HF_DATASET = "BaiqiL/NaturalBench"
+HF_REVISION = "b6a84a18ba24544169681d4b15543dd103d4d3bb"
 REPO = "https://github.com/Baiqi-Li/NaturalBench"
 ROWS = "naturalbench.jsonl"
 GROUPS = 1900
@@ -74,7 +78,7 @@ GET_HINT = (
 class NaturalBenchParams:
     """Data version and where the export is (relative to the data root)."""
 
-    version: Literal["hf-unpinned", "custom"] = "hf-unpinned"
+    version: Literal["hf-b6a84a1", "custom"] = "hf-b6a84a1"
     data_dir: str = "naturalbench"
 
 
@@ -111,7 +115,7 @@ class NaturalBench(Benchmark):
 
     @property
     def data_version(self) -> str:
-        """``hf-unpinned-<sha12>`` or ``custom-<sha12>`` of the exported rows."""
+        """``hf-b6a84a1-<sha12>`` or ``custom-<sha12>`` of the exported rows."""
         path = self._file()
         digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path.is_file() else "missing"
         return f"{self.params.version}-{digest}"
@@ -210,7 +214,7 @@ def _checked(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _load_split(progress: bool) -> Any:
-    """The ``train`` split with undecoded images (``datasets`` imported here only)."""
+    """The ``train`` split at the pinned commit, images undecoded (``datasets`` imported here only)."""
     try:
         import datasets
     except ImportError:
@@ -221,9 +225,9 @@ def _load_split(progress: bool) -> Any:
     if not progress:
         datasets.disable_progress_bars()
     try:
-        split = datasets.load_dataset(HF_DATASET, split="train")
+        split = datasets.load_dataset(HF_DATASET, split="train", revision=HF_REVISION)
     except Exception as exc:  # the hub and datasets raise many types (offline, not found, layout)
-        raise FetchError(f"cannot load {HF_DATASET}: {type(exc).__name__}: {exc}") from None
+        raise FetchError(f"cannot load {HF_DATASET}@{HF_REVISION[:7]}: {type(exc).__name__}: {exc}") from None
     for column in ("Image_0", "Image_1"):
         split = split.cast_column(column, datasets.Image(decode=False))
     return split
@@ -243,7 +247,7 @@ def export_split(split: Any, path: Path, images: Path) -> list[str]:
         lines.append(json.dumps(out, ensure_ascii=False))
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(path, ("\n".join(lines) + "\n").encode("utf-8"))
-    return [f"fetched  {path} ({len(lines)} groups) and {2 * len(lines)} images from {HF_DATASET} (unpinned)"]
+    return [f"fetched  {path} ({len(lines)} groups) and {2 * len(lines)} images from {HF_DATASET}@{HF_REVISION[:7]}"]
 
 
 def write_example(root: Path, groups: int = 4) -> list[dict[str, Any]]:

@@ -14,7 +14,14 @@ from tests.conftest import shared_data_dir
 from vlc_harness.choices import AnsweredQuestion, InstanceAnswers, first_option_mentioned
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.store import open_store
-from vlc_harness_builtins.benchmarks.naturalbench import GROUPS, ROWS, NaturalBench, NaturalBenchParams, write_example
+from vlc_harness_builtins.benchmarks.naturalbench import (
+    GROUPS,
+    HF_REVISION,
+    ROWS,
+    NaturalBench,
+    NaturalBenchParams,
+    write_example,
+)
 
 KEY_ENV = "VLC_TEST_NATURALBENCH_KEY"
 
@@ -88,9 +95,9 @@ def test_both_spellings_of_the_question_type_are_read(root):
 
 def test_the_pinned_version_wants_all_groups(root):
     with pytest.raises(DataUnavailable, match=f"has 4 groups, expected {GROUPS}"):
-        bench(root, version="hf-unpinned").check_data()
+        bench(root, version="hf-b6a84a1").check_data()
     with pytest.raises(DataUnavailable, match="data fetch -b naturalbench"):
-        bench(root.parent / "empty", version="hf-unpinned").check_data()
+        bench(root.parent / "empty", version="hf-b6a84a1").check_data()
 
 
 def _reference_scores(raw: list[list[int]]) -> dict[str, float]:
@@ -142,16 +149,16 @@ def test_fetch_exports_the_train_split(tmp_path, monkeypatch, root):
     hf_rows = [r | {"Image_0": {"bytes": png, "path": None}, "Image_1": {"bytes": png, "path": None}} for r in rows]
     calls: list = []
     datasets = types.ModuleType("datasets")
-    datasets.load_dataset = lambda name, split: calls.append((name, split)) or FakeSplit(hf_rows)
+    datasets.load_dataset = lambda name, split, revision: calls.append((name, split, revision)) or FakeSplit(hf_rows)
     datasets.Image = lambda decode=True: ("Image", decode)
     datasets.disable_progress_bars = lambda: None
     monkeypatch.setitem(sys.modules, "datasets", datasets)
     target = tmp_path / "fetched"
-    lines = bench(target, version="hf-unpinned").fetch(progress=False)
-    assert calls == [("BaiqiL/NaturalBench", "train")] and "4 groups" in lines[0]
+    lines = bench(target, version="hf-b6a84a1").fetch(progress=False)
+    assert calls == [("BaiqiL/NaturalBench", "train", HF_REVISION)] and "4 groups" in lines[0]
     assert (target / "naturalbench" / ROWS).read_text() == (root / "naturalbench" / ROWS).read_text()
     assert (target / "naturalbench" / "images" / "3_1.png").read_bytes() == png
-    assert bench(target, version="hf-unpinned").fetch(progress=False)[0].startswith("present")
+    assert bench(target, version="hf-b6a84a1").fetch(progress=False)[0].startswith("present")
 
 
 def test_each_model_takes_only_the_questions_it_answers(root):
@@ -256,6 +263,6 @@ def test_real_export_has_1900_groups():
     shared = shared_data_dir()
     if shared is None or not (shared / "naturalbench" / ROWS).is_file():
         pytest.skip("NaturalBench's export is not in ../shared/data (run `vlc-harness data fetch -b naturalbench`)")
-    b = bench(shared, version="hf-unpinned")
+    b = bench(shared, version="hf-b6a84a1")
     b.check_data()
     assert len(b.load_instances()) == GROUPS
