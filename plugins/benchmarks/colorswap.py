@@ -33,7 +33,6 @@ group scores (GPT-4V 72%, LLaVA 42%) are reproduced by ``tests/plugins/benchmark
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +42,7 @@ from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.datafetch import FetchError, require_fields, save_stored_image, write_atomically
 from vlc_harness.errors import DataUnavailable
+from vlc_harness.hashing import short_sha256
 from vlc_harness.metrics import Micro, PerCategory, Tags
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
 from vlc_harness.types import ImageSource, Instance
@@ -110,7 +110,7 @@ class ColorSwap(Benchmark):
     def data_version(self) -> str:
         """``hf-<split>-<sha12>`` or ``custom-<split>-<sha12>`` of the split file (unpinned)."""
         path = self._file()
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path.is_file() else "missing"
+        digest = short_sha256(path)
         return f"{self.params.version}-{self.params.split}-{digest}"
 
     def check_data(self) -> None:

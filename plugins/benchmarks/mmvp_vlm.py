@@ -45,7 +45,6 @@ macro on the full data). Chance is 1/4.
 from __future__ import annotations
 
 import csv
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -53,6 +52,7 @@ from typing import Any, Literal
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.errors import DataUnavailable
+from vlc_harness.hashing import short_sha256
 from vlc_harness.metrics import Macro, Micro, PerCategory
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
 from vlc_harness.types import ImageSource, Instance
@@ -135,7 +135,7 @@ class MMVPVLM(Benchmark):
     def data_version(self) -> str:
         """``hf-211372d-<sha12>`` or ``custom-<sha12>`` of the Questions.csv read."""
         path = self._dir() / QUESTIONS
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path.is_file() else "missing"
+        digest = short_sha256(path)
         return f"{self.params.version}-{digest}"
 
     def check_data(self) -> None:

@@ -39,7 +39,6 @@ both spellings circulate), with values ``yes_no``/``yes or no`` and ``multiple_c
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +49,7 @@ from vlc_harness.benchmarks import Benchmark
 from vlc_harness.choices import Question, vqa_question
 from vlc_harness.datafetch import FetchError, require_fields, save_stored_image, write_atomically
 from vlc_harness.errors import DataUnavailable
+from vlc_harness.hashing import short_sha256
 from vlc_harness.metrics import Micro, PerCategory, Tags
 from vlc_harness.metrics.answers import QuestionImageGroup, order
 from vlc_harness.types import ImageSource, Instance
@@ -117,7 +117,7 @@ class NaturalBench(Benchmark):
     def data_version(self) -> str:
         """``hf-b6a84a1-<sha12>`` or ``custom-<sha12>`` of the exported rows."""
         path = self._file()
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path.is_file() else "missing"
+        digest = short_sha256(path)
         return f"{self.params.version}-{digest}"
 
     def check_data(self) -> None:

@@ -24,7 +24,6 @@ table's sha256), so it can go into a data version cheaply.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from vlc_harness.errors import Unavailable
+from vlc_harness.hashing import short_sha256
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm"
 SPACY_INSTALL = "pip install spacy && python -m spacy download en_core_web_sm"
@@ -167,7 +167,7 @@ def spacy_identity(model: str = DEFAULT_SPACY_MODEL) -> str:
 
 def table_identity(path: Path) -> str:
     """``table-<sha256 prefix>`` of a tag table file."""
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path.is_file() else "missing"
+    digest = short_sha256(path)
     return f"table-{digest}"
 
 

@@ -29,7 +29,6 @@ of the four categories. Chance is 1/4, 1/4 and 1/6.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +38,7 @@ from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.datafetch import FetchError, require_fields, save_stored_image, write_atomically
 from vlc_harness.errors import DataUnavailable
+from vlc_harness.hashing import short_sha256
 from vlc_harness.metrics import Macro, Micro, PerCategory
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
 from vlc_harness.types import ImageSource, Instance
@@ -103,7 +103,7 @@ class VisMin(Benchmark):
     def data_version(self) -> str:
         """``hf-2f379d5-<sha12>`` or ``custom-<sha12>`` of the exported rows."""
         path = self._file()
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path.is_file() else "missing"
+        digest = short_sha256(path)
         return f"{self.params.version}-{digest}"
 
     def check_data(self) -> None:
