@@ -74,7 +74,7 @@ class _Scores(Protocol):
 
     def skip_reason(self, model_id: str, benchmark_id: str, benchmark: Any, instances: list[Instance]) -> str | None:
         if benchmark.answers_only:
-            return f"{model_id} scores image-text pairs; {benchmark_id} asks questions only answering models take"
+            return f"{model_id} scores image-text pairs; {benchmark_id} asks questions, for models that answer them"
         return None
 
     def stored(self, store: Store, model_row: int | None) -> dict[str, Any]:
