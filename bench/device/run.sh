@@ -2,13 +2,16 @@
 # The GPU check of issue 15, on the device machine (prepared by bench/device/prepare.sh): install
 # the carried wheels, then bench/sugarcrepe_speed.py with every timing in the same run, the device
 # named with each number. Arguments replace the defaults below (a CPU rehearsal here:
-# `bash bench/device/run.sh --device cpu --arch ViT-B-32 --skip-official --skip-clip-benchmark`).
+# `WHEELS=/tmp/whl-local bash bench/device/run.sh --device cpu --arch ViT-B-32 --skip-official
+# --skip-clip-benchmark`, after preparing those wheels for this machine's Python).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp/vlc-device-out}"
 mkdir -p "$out"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
+    "${WHEELS:-.whl}"/*.whl \
     || exit 1
+python3 -m compileall -q -j 0 /tmp/site > /dev/null  # as pip would on a normal install: cold runs read bytecode
 # CLIP_benchmark imports pycocoevalcap's scorers at import time, for captioning metrics only: an
 # import-only stand-in (no scorer runs in image_caption_selection) lets it start without the package
 standin=/tmp/standin/pycocoevalcap
