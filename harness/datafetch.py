@@ -16,7 +16,9 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from vlc_harness.datafiles import DataFile, ImageArchive
 from vlc_harness.errors import HarnessError
@@ -95,6 +97,15 @@ def image_suffix(data: bytes) -> str:
     if data.startswith(b"\xff\xd8\xff"):
         return ".jpg"
     raise ValueError("an image that is neither PNG nor JPEG")
+
+
+def split_rows(split: Any, source: str, progress: bool = True) -> Iterator[tuple[int, Any]]:
+    """``(index, row)`` of every row of a downloaded dataset split, with a progress bar while they are exported."""
+    from tqdm import tqdm
+
+    bar = tqdm(range(len(split)), desc=f"exporting {source}", unit="row", disable=not progress, file=sys.stderr)
+    for k in bar:
+        yield k, split[k]
 
 
 def require_fields(source: str, row: dict, k: int, fields: tuple[str, ...]) -> None:

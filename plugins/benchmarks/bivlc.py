@@ -48,7 +48,7 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark, DataFile, ImageArchive, verify_files
-from vlc_harness.datafetch import stored_image_bytes, write_atomically
+from vlc_harness.datafetch import FetchError, split_rows, stored_image_bytes, write_atomically
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Micro, PairwiseAccuracy, PerCategory
 from vlc_harness.metrics.group import CHANCE_SINGLE, MATCHED_PAIRS, TextImageGroup
@@ -240,8 +240,6 @@ class BiVLC(Benchmark):
         return lines
 
     def _fetch_negative_images(self, progress: bool) -> list[str]:
-        from vlc_harness.datafetch import FetchError
-
         rows = self._rows()
         folder = self._dir(self.params.negative_images_dir)
         if all((folder / f"{k}.jpg").is_file() for k in range(len(rows))):
@@ -253,8 +251,8 @@ class BiVLC(Benchmark):
         coco = self._dir(self.params.images_dir)
         filenames = coco_filenames(rows, _read_csv(self._file(SOURCES_FILE)))
         same = differ = 0
-        for k, row in enumerate(rows):
-            record = split[k]
+        for k, record in split_rows(split, HF_DATASET, progress):
+            row = rows[k]
             for key in ("caption", "negative_caption", "type", "subtype"):
                 if record[key] != row[key]:
                     raise FetchError(
@@ -322,8 +320,6 @@ def coco_filenames(rows: list[dict[str, str]], sources: list[dict[str, str]]) ->
 
 def _load_hf_test_split(progress: bool) -> Any:
     """The ``test`` split of the HF dataset, images as undecoded bytes (``datasets`` imported here)."""
-    from vlc_harness.datafetch import FetchError
-
     try:
         import datasets
     except ImportError:

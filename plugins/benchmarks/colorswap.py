@@ -40,7 +40,7 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
-from vlc_harness.datafetch import FetchError, require_fields, save_stored_image, write_atomically
+from vlc_harness.datafetch import FetchError, require_fields, save_stored_image, split_rows, write_atomically
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.hashing import short_sha256
 from vlc_harness.metrics import Micro, PerCategory, Tags
@@ -174,7 +174,7 @@ class ColorSwap(Benchmark):
             records = self._records()
             if all((self._dir() / r[k]).is_file() for r in records for k in ("image_1", "image_2")):
                 return [f"present  {path} and {2 * len(records)} images"]
-        return export_hf_split(_load_hf_split(self.params.split, progress), path, self.image_dir())
+        return export_hf_split(_load_hf_split(self.params.split, progress), path, self.image_dir(), progress)
 
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
@@ -204,12 +204,11 @@ def _load_hf_split(split: str, progress: bool) -> Any:
     return data
 
 
-def export_hf_split(split: Any, path: Path, images: Path) -> list[str]:
+def export_hf_split(split: Any, path: Path, images: Path, progress: bool = True) -> list[str]:
     """Write the split as the authors' ``<split>.json`` and ``images/img_<id>_<k>.<ext>`` (bytes as stored)."""
     images.mkdir(parents=True, exist_ok=True)
     records = []
-    for k in range(len(split)):
-        row = split[k]
+    for k, row in split_rows(split, HF_DATASET, progress):
         require_fields(HF_DATASET, row, k, FIELDS)
         rec = {f: row[f] for f in FIELDS}
         for i in (1, 2):

@@ -47,7 +47,7 @@ from typing import Any, Literal
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.choices import Question, vqa_question
-from vlc_harness.datafetch import FetchError, require_fields, save_stored_image, write_atomically
+from vlc_harness.datafetch import FetchError, require_fields, save_stored_image, split_rows, write_atomically
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.hashing import short_sha256
 from vlc_harness.metrics import Micro, PerCategory, Tags
@@ -179,7 +179,7 @@ class NaturalBench(Benchmark):
             rows = self._rows()
             if all((self.image_dir() / r[k]).is_file() for r in rows for k in ("Image_0", "Image_1")):
                 return [f"present  {path} and {2 * len(rows)} images"]
-        return export_split(_load_split(progress), path, self.image_dir())
+        return export_split(_load_split(progress), path, self.image_dir(), progress)
 
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
@@ -233,12 +233,11 @@ def _load_split(progress: bool) -> Any:
     return split
 
 
-def export_split(split: Any, path: Path, images: Path) -> list[str]:
+def export_split(split: Any, path: Path, images: Path, progress: bool = True) -> list[str]:
     """Write the rows (images as file names) and the image bytes as stored."""
     images.mkdir(parents=True, exist_ok=True)
     lines = []
-    for k in range(len(split)):
-        row = split[k]
+    for k, row in split_rows(split, HF_DATASET, progress):
         require_fields(HF_DATASET, row, k, FIELDS)
         out = dict(row)  # the images are replaced by their file names below
         for i in (0, 1):

@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
-from vlc_harness.datafetch import FetchError, require_fields, save_stored_image, write_atomically
+from vlc_harness.datafetch import FetchError, require_fields, save_stored_image, split_rows, write_atomically
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.hashing import short_sha256
 from vlc_harness.metrics import Macro, Micro, PerCategory
@@ -168,7 +168,7 @@ class VisMin(Benchmark):
             if all((self.image_dir() / r[k]).is_file() for r in rows for k in ("image_0", "image_1")):
                 return [f"present  {path} and {2 * len(rows)} images"]
         return export_split(
-            _load_snapshot(self.data_root / "downloads" / "vismin-bench", progress), path, self.image_dir()
+            _load_snapshot(self.data_root / "downloads" / "vismin-bench", progress), path, self.image_dir(), progress
         )
 
     @classmethod
@@ -201,12 +201,11 @@ def _load_snapshot(folder: Path, progress: bool) -> Any:
     return split
 
 
-def export_split(split: Any, path: Path, images: Path) -> list[str]:
+def export_split(split: Any, path: Path, images: Path, progress: bool = True) -> list[str]:
     """Write the rows (images as file names) and the image bytes as stored."""
     images.mkdir(parents=True, exist_ok=True)
     lines = []
-    for k in range(len(split)):
-        row = split[k]
+    for k, row in split_rows(split, HF_DATASET, progress):
         require_fields(HF_DATASET, row, k, FIELDS)
         out = {f: row[f] for f in FIELDS}  # the images are replaced by their file names below
         for i in (0, 1):

@@ -43,7 +43,7 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark, DataFile, verify_files
-from vlc_harness.datafetch import FetchError, require_fields, stored_image_bytes, write_atomically
+from vlc_harness.datafetch import FetchError, require_fields, split_rows, stored_image_bytes, write_atomically
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Micro, PerCategory, Tags
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
@@ -204,7 +204,7 @@ class Winoground(Benchmark):
             names = [_image_file(r[f"image_{k}"]) for r in self._records() for k in (0, 1)]
             if all((folder / n).is_file() for n in names):
                 return [*lines, f"present  {examples} and {len(names)} images"]
-        return [*lines, *export_hf_split(_load_hf_test_split(progress), examples, folder)]
+        return [*lines, *export_hf_split(_load_hf_test_split(progress), examples, folder, progress)]
 
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
@@ -268,15 +268,14 @@ def _load_hf_test_split(progress: bool) -> Any:
     return split
 
 
-def export_hf_split(split: Any, examples: Path, images: Path) -> list[str]:
+def export_hf_split(split: Any, examples: Path, images: Path, progress: bool = True) -> list[str]:
     """Write the HF test split as upstream's layout: examples.jsonl and ``ex_<id>_img_<k>.png``.
 
     Images are written with their stored bytes (never re-encoded).
     """
     images.mkdir(parents=True, exist_ok=True)
     lines = []
-    for k in range(len(split)):
-        rec = split[k]
+    for k, rec in split_rows(split, HF_DATASET, progress):
         require_fields(HF_DATASET, rec, k, FIELDS)
         out = {"id": int(rec["id"])}
         for i in (0, 1):
