@@ -5,6 +5,8 @@ option's log P(option tokens | image, question) is summed over its tokens (no en
 token, as ``vqascore``'s ``p_yes``), and the likeliest option is the answer. Two options exactly
 as likely (a tie) give no answer, which counts wrong. The question is rendered as VQAScore renders
 its own (``prompt``: the checkpoint's chat template with the image first, or a format string).
+Checkpoints of the families with a scorer of their own (Qwen2.5-VL and Qwen3-VL, InternVL3,
+LLaVA-OneVision: the ``vqascore_*`` types) load with that scorer when ``family`` is ``auto``.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from vlc_harness import hookimpl
-from vlc_harness.kit.weights import checkpoint_identity
+from vlc_harness.kit.precision import check_precision
+from vlc_harness.kit.weights import checkpoint_config, checkpoint_identity, pinned_revision
 from vlc_harness.models import ChoiceAnswer, ChoiceModel, ChoiceQuestion, Identity
-from vlc_harness_builtins.models.generative import GenerativeRun, Request
+from vlc_harness_builtins.models.generative import GenerativeRun, Request, VlmScorer
+from vlc_harness_builtins.models.versions import require_transformers_model
 from vlc_harness_builtins.models.vqascore import checkpoint_family, open_scorer
 
 
@@ -39,14 +43,31 @@ class VqaLikelihood(ChoiceModel):
     Run = GenerativeRun
 
     def identify(self) -> Identity:
-        """Resolved hub commit or local folder hash; the protocol names the family."""
+        """Resolved hub commit or local folder hash; the protocol names the family (or model type)."""
         self._identity = checkpoint_identity(self.params.checkpoint, self.params.revision)
-        family = checkpoint_family(self.params.checkpoint, self.params.family, self._identity)
+        model_type = self._own_scorer(self._identity)[0]
+        family = model_type or checkpoint_family(self.params.checkpoint, self.params.family, self._identity)
         return Identity(self._identity, self.params.precision, f"choose/vqa-likelihood/{family}")
 
     def load(self, device: str) -> None:
-        """The model and its processor."""
-        self._scorer = open_scorer(self.params, device, getattr(self, "_identity", None))
+        """The model and its processor (through its family's own scorer where it has one)."""
+        identity = getattr(self, "_identity", None) or checkpoint_identity(self.params.checkpoint, self.params.revision)
+        model_type, scorer = self._own_scorer(identity)
+        if scorer is None:
+            self._scorer = open_scorer(self.params, device, identity)
+            return
+        check_precision(self.params.precision, device)
+        require_transformers_model(model_type)
+        revision = pinned_revision(identity)
+        self._scorer = scorer(self.params.checkpoint, revision, "image_text_to_text", device, self.params.precision)
+
+    def _own_scorer(self, identity: str) -> tuple[str, type[VlmScorer] | None]:
+        """``(model_type, scorer class)`` for a family with a scorer of its own, else ``("", None)``."""
+        if self.params.family != "auto":
+            return "", None
+        model_type = str(checkpoint_config(self.params.checkpoint, identity).get("model_type", ""))
+        scorer = family_scorers().get(model_type)
+        return (model_type, scorer) if scorer is not None else ("", None)
 
     def preprocess(self, image: Any) -> Any:
         """The scorer's image tensors for one image."""
@@ -81,6 +102,15 @@ class VqaLikelihood(ChoiceModel):
         from vlc_harness_builtins.models.tiny_generative import save_tiny_llava
 
         return {"checkpoint": str(save_tiny_llava(tmp_path / "tiny_llava"))}
+
+
+def family_scorers() -> dict[str, type[VlmScorer]]:
+    """The scorer class of each model type whose ``vqascore_*`` type has its own (imported on use)."""
+    from vlc_harness_builtins.models.vqascore_internvl import VqaScoreInternVl
+    from vlc_harness_builtins.models.vqascore_llava_onevision import VqaScoreLlavaOnevision
+    from vlc_harness_builtins.models.vqascore_qwen_vl import VqaScoreQwenVl
+
+    return {**VqaScoreQwenVl.model_types, **VqaScoreInternVl.model_types, **VqaScoreLlavaOnevision.model_types}
 
 
 @hookimpl

@@ -259,6 +259,36 @@ def test_likelihood_answers_from_a_tiny_vlm(vlc_run, tmp_path, root):
     assert m[("acc", "all")] == right / 16
 
 
+@pytest.mark.parametrize("model_type", ["qwen3_vl", "internvl", "llava_onevision"])
+def test_likelihood_answers_through_each_familys_own_scorer(tmp_path, model_type):
+    from vlc_harness.testing import require
+
+    require("transformers")
+    from vlc_harness.models import ChoiceQuestion
+    from vlc_harness.params import build
+    from vlc_harness.testing import standin_image
+    from vlc_harness_builtins.models.vqa_likelihood import VqaLikelihood, family_scorers
+    from vlc_harness_builtins.models.vqascore_internvl import save_tiny_internvl
+    from vlc_harness_builtins.models.vqascore_llava_onevision import save_tiny_llava_onevision
+    from vlc_harness_builtins.models.vqascore_qwen_vl import save_tiny_qwen_vl
+
+    builders = {
+        "qwen3_vl": lambda folder: save_tiny_qwen_vl(folder, "qwen3_vl"),
+        "internvl": save_tiny_internvl,
+        "llava_onevision": save_tiny_llava_onevision,
+    }
+    checkpoint = builders[model_type](tmp_path / model_type)
+    model = VqaLikelihood(build(VqaLikelihood.Params, {"checkpoint": str(checkpoint)}), build(VqaLikelihood.Run, {}))
+    assert model.identify().protocol == f"choose/vqa-likelihood/{model_type}"
+    model.load("cpu")
+    assert type(model._scorer) is family_scorers()[model_type]
+    image = model.preprocess(standin_image("q.jpg"))
+    asked = "Is the ball red?Please answer Yes or No."
+    answers = model.choose([ChoiceQuestion("vqa", [image], ["Yes", "No"], question=asked)] * 2)
+    assert answers[0] == answers[1] and answers[0].choice in (0, 1)  # deterministic, and always an answer here
+    assert answers[0].raw.startswith("Yes: ") and "; No: " in answers[0].raw
+
+
 def test_real_export_has_1900_groups():
     shared = shared_data_dir()
     if shared is None or not (shared / "naturalbench" / ROWS).is_file():
