@@ -19,7 +19,9 @@ python3 -m pip download -q --no-deps --only-binary=:all: --python-version "${PY_
     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
     -d "$wheels" "SQLAlchemy==2.1.9" "platformdirs==4.14.8" "open_clip_torch==3.3.0" "ftfy==6.3.1" \
     "wcwidth==0.9.4" "clip-benchmark==1.6.2"
+had_build=$([ -d build ] && echo yes || true)
 python3 -m pip wheel -q --no-deps --no-build-isolation -w "$wheels" .
+[ -n "$had_build" ] || rm -rf build  # setuptools' scratch copy, not left in the checkout
 annotations="${1:-../shared/data/sugarcrepe}"
 rm -rf .bench_data/sugarcrepe && cp -r "$annotations" .bench_data/sugarcrepe
 du -sh "$wheels" .bench_data
