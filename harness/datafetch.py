@@ -16,9 +16,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from vlc_harness.datafiles import DataFile, ImageArchive
 from vlc_harness.errors import HarnessError
@@ -75,55 +73,6 @@ def download(url: str, dest: Path, sha256: str | None = None, progress: bool = T
         raise FetchError(f"{source} has sha256 {got}, expected {sha256}; not saved")
     partial.replace(dest)
     return got
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` through a ``.partial`` file moved into place, so a reader never sees half a file."""
-    partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(data)
-    partial.replace(path)
-
-
-def stored_image_bytes(value: dict) -> bytes:
-    """The bytes of an image a Hugging Face dataset stores undecoded (``datasets.Image(decode=False)``:
-    its ``bytes``, else the file at its ``path``)."""
-    return bytes(value["bytes"]) if value.get("bytes") else Path(value["path"]).read_bytes()
-
-
-def image_suffix(data: bytes) -> str:
-    """``.png`` or ``.jpg`` from an image's first bytes (``ValueError`` for anything else)."""
-    if data.startswith(b"\x89PNG"):
-        return ".png"
-    if data.startswith(b"\xff\xd8\xff"):
-        return ".jpg"
-    raise ValueError("an image that is neither PNG nor JPEG")
-
-
-def split_rows(split: Any, source: str, progress: bool = True) -> Iterator[tuple[int, Any]]:
-    """``(index, row)`` of every row of a downloaded dataset split, with a progress bar while they are exported."""
-    from tqdm import tqdm
-
-    bar = tqdm(range(len(split)), desc=f"exporting {source}", unit="row", disable=not progress, file=sys.stderr)
-    for k in bar:
-        yield k, split[k]
-
-
-def require_fields(source: str, row: dict, k: int, fields: tuple[str, ...]) -> None:
-    """Raise :class:`FetchError` when row ``k`` of a downloaded dataset lacks one of ``fields``."""
-    absent = [f for f in fields if f not in row]
-    if absent:
-        raise FetchError(f"{source} row {k} has no {', '.join(absent)}: the dataset's layout has changed")
-
-
-def save_stored_image(value: dict, folder: Path, stem: str, where: str) -> str:
-    """Write a dataset image's stored bytes (never re-encoded) as ``folder/stem.png|.jpg``; its file name."""
-    data = stored_image_bytes(value)
-    try:
-        name = stem + image_suffix(data)
-    except ValueError as exc:
-        raise FetchError(f"{where}: {exc}") from None
-    write_atomically(folder / name, data)
-    return name
 
 
 def fetch_files(data_root: Path, files: list[DataFile], progress: bool = True) -> list[str]:

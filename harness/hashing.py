@@ -56,12 +56,6 @@ def sha256_file(path: Path) -> str:
     return sha256_files([path])[Path(path)]
 
 
-def short_sha256(path: Path) -> str:
-    """The first 12 hex digits of a file's sha256, or ``missing``: how a data version names a file
-    that is not pinned by its checksum."""
-    return sha256_file(path)[:12] if path.is_file() else "missing"
-
-
 def sha256_files(paths: Iterable[Path], threads: int | None = None) -> dict[Path, str]:
     """sha256 of many files; cached entries are reused, the rest hashed in parallel (a thread per
     core, up to 32: hashlib releases the GIL).

@@ -48,8 +48,9 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark, DataFile, ImageArchive, verify_files
-from vlc_harness.datafetch import FetchError, split_rows, stored_image_bytes, write_atomically
+from vlc_harness.datafetch import FetchError
 from vlc_harness.errors import DataUnavailable
+from vlc_harness.kit.exports import split_rows, stored_image_bytes, write_atomically
 from vlc_harness.metrics import Micro, PairwiseAccuracy, PerCategory
 from vlc_harness.metrics.group import CHANCE_SINGLE, MATCHED_PAIRS, TextImageGroup
 from vlc_harness.types import ImageSource, Instance, ReferenceRow

@@ -40,9 +40,16 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
-from vlc_harness.datafetch import FetchError, require_fields, save_stored_image, split_rows, write_atomically
+from vlc_harness.datafetch import FetchError
 from vlc_harness.errors import DataUnavailable
-from vlc_harness.hashing import short_sha256
+from vlc_harness.kit.exports import (
+    present,
+    require_fields,
+    save_stored_image,
+    short_sha256,
+    split_rows,
+    write_atomically,
+)
 from vlc_harness.metrics import Micro, PerCategory, Tags
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
 from vlc_harness.types import ImageSource, Instance
@@ -171,9 +178,9 @@ class ColorSwap(Benchmark):
             return []
         path = self._file()
         if path.is_file():
-            records = self._records()
-            if all((self._dir() / r[k]).is_file() for r in records for k in ("image_1", "image_2")):
-                return [f"present  {path} and {2 * len(records)} images"]
+            done = present(path, self._dir(), [r[k] for r in self._records() for k in ("image_1", "image_2")])
+            if done:
+                return [done]
         return export_hf_split(_load_hf_split(self.params.split, progress), path, self.image_dir(), progress)
 
     @classmethod

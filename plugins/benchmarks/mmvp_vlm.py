@@ -52,7 +52,7 @@ from typing import Any, Literal
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.errors import DataUnavailable
-from vlc_harness.hashing import short_sha256
+from vlc_harness.kit.exports import short_sha256
 from vlc_harness.metrics import Macro, Micro, PerCategory
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
 from vlc_harness.types import ImageSource, Instance

@@ -47,9 +47,17 @@ from typing import Any, Literal
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.choices import Question, vqa_question
-from vlc_harness.datafetch import FetchError, require_fields, save_stored_image, split_rows, write_atomically
+from vlc_harness.datafetch import FetchError
 from vlc_harness.errors import DataUnavailable
-from vlc_harness.hashing import short_sha256
+from vlc_harness.kit.exports import (
+    present,
+    read_jsonl,
+    require_fields,
+    save_stored_image,
+    short_sha256,
+    split_rows,
+    write_atomically,
+)
 from vlc_harness.metrics import Micro, PerCategory, Tags
 from vlc_harness.metrics.answers import QuestionImageGroup, order
 from vlc_harness.types import ImageSource, Instance
@@ -130,17 +138,7 @@ class NaturalBench(Benchmark):
             raise DataUnavailable(f"NaturalBench: {path} has {len(rows)} groups, expected {GROUPS}; {GET_HINT}")
 
     def _rows(self) -> list[dict[str, Any]]:
-        path = self._file()
-        rows = []
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                try:
-                    rows.append(_checked(json.loads(line)))
-                except (ValueError, KeyError) as exc:
-                    raise DataUnavailable(f"NaturalBench: line {n} of {path}: {exc}") from None
-        if len({r["Index"] for r in rows}) != len(rows):
-            raise DataUnavailable(f"NaturalBench: {path} repeats an Index")
-        return rows
+        return read_jsonl(self._file(), "NaturalBench", FIELDS, _checked, key="Index")
 
     def load_instances(self) -> list[Instance]:
         """Every group in file order, id ``<question type>/<Index>``; texts are the two questions as asked."""
@@ -176,9 +174,9 @@ class NaturalBench(Benchmark):
             return []
         path = self._file()
         if path.is_file():
-            rows = self._rows()
-            if all((self.image_dir() / r[k]).is_file() for r in rows for k in ("Image_0", "Image_1")):
-                return [f"present  {path} and {2 * len(rows)} images"]
+            done = present(path, self.image_dir(), [r[k] for r in self._rows() for k in ("Image_0", "Image_1")])
+            if done:
+                return [done]
         return export_split(_load_split(progress), path, self.image_dir(), progress)
 
     @classmethod
@@ -190,12 +188,11 @@ class NaturalBench(Benchmark):
 
 
 def _checked(row: dict[str, Any]) -> dict[str, Any]:
-    """A row with its normalized ``type`` and its gold ``answers`` in answer-column order, after
-    checking the fields and the reference's layout (q0: Yes/A on image 0, No/B on image 1; q1 the reverse)."""
-    absent = [f for f in FIELDS if f not in row]
+    """A row (with ``FIELDS``) and its normalized ``type`` and gold ``answers`` in answer-column
+    order, after checking the reference's layout (q0: Yes/A on image 0, No/B on image 1; q1 the reverse)."""
     kind = row.get("Question_Type", row.get("Question Type"))
-    if absent or kind is None:
-        raise KeyError(f"lacks {', '.join(absent) or 'Question_Type'}")
+    if kind is None:
+        raise ValueError("lacks Question_Type")
     if str(kind).strip().lower() not in TYPES:
         raise ValueError(f"unknown question type {kind!r} (known: {', '.join(TYPES)})")
     kind = TYPES[str(kind).strip().lower()]

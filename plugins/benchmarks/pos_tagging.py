@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from vlc_harness.errors import Unavailable
-from vlc_harness.hashing import short_sha256
+from vlc_harness.kit.exports import short_sha256
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm"
 SPACY_INSTALL = "pip install spacy && python -m spacy download en_core_web_sm"

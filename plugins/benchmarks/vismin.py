@@ -36,9 +36,17 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
-from vlc_harness.datafetch import FetchError, require_fields, save_stored_image, split_rows, write_atomically
+from vlc_harness.datafetch import FetchError
 from vlc_harness.errors import DataUnavailable
-from vlc_harness.hashing import short_sha256
+from vlc_harness.kit.exports import (
+    present,
+    read_jsonl,
+    require_fields,
+    save_stored_image,
+    short_sha256,
+    split_rows,
+    write_atomically,
+)
 from vlc_harness.metrics import Macro, Micro, PerCategory
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
 from vlc_harness.types import ImageSource, Instance
@@ -118,23 +126,7 @@ class VisMin(Benchmark):
                 raise DataUnavailable(f"VisMin: {path} has {len(rows)} samples {counts}, expected {COUNTS}; {GET_HINT}")
 
     def _rows(self) -> list[dict[str, Any]]:
-        path = self._file()
-        rows = []
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError:
-                raise DataUnavailable(f"VisMin: line {n} of {path} is not JSON") from None
-            absent = [f for f in FIELDS if not isinstance(row, dict) or f not in row]
-            if absent:
-                raise DataUnavailable(f"VisMin: line {n} of {path} lacks {', '.join(absent)}")
-            rows.append(row)
-        ids = [str(r["id"]) for r in rows]
-        if len(set(ids)) != len(ids):
-            raise DataUnavailable(f"VisMin: {path} repeats an id")
-        return rows
+        return read_jsonl(self._file(), "VisMin", FIELDS, key="id")
 
     def load_instances(self) -> list[Instance]:
         """Every sample in dataset order: ``<category>/<id>``."""
@@ -164,9 +156,9 @@ class VisMin(Benchmark):
             return []
         path = self._file()
         if path.is_file():
-            rows = self._rows()
-            if all((self.image_dir() / r[k]).is_file() for r in rows for k in ("image_0", "image_1")):
-                return [f"present  {path} and {2 * len(rows)} images"]
+            done = present(path, self.image_dir(), [r[k] for r in self._rows() for k in ("image_0", "image_1")])
+            if done:
+                return [done]
         return export_split(
             _load_snapshot(self.data_root / "downloads" / "vismin-bench", progress), path, self.image_dir(), progress
         )

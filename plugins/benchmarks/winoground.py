@@ -43,8 +43,16 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark, DataFile, verify_files
-from vlc_harness.datafetch import FetchError, require_fields, split_rows, stored_image_bytes, write_atomically
+from vlc_harness.datafetch import FetchError
 from vlc_harness.errors import DataUnavailable
+from vlc_harness.kit.exports import (
+    present,
+    read_jsonl,
+    require_fields,
+    split_rows,
+    stored_image_bytes,
+    write_atomically,
+)
 from vlc_harness.metrics import Micro, PerCategory, Tags
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
 from vlc_harness.types import ImageSource, Instance
@@ -156,8 +164,7 @@ class Winoground(Benchmark):
             raise DataUnavailable(f"Winoground: {path} {problem}; {GET_HINT}")
 
     def _records(self) -> list[dict[str, Any]]:
-        lines = self._file(EXAMPLES).read_text(encoding="utf-8").splitlines()
-        return [json.loads(line) for line in lines if line.strip()]
+        return read_jsonl(self._file(EXAMPLES), "Winoground")
 
     def load_instances(self) -> list[Instance]:
         """The examples in id order; ids are ``<collapsed_tag>/<id>``, tags kept in ``gold``."""
@@ -200,10 +207,11 @@ class Winoground(Benchmark):
         if self.params.version == "custom":
             return lines
         examples, folder = self._file(EXAMPLES), self.image_dir()
-        if examples.is_file() and not _examples_problem(self._records(), True):
-            names = [_image_file(r[f"image_{k}"]) for r in self._records() for k in (0, 1)]
-            if all((folder / n).is_file() for n in names):
-                return [*lines, f"present  {examples} and {len(names)} images"]
+        records = self._records() if examples.is_file() else []
+        if records and not _examples_problem(records, True):
+            done = present(examples, folder, [_image_file(r[f"image_{k}"]) for r in records for k in (0, 1)])
+            if done:
+                return [*lines, done]
         return [*lines, *export_hf_split(_load_hf_test_split(progress), examples, folder, progress)]
 
     @classmethod
