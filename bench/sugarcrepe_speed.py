@@ -13,7 +13,9 @@ One script, one machine, every timing in the same run:
       per instance (--cb-autocast-all runs all 7);
   (b) vlc-harness cold (empty store and hash cache), (c) warm (everything stored);
   (d) the floor: the same model code on the unique inputs only (no store, no processes), with
-      the model's own images/s and texts/s;
+      the model's own images/s and texts/s; this script has imported torch and open_clip by then,
+      so the imports a fresh interpreter pays (timed once, with CUDA's initialisation on a GPU)
+      are printed beside it, and the floor with them, which is what a cold run is compared to;
   (e) the official per-instance loop (SugarCrepe's main_eval.py protocol: one image and each
       caption encoded per instance, fp32; first architecture only) on --subset, extrapolated.
 
@@ -114,12 +116,12 @@ def run_clip_benchmark(
         arch,
         "--pretrained",
         str(checkpoint),
-        "--device",
-        device,
         "--output",
         str(out_dir / "{dataset}.json"),
     ] + ([] if amp else ["--no_amp"])
-    elapsed, _ = timed(cmd, cwd=work)
+    # CLIP_benchmark has no device option: it takes CUDA whenever one is visible
+    env = dict(os.environ) | ({} if device.startswith("cuda") else {"CUDA_VISIBLE_DEVICES": ""})
+    elapsed, _ = timed(cmd, env=env, cwd=work)
     accs = {}
     for subset in subsets:
         candidates = list(out_dir.rglob(f"*{subset}*.json"))
@@ -172,6 +174,13 @@ def harness_cost(root: Path, work: Path) -> dict[str, float]:
     return {"random cold": cold, "random warm": warm}
 
 
+def import_floor(device: str) -> float:
+    """Seconds a fresh interpreter takes to import torch and open_clip (and start CUDA on a GPU)."""
+    code = "import torch, open_clip" + ("; torch.zeros(1).cuda()" if device.startswith("cuda") else "")
+    seconds, _ = timed([sys.executable, "-c", code])
+    return seconds
+
+
 def floor(root: Path, arch: str, checkpoint: Path, device: str, precision: str, batch_size: int) -> dict[str, float]:
     """The plugin's own model code on the unique inputs only: load, decode, encode; nothing else."""
     from vlc_harness.images import load_image
@@ -202,6 +211,31 @@ def floor(root: Path, arch: str, checkpoint: Path, device: str, precision: str, 
         "texts_per_s": len(ordered) / (text_done - loaded),
         "images_per_s": len(paths) / (end - text_done),
     }
+
+
+def decode_rates(root: Path, params: dict[str, str]) -> None:
+    """Images/s of decoding plus open_clip's preprocessing: one thread, and the worker's pool."""
+    from vlc_harness.images import load_image
+    from vlc_harness.params import build
+    from vlc_harness.run.batching import default_decode_threads, prefetch
+    from vlc_harness_builtins.models.openclip import OpenClip, OpenClipRun
+
+    model = OpenClip(build(OpenClip.Params, params), OpenClipRun(device="cpu"))
+    model.load("cpu")
+    paths = sorted((root / "coco" / "val2017").iterdir())
+    start = time.perf_counter()
+    for p in paths[:300]:
+        model.preprocess(load_image(p))
+    serial = 300 / (time.perf_counter() - start)
+    start = time.perf_counter()
+    for _, _, error in prefetch(lambda p: model.preprocess(load_image(p)), paths, 512):
+        assert error is None, error
+    pooled = len(paths) / (time.perf_counter() - start)
+    print(
+        f"  decoding and preprocessing: {serial:.0f} images/s on one thread, {pooled:.0f} images/s in the "
+        f"worker's pool ({default_decode_threads()} threads)",
+        flush=True,
+    )
 
 
 def official_loop(root: Path, arch: str, checkpoint: Path, subset: str, device: str) -> tuple[float, dict[str, float]]:
@@ -255,6 +289,7 @@ def main() -> None:
     batch = batch_size_for(args.batch_size, device, "embed")
     results: dict[str, float] = harness_cost(root, args.work)
     official: dict[str, float] | None = None
+    imports: float | None = None
     for arch in archs:
         checkpoint = checkpoint_for(arch, args.work)
         for precision in precisions:
@@ -268,13 +303,22 @@ def main() -> None:
             cold_t, cold = harness_run(root, spec, args.work, cache, store)
             warm_t, _ = harness_run(root, spec, args.work, cache, store)
             fl = floor(root, arch, checkpoint, device, precision, batch)
+            if imports is None:
+                imports = import_floor(device)
+                results["imports of torch and open_clip in a fresh interpreter"] = imports
             results |= {f"{tag} harness cold": cold_t, f"{tag} harness warm": warm_t, f"{tag} floor": fl["total"]}
+            phases = ", ".join(f"{k} {v:.2f}" for k, v in cold["timings"].items())
+            print(f"\n{tag} harness cold, recorded timings (s): {phases}", flush=True)
             print(
                 f"\n{tag} on {name}: harness cold {cold_t:.1f} s, warm {warm_t:.2f} s, floor {fl['total']:.1f} s "
                 f"({cold_t / fl['total']:.2f}x the floor); the model alone: {fl['images_per_s']:.0f} images/s, "
-                f"{fl['texts_per_s']:.0f} texts/s (batch {batch})",
+                f"{fl['texts_per_s']:.0f} texts/s (batch {batch})\n  with the imports a fresh interpreter pays "
+                f"({imports:.1f} s): floor {fl['total'] + imports:.1f} s, harness cold "
+                f"{cold_t / (fl['total'] + imports):.2f}x that",
                 flush=True,
             )
+            if arch == archs[0] and precision == precisions[0]:
+                decode_rates(root, {"arch": arch, "pretrained": str(checkpoint)})
             if official is None and precision == "fp32" and not args.skip_official:
                 t_official, margins = official_loop(root, arch, checkpoint, args.subset, device)
                 official = {"seconds": t_official * n_total / len(margins)}

@@ -28,7 +28,7 @@ command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,memory.total,dr
 if [ "$#" -eq 0 ]; then
     set -- --arch ViT-B-32 --arch ViT-L-14 --precision fp32 --precision bf16
 fi
-timeout 480 python3 bench/sugarcrepe_speed.py --annotations .bench_data/sugarcrepe --work /tmp/vlc-bench "$@" 2>&1 \
+timeout "${BENCH_TIMEOUT:-480}" python3 bench/sugarcrepe_speed.py --annotations .bench_data/sugarcrepe --work /tmp/vlc-bench "$@" 2>&1 \
     | tee "$out/sugarcrepe_speed.log"
 status=${PIPESTATUS[0]}
 cp /tmp/vlc-bench/results.json "$out/" 2> /dev/null

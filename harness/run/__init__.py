@@ -36,7 +36,8 @@ class RunReport:
     cells: list[CellRecord] = field(default_factory=list)
     usage: dict[str, dict[str, Any]] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
-    """Wall seconds per phase: load benchmarks, plan (image hashing, identify), compute and cells."""
+    """Wall seconds per phase: load benchmarks, plan (image hashing, identify), compute and cells,
+    and the workers' own phases (``worker_load_s``, ``worker_model_*_s``, ``worker_decode_wait_s``)."""
 
     def exit_code(self, strict: bool = False) -> int:
         """0 when every cell is ok, partial, unavailable or skipped; 1 when any failed.
@@ -121,6 +122,9 @@ def execute(
         clock.lap("compute_and_cells_s")
         clock.add("hash_images_s", sum(p.hash_seconds for p in prepared.values()))
         clock.add("store_writes_s", sum(r.sink.store_seconds for r in runs))
+        for r in runs:  # summed over models and workers
+            for phase, seconds in r.sink.worker_seconds.items():
+                clock.add(f"worker_{phase}", seconds)
         report.cells = [cell for run in runs for cell in done.get(id(run), [])]
         report.timings = clock.seconds
         status = "finished"

@@ -9,9 +9,12 @@ for every event.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
+from vlc_harness.devices import resolve_device
 from vlc_harness.images import load_image
 from vlc_harness.models import (
     Abstention,
@@ -33,25 +36,65 @@ from vlc_harness.run.jobs import (
     ImageFailed,
     ImageTask,
     Job,
+    Loaded,
     PairFailed,
     Progress,
     QuestionTask,
     Scores,
+    Spent,
     Unscored,
 )
 from vlc_harness.types import BLIND_IMAGE_KEY
+
+R = TypeVar("R")
+
+
+def load_model(model: Model) -> Loaded:
+    """Load ``model`` on the device its run options resolve to, timed."""
+    start = time.perf_counter()
+    device = resolve_device(model.run.device)
+    model.load(device)
+    model.loaded_on = device
+    return Loaded(device, round(time.perf_counter() - start, 4))
+
+
+class Phases:
+    """Wall seconds per phase of one job, reported at its end as a :class:`Spent` event."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def timing(self, phase: str) -> Iterator[None]:
+        """Count the time spent in the ``with`` block towards ``phase``."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[phase] = self.seconds.get(phase, 0.0) + time.perf_counter() - start
+
+    def timed(self, phase: str, fn: Callable[..., R]) -> Callable[..., R]:
+        """``fn``, its calls counted towards ``phase``."""
+
+        def call(*args: Any) -> R:
+            with self.timing(phase):
+                return fn(*args)
+
+        return call
 
 
 def run_job(model: Model, job: Job) -> Iterator[Event]:
     """Compute every pair (or answer every question) of ``job``, yielding events batch by batch.
 
-    The model is told the job's cost allowance first; its usage, if any, follows each event.
+    The model is told the job's cost allowance first; its usage, if any, follows each event. The
+    last event says where the job's time went (:class:`Spent`).
     """
     model.begin_job(job.max_cost_usd)
     if job.batch_size <= 0:
         device = str(getattr(model, "loaded_on", None) or model.run.device)
         job = dataclasses.replace(job, batch_size=batch_size_for(job.batch_size, device, model.protocol))
-    for event in _job_events(model, job):
+    phases = Phases()
+    for event in _job_events(model, job, phases):
         yield event
         usage = model.take_usage()
         if usage:
@@ -59,9 +102,10 @@ def run_job(model: Model, job: Job) -> Iterator[Event]:
     usage = model.take_usage()
     if usage:
         yield usage
+    yield Spent({k: round(v, 4) for k, v in phases.seconds.items()})
 
 
-def _job_events(model: Model, job: Job) -> Iterator[Event]:
+def _job_events(model: Model, job: Job, phases: Phases) -> Iterator[Event]:
     runner = PROTOCOL_RUNNERS.get(model.protocol)
     if runner is None:
         raise TypeError(f"{type(model).__name__} has an unknown protocol {model.protocol!r}")
@@ -73,7 +117,7 @@ def _job_events(model: Model, job: Job) -> Iterator[Event]:
     for work, mismatched in wrong.items():
         if mismatched:
             raise TypeError(f"{type(model).__name__} (protocol {model.protocol}) was given {work} to score")
-    yield from runner(model, job)
+    yield from runner(model, job, phases)
 
 
 def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
@@ -87,9 +131,10 @@ def _shrinks(batches: AdaptiveBatches) -> Iterator[Event]:
         yield Progress(f"CUDA out of memory: batch size now {size}", 0, 0)
 
 
-def _run_texts(model: TextOnlyModel, job: Job) -> Iterator[Event]:
+def _run_texts(model: TextOnlyModel, job: Job, phases: Phases) -> Iterator[Event]:
     batches = AdaptiveBatches(job.batch_size)
-    for batch, scores in batches.run(lambda b: model.score_texts(list(b)), job.blind_texts):
+    score_texts = phases.timed("model_s", lambda b: model.score_texts(list(b)))
+    for batch, scores in batches.run(score_texts, job.blind_texts):
         _check_len(model, len(batch), scores)
         for t, s in zip(batch, scores):
             if isinstance(s, PairError):
@@ -98,21 +143,30 @@ def _run_texts(model: TextOnlyModel, job: Job) -> Iterator[Event]:
     yield from _shrinks(batches)
 
 
-def _decoded(model: Model, tasks: Sequence[ImageTask], depth: int) -> Iterator[tuple[ImageTask, Any, Any]]:
-    """``(task, preprocessed image, error)`` in order, decoded ahead in background threads."""
+def _decoded(
+    model: Model, tasks: Sequence[ImageTask], depth: int, phases: Phases
+) -> Iterator[tuple[ImageTask, Any, Any]]:
+    """``(task, preprocessed image, error)`` in order, decoded ahead in background threads; the
+    time spent waiting for them counts as ``decode_wait_s``."""
     if not model.needs_pixels:
         for task in tasks:
             yield task, None, None
         return
     preprocess = model.preprocess  # type: ignore[attr-defined]
-    yield from prefetch(lambda task: preprocess(load_image(task.path, task.transform)), tasks, depth)
+    stream = prefetch(lambda task: preprocess(load_image(task.path, task.transform)), tasks, depth)
+    while True:
+        with phases.timing("decode_wait_s"):
+            item = next(stream, None)
+        if item is None:
+            return
+        yield item
 
 
 def _failed(task: ImageTask, error: BaseException) -> ImageFailed:
     return ImageFailed(task.key, task.path, f"{type(error).__name__}: {error}")
 
 
-def _run_embed(model: EmbeddingModel, job: Job) -> Iterator[Event]:
+def _run_embed(model: EmbeddingModel, job: Job, phases: Phases) -> Iterator[Event]:
     """Encode each unique text and image once, holding only what is still needed.
 
     Images are taken in chunks; a chunk's new texts are encoded (sorted by length, so a batch
@@ -130,7 +184,7 @@ def _run_embed(model: EmbeddingModel, job: Job) -> Iterator[Event]:
                 last_use[t] = c
     vectors: dict[str, Any] = {}
     encoded = 0
-    stream = _decoded(model, job.tasks, depth=2 * job.batch_size)
+    stream = _decoded(model, job.tasks, 2 * job.batch_size, phases)
 
     def embed_texts(batch: Sequence[str]) -> Any:
         vecs = np.asarray(model.embed_texts(list(batch)))
@@ -144,7 +198,7 @@ def _run_embed(model: EmbeddingModel, job: Job) -> Iterator[Event]:
 
     def score(ready: list[tuple[ImageTask, Any]]) -> Iterator[Event]:
         offset = 0
-        for batch, image_vecs in image_batches.run(embed_images, [x for _, x in ready]):
+        for batch, image_vecs in image_batches.run(phases.timed("model_images_s", embed_images), [x for _, x in ready]):
             rows_i, text_vecs, keys = [], [], []
             for k, (task, _) in enumerate(ready[offset : offset + len(batch)]):
                 for t in task.texts:
@@ -152,12 +206,13 @@ def _run_embed(model: EmbeddingModel, job: Job) -> Iterator[Event]:
                     text_vecs.append(vectors[t])
                     keys.append((task.key, t))
             offset += len(batch)
-            scores = np.asarray(model.pair_scores(image_vecs[rows_i], np.stack(text_vecs)))
+            with phases.timing("model_images_s"):
+                scores = np.asarray(model.pair_scores(image_vecs[rows_i], np.stack(text_vecs)))
             yield Scores([(k, t, float(s)) for (k, t), s in zip(keys, scores)])
 
     for c, chunk in enumerate(chunks):
         new = sorted({t for task in chunk for t in task.texts if t not in vectors}, key=lambda t: (len(t), t))
-        for batch, vecs in text_batches.run(embed_texts, new):
+        for batch, vecs in text_batches.run(phases.timed("model_texts_s", embed_texts), new):
             vectors.update(zip(batch, vecs))
             encoded += len(batch)
             yield Progress("texts", encoded, len(last_use))
@@ -181,26 +236,29 @@ def _run_embed(model: EmbeddingModel, job: Job) -> Iterator[Event]:
     yield from _shrinks(image_batches)
 
 
-def _run_pairs(model: PairScoringModel, job: Job) -> Iterator[Event]:
+def _run_pairs(model: PairScoringModel, job: Job, phases: Phases) -> Iterator[Event]:
     batches = AdaptiveBatches(job.batch_size)
+    score_pairs = phases.timed("model_s", lambda b: model.score_pairs(list(b)))
     ready: list[PairGroup] = []
     n_pairs = 0
-    for task, image, error in _decoded(model, job.tasks, depth=2 * job.batch_size):
+    for task, image, error in _decoded(model, job.tasks, 2 * job.batch_size, phases):
         if error is not None:
             yield _failed(task, error)
             continue
         ready.append(PairGroup(task.key, image, task.texts, task.origins))
         n_pairs += len(task.texts)
         if n_pairs >= job.batch_size:
-            yield from _score_groups(model, batches, ready)
+            yield from _score_groups(model, score_pairs, batches, ready)
             ready, n_pairs = [], 0
     if ready:
-        yield from _score_groups(model, batches, ready)
+        yield from _score_groups(model, score_pairs, batches, ready)
     yield from _shrinks(batches)
 
 
-def _score_groups(model: PairScoringModel, batches: AdaptiveBatches, groups: list[PairGroup]) -> Iterator[Event]:
-    for batch, results in batches.run(lambda b: model.score_pairs(list(b)), groups):
+def _score_groups(
+    model: PairScoringModel, score_pairs: Callable[[Any], Any], batches: AdaptiveBatches, groups: list[PairGroup]
+) -> Iterator[Event]:
+    for batch, results in batches.run(score_pairs, groups):
         _check_len(model, len(batch), results)
         rows, abstained = [], []
         for group, scores in zip(batch, results):
@@ -224,7 +282,7 @@ def _check_len(model: Model, expected: int, got: Any) -> None:
         raise ValueError(f"{type(model).__name__} returned {len(got)} results for {expected} inputs")
 
 
-def _run_choices(model: ChoiceModel, job: Job) -> Iterator[Event]:
+def _run_choices(model: ChoiceModel, job: Job, phases: Phases) -> Iterator[Event]:
     for batch in _chunks(job.questions, job.batch_size):
         decoded: dict[str, Any] = {}
         asked: list[tuple[QuestionTask, ChoiceQuestion]] = []
@@ -232,7 +290,8 @@ def _run_choices(model: ChoiceModel, job: Job) -> Iterator[Event]:
             try:
                 for key, path, transform in task.images:
                     if key not in decoded:
-                        decoded[key] = model.preprocess(load_image(path, transform))
+                        with phases.timing("decode_s"):
+                            decoded[key] = model.preprocess(load_image(path, transform))
             except Exception as exc:
                 yield AnswerFailed(task.key, f"cannot read image {path}: {type(exc).__name__}: {exc}")
                 continue
@@ -241,7 +300,8 @@ def _run_choices(model: ChoiceModel, job: Job) -> Iterator[Event]:
             asked.append((task, ChoiceQuestion(task.kind, images, task.texts, keys, task.question)))
         if not asked:
             continue
-        answers = model.choose([q for _, q in asked])
+        with phases.timing("model_s"):
+            answers = model.choose([q for _, q in asked])
         _check_len(model, len(asked), answers)
         rows = []
         for (task, _), answer in zip(asked, answers):
@@ -252,7 +312,7 @@ def _run_choices(model: ChoiceModel, job: Job) -> Iterator[Event]:
         yield Answers(rows)
 
 
-PROTOCOL_RUNNERS: dict[str, Callable[[Any, Job], Iterator[Event]]] = {
+PROTOCOL_RUNNERS: dict[str, Callable[[Any, Job, Phases], Iterator[Event]]] = {
     "embed": _run_embed,
     "score_pairs": _run_pairs,
     "score_texts": _run_texts,

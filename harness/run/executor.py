@@ -20,11 +20,11 @@ from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
-from vlc_harness.devices import cpu_threads_per_worker, resolve_device, worker_slots
+from vlc_harness.devices import cpu_threads_per_worker, worker_slots
 from vlc_harness.errors import WorkerFailed
 from vlc_harness.models import Model
 from vlc_harness.plugins import class_locator
-from vlc_harness.run.jobs import Event, Job, Loaded
+from vlc_harness.run.jobs import Event, Job
 
 
 class Worker(Protocol):
@@ -160,15 +160,13 @@ class InProcessWorker:
 
     def compute(self, job: Job) -> Iterator[Event]:
         """Run the job here; exceptions propagate as WorkerFailed."""
-        from vlc_harness.run.compute import run_job
+        from vlc_harness.run.compute import load_model, run_job
         from vlc_harness.run.worker import describe
 
         try:
             if not self._loaded:
-                device = resolve_device(self.model.run.device)
-                self.model.load(device)
-                self.model.loaded_on, self._loaded = device, True
-                yield Loaded(device)
+                yield load_model(self.model)
+                self._loaded = True
             yield from run_job(self.model, job)
         except Exception as exc:
             raise WorkerFailed(f"{self.label}: {describe(exc)}") from exc

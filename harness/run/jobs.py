@@ -5,7 +5,8 @@ key, texts for image-blind models, or multiple-choice questions. The worker yiel
 by batch: :class:`Scores`, :class:`Answers`, declined pairs (:class:`Abstained`), failed requests
 (:class:`PairFailed`, :class:`AnswerFailed`), pairs without a score (:class:`Unscored`, from a
 :class:`~vlc_harness.models.PairError`), unreadable images (:class:`ImageFailed`), API spending
-(:class:`~vlc_harness.models.Usage`), and :class:`Loaded` / :class:`Progress` notices.
+(:class:`~vlc_harness.models.Usage`), and :class:`Loaded` / :class:`Spent` /
+:class:`Progress` notices.
 """
 
 from __future__ import annotations
@@ -140,9 +141,19 @@ class Unscored:
 
 @dataclass(frozen=True)
 class Loaded:
-    """The model finished loading on ``device`` (sent once, before its first scores)."""
+    """The model finished loading on ``device`` (sent once, before its first scores), taking
+    ``seconds`` (imports included)."""
 
     device: str
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Spent:
+    """Where a worker's time went in one job, in wall seconds per phase (``model_s``: the model's
+    own calls; ``decode_wait_s``: waiting for images decoded ahead). Kept in the run's timings."""
+
+    seconds: dict[str, float]
 
 
 @dataclass(frozen=True)
@@ -154,4 +165,16 @@ class Progress:
     total: int
 
 
-Event = Scores | ImageFailed | Answers | AnswerFailed | Abstained | PairFailed | Unscored | Usage | Loaded | Progress
+Event = (
+    Scores
+    | ImageFailed
+    | Answers
+    | AnswerFailed
+    | Abstained
+    | PairFailed
+    | Unscored
+    | Usage
+    | Loaded
+    | Spent
+    | Progress
+)

@@ -35,6 +35,13 @@ class Sink:
     usage: Usage = field(default_factory=Usage)
     store_seconds: float = 0.0
     """Wall time the main process spent writing this model's results."""
+    worker_seconds: dict[str, float] = field(default_factory=dict)
+    """Wall time per phase in the model's worker(s) (loading, the model's calls, decoding)."""
+
+    def add_worker_seconds(self, seconds: dict[str, float]) -> None:
+        """Add the phases of a worker's :class:`~vlc_harness.run.jobs.Spent` or load time."""
+        for phase, value in seconds.items():
+            self.worker_seconds[phase] = self.worker_seconds.get(phase, 0.0) + value
 
 
 class Protocol:

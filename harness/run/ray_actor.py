@@ -18,7 +18,7 @@ from typing import Any
 
 from vlc_harness.errors import WorkerFailed
 from vlc_harness.models import Model
-from vlc_harness.run.jobs import Job, Loaded
+from vlc_harness.run.jobs import Job
 
 _ACTOR: Any = None
 
@@ -55,14 +55,11 @@ def _actor_class() -> Any:
                 self.loaded = False
 
             def compute(self, job: Job) -> Iterator[Any]:
-                from vlc_harness.devices import resolve_device
-                from vlc_harness.run.compute import run_job
+                from vlc_harness.run.compute import load_model, run_job
 
                 if not self.loaded:
-                    device = resolve_device(self.model.run.device)
-                    self.model.load(device)
-                    self.model.loaded_on, self.loaded = device, True
-                    yield Loaded(device)
+                    yield load_model(self.model)
+                    self.loaded = True
                 yield from run_job(self.model, job)
 
             def close(self) -> None:

@@ -23,6 +23,7 @@ from vlc_harness.run.jobs import (
     PairFailed,
     Progress,
     Scores,
+    Spent,
     Unscored,
 )
 from vlc_harness.run.plan import ModelRun
@@ -107,6 +108,11 @@ def _usage(s: Recorder, e: Any) -> None:
 
 def _loaded(s: Recorder, e: Loaded) -> None:
     s.device = e.device
+    s.run.sink.add_worker_seconds({"load_s": e.seconds})
+
+
+def _spent(s: Recorder, e: Spent) -> None:
+    s.run.sink.add_worker_seconds(e.seconds)
 
 
 def _progress(s: Recorder, e: Progress) -> None:
@@ -124,6 +130,7 @@ def _handlers() -> dict[type, Callable[[Recorder, Any], None]]:
         Unscored: _unscored,
         Usage: _usage,
         Loaded: _loaded,
+        Spent: _spent,
         Progress: _progress,
     }
 

@@ -24,11 +24,9 @@ def describe(exc: BaseException) -> str:
 
 def serve(conn: Connection) -> None:
     """Build the model from the ``init`` message, then serve requests until ``stop`` or EOF."""
-    from vlc_harness.devices import resolve_device
     from vlc_harness.params import build
     from vlc_harness.plugins import resolve_locator
-    from vlc_harness.run.compute import run_job
-    from vlc_harness.run.jobs import Loaded
+    from vlc_harness.run.compute import load_model, run_job
 
     try:
         _, locator, params, run = conn.recv()
@@ -45,10 +43,8 @@ def serve(conn: Connection) -> None:
             return
         try:
             if message[0] in ("load", "compute") and not loaded:
-                device = resolve_device(model.run.device)
-                model.load(device)
-                model.loaded_on, loaded = device, True
-                conn.send(("event", Loaded(device)))
+                conn.send(("event", load_model(model)))
+                loaded = True
             if message[0] == "compute":
                 for event in run_job(model, message[1]):
                     conn.send(("event", event))

@@ -14,7 +14,7 @@ import pytest
 from vlc_harness.models import EmbeddingModel, Identity, RunOptions
 from vlc_harness.run.batching import AdaptiveBatches, prefetch
 from vlc_harness.run.compute import run_job
-from vlc_harness.run.jobs import ImageTask, Job, Scores
+from vlc_harness.run.jobs import ImageTask, Job, Scores, Spent
 from vlc_harness.store import open_store
 from vlc_harness.testing import require
 
@@ -98,6 +98,25 @@ def test_each_unique_text_is_encoded_once_across_chunks():
     assert len(rows) == 1400 and len({(k, t) for k, t, _ in rows}) == 1400
     assert set(model.encoded.values()) == {1}  # every unique text exactly once
     assert model.encoded["shared"] == 1
+
+
+def test_a_job_ends_by_saying_where_its_time_went():
+    tasks = [ImageTask(f"k{i}", "", None, [f"caption {i}"]) for i in range(40)]
+    events = list(run_job(CountingEmbedder(), Job(tasks=tasks, batch_size=16)))
+    assert isinstance(events[-1], Spent) and not any(isinstance(e, Spent) for e in events[:-1])
+    assert set(events[-1].seconds) == {"model_texts_s", "model_images_s"}  # no pixels: nothing decoded
+    assert all(v >= 0 for v in events[-1].seconds.values())
+
+
+def test_a_run_records_the_workers_phases_in_its_timings(vlc_run, sample_root, tiny_spec):
+    out = vlc_run("-m", tiny_spec, "-b", "sugarcrepe:version=custom", data_root=sample_root)
+    assert out.exit_code == 0, out.output
+    store = vlc_run.store()
+    (cell,) = store.latest_cells()
+    timings = store.run_provenance(cell.run_id)["timings"]
+    for phase in ("worker_load_s", "worker_model_texts_s", "worker_model_images_s", "worker_decode_wait_s"):
+        assert timings[phase] >= 0, phase
+    assert timings["worker_load_s"] > 0
 
 
 def test_out_of_memory_halves_the_batch_and_the_scores_are_unchanged(vlc_run, sample_root, faulty):
