@@ -5,6 +5,7 @@ import json
 import os
 import shutil
 import socket
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -180,3 +181,15 @@ def side_env(tmp_path_factory) -> Path:
     parents = [p for p in site.getsitepackages() if Path(p).is_dir()]
     purelib.joinpath("vlc_side_env.pth").write_text("".join(f"import site; site.addsitedir({p!r})\n" for p in parents))
     return env / "bin" / "python"
+
+
+def git(repo: Path, *args: str) -> str:
+    """``git ARGS`` in ``repo`` with a fixed identity and branch name; its stdout."""
+    cmd = ["git", "-c", "user.email=t@example.org", "-c", "user.name=t", "-c", "init.defaultBranch=main", *args]
+    return subprocess.run(cmd, cwd=repo, capture_output=True, text=True, check=True).stdout
+
+
+def commit(repo: Path, message: str) -> None:
+    """Stage everything in ``repo`` and commit it."""
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)

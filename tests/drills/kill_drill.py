@@ -46,7 +46,8 @@ class DrillResult:
     identical: bool
 
 
-def _cli(args: list[str], env: dict[str, str]) -> subprocess.Popen:
+def start_cli(args: list[str], env: dict[str, str]) -> subprocess.Popen:
+    """``vlc-harness ARGS`` in its own process group (so a kill -9 reaches its workers too)."""
     return subprocess.Popen(
         [sys.executable, "-m", "vlc_harness", *args],
         env=env,
@@ -102,7 +103,7 @@ def reference(root: Path, work: Path) -> tuple[dict, list, float]:
     env = dict(os.environ, VLC_HARNESS_PLUGINS_DIR=str(LOCAL_PLUGINS), TEST_SLOW_SLEEP=str(SLEEP))
     db = work / "reference.sqlite"
     start = time.monotonic()
-    proc = _cli(_args(root, db), env)
+    proc = start_cli(_args(root, db), env)
     out = proc.communicate(timeout=300)[0]
     if proc.returncode != 0:
         raise RuntimeError(out)
@@ -116,7 +117,7 @@ def drill(root: Path, work: Path, after_pairs: int, jitter_s: float, expected: t
     db = work / f"kill_{tag}.sqlite"
     env = dict(os.environ, VLC_HARNESS_PLUGINS_DIR=str(LOCAL_PLUGINS), TEST_SLOW_SLEEP=str(SLEEP))
     first_log, second_log = work / f"log1_{tag}", work / f"log2_{tag}"
-    proc = _cli(_args(root, db), dict(env, TEST_SLOW_LOG=str(first_log)))
+    proc = start_cli(_args(root, db), dict(env, TEST_SLOW_LOG=str(first_log)))
     deadline = time.monotonic() + 120
     while len(_pairs(db)) < after_pairs and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -127,7 +128,7 @@ def drill(root: Path, work: Path, after_pairs: int, jitter_s: float, expected: t
     time.sleep(0.3)  # the orphaned worker notices its parent is gone and exits
     stored = _pairs(db)
     lost = set(_logged(first_log)) - stored
-    rerun = _cli(_args(root, db), dict(env, TEST_SLOW_LOG=str(second_log), TEST_SLOW_SLEEP="0"))
+    rerun = start_cli(_args(root, db), dict(env, TEST_SLOW_LOG=str(second_log), TEST_SLOW_SLEEP="0"))
     out = rerun.communicate(timeout=300)[0]
     if rerun.returncode != 0:
         raise RuntimeError(out)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import yaml
 
+from tests.conftest import commit, git
 from vlc_harness.plugins import get_plugins
 from vlc_harness.registry import parse_inline_benchmark
 from vlc_harness.run.prepare import prepare
@@ -22,16 +23,6 @@ REPO = Path(__file__).resolve().parents[2]
 WORKFLOW = REPO / ".github" / "workflows" / "pr.yml"
 SCRIPT = REPO / "scripts" / "pr_check.py"
 META = '{display_name: "Lab X", source: "Lab X", license: CC-BY-4.0, paper: "https://example.org/p", submitted: true}'
-
-
-def git(repo: Path, *args: str) -> str:
-    cmd = ["git", "-c", "user.email=t@example.org", "-c", "user.name=t", "-c", "init.defaultBranch=main", *args]
-    return subprocess.run(cmd, cwd=repo, capture_output=True, text=True, check=True).stdout
-
-
-def commit(repo: Path, message: str) -> None:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message)
 
 
 def pr_check(repo: Path, *args: str, env: dict | None = None) -> tuple[subprocess.CompletedProcess, str]:

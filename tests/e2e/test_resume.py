@@ -6,25 +6,14 @@ import json
 import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
+
+from drills.kill_drill import start_cli
 
 from vlc_harness.store import open_store
 
 LOCAL_PLUGINS = Path(__file__).resolve().parents[1] / "local_plugins"
-
-
-def cli(args: list[str], env: dict[str, str]) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "vlc_harness", *args],
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
 
 
 def stored(path: Path) -> int:
@@ -59,7 +48,7 @@ def test_resume_after_kill_computes_only_missing_pairs(tmp_path, sample_root):
 
     killed_db = tmp_path / "killed.sqlite"
     env1 = dict(env, TEST_SLOW_LOG=str(tmp_path / "log1"))
-    proc = cli([*args, "--store", f"sqlite:///{killed_db}"], env1)
+    proc = start_cli([*args, "--store", f"sqlite:///{killed_db}"], env1)
     deadline = time.monotonic() + 60
     while stored(killed_db) < 8:
         assert proc.poll() is None, proc.communicate()[0]
@@ -74,7 +63,7 @@ def test_resume_after_kill_computes_only_missing_pairs(tmp_path, sample_root):
     assert survived <= set(logged(tmp_path / "log1"))  # what was stored was computed by the first run
 
     env2 = dict(env, TEST_SLOW_LOG=str(tmp_path / "log2"), TEST_SLOW_SLEEP="0")
-    rerun = cli([*args, "--store", f"sqlite:///{killed_db}"], env2)
+    rerun = start_cli([*args, "--store", f"sqlite:///{killed_db}"], env2)
     output = rerun.communicate(timeout=120)[0]
     assert rerun.returncode == 0, output
     second = logged(tmp_path / "log2")
@@ -87,7 +76,7 @@ def test_resume_after_kill_computes_only_missing_pairs(tmp_path, sample_root):
     assert set(second) | survived == store.stored_pairs(1)
 
     clean_db = tmp_path / "clean.sqlite"
-    clean = cli([*args, "--store", f"sqlite:///{clean_db}"], dict(env, TEST_SLOW_SLEEP="0"))
+    clean = start_cli([*args, "--store", f"sqlite:///{clean_db}"], dict(env, TEST_SLOW_SLEEP="0"))
     assert clean.wait(timeout=120) == 0
     reference = open_store(f"sqlite:///{clean_db}")
     (ref_cell,) = reference.latest_cells()
@@ -100,7 +89,7 @@ def test_resume_after_kill_computes_only_missing_pairs(tmp_path, sample_root):
 def test_kill_leaves_a_readable_store(tmp_path, sample_root):
     env = dict(os.environ, VLC_HARNESS_PLUGINS_DIR=str(LOCAL_PLUGINS), TEST_SLOW_SLEEP="0.3")
     db = tmp_path / "s.sqlite"
-    proc = cli(
+    proc = start_cli(
         [
             "run",
             "-m",

@@ -8,18 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import commit, git
+
 REPO = Path(__file__).resolve().parents[2]
 SC = "{id: sc, type: sugarcrepe, params: {version: custom}}"
-
-
-def git(repo: Path, *args: str) -> str:
-    cmd = ["git", "-c", "user.email=t@example.org", "-c", "user.name=t", "-c", "init.defaultBranch=main", *args]
-    return subprocess.run(cmd, cwd=repo, capture_output=True, text=True, check=True).stdout
-
-
-def commit(repo: Path, message: str) -> None:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message)
 
 
 def registry(models: list[str], benchmarks: list[str]) -> str:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 
 import pytest
@@ -75,15 +76,7 @@ def test_cells_replace_earlier_records_of_the_same_key(any_store):
         metrics=[{"metric": "x", "value": 0.5}],
     )
     first = any_store.save_cell(rec, [Outcome("c/1", "c", [[0.1, 0.2]])])
-    rec2 = CellRecord(
-        model_id="m",
-        benchmark_id="b",
-        benchmark_type="sugarcrepe",
-        status="ok",
-        fingerprint="f",
-        manifest_hash="h",
-        metrics=[{"metric": "x", "value": 0.7}],
-    )
+    rec2 = dataclasses.replace(rec, metrics=[{"metric": "x", "value": 0.7}])
     second = any_store.save_cell(rec2, [Outcome("c/1", "c", [[0.3, 0.2]])])
     cells = any_store.latest_cells()
     assert len(cells) == 1 and cells[0].id == second != first

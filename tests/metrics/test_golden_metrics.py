@@ -16,7 +16,7 @@ GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "golden"
 sys.path.insert(0, str(GOLDEN))
 
 from cases import Case, generated_cases, shared_cases  # noqa: E402
-from inputs import case_inputs, record  # noqa: E402
+from inputs import cell_with  # noqa: E402
 
 EXPECTED = json.loads((GOLDEN / "golden_metrics.json").read_text(encoding="utf-8"))
 ABSTENTION_RULE_CHANGES = {"brittleness", "mean_score_original", "mean_score_positive", "mean_score_negative"}
@@ -34,21 +34,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
 def current_cell(case: Case) -> dict:
     from vlc_harness.run.collect import collect_answers, collect_scores
 
-    inputs = case_inputs(case)
-    if case.mode == "choices":
-        collected = collect_answers(case.benchmark, case.instances, inputs.keys, inputs.answers, {}, None)
-    else:
-        collected = collect_scores(
-            case.benchmark,
-            case.instances,
-            inputs.keys,
-            inputs.scores,
-            {},
-            None,
-            abstained=inputs.abstained,
-            coverage=inputs.coverage,
-        )
-    return record(collected.metrics, collected.n_scored, collected.failures, len(case.instances))
+    return cell_with(case, collect_answers, collect_scores)
 
 
 def compare(name: str, got: dict) -> None:

@@ -8,7 +8,6 @@ import csv
 import json
 import shutil
 import sys
-import types
 from collections import Counter
 from itertools import permutations
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.plugins.benchmarks.hf_standins import StandInSplit, stand_in_datasets
 from vlc_harness.benchmarks import InstanceScores, load_reference_rows
 from vlc_harness.datafetch import FetchError
 from vlc_harness.errors import DataUnavailable
@@ -221,33 +221,6 @@ def test_i2t_only_ties_and_nan(tmp_path):
 # -- fetch from Hugging Face (stand-in datasets module; no network) -----------------------------
 
 
-class FakeSplit:
-    def __init__(self, records: list[dict]):
-        self.records = records
-
-    def cast_column(self, column: str, feature: object) -> FakeSplit:
-        return self
-
-    def __len__(self) -> int:
-        return len(self.records)
-
-    def __getitem__(self, k: int) -> dict:
-        return self.records[k]
-
-
-def fake_datasets(records: list[dict], calls: list) -> types.ModuleType:
-    module = types.ModuleType("datasets")
-
-    def load_dataset(name: str, split: str) -> FakeSplit:
-        calls.append((name, split))
-        return FakeSplit(records)
-
-    module.load_dataset = load_dataset
-    module.Image = lambda decode=True: ("Image", decode)
-    module.disable_progress_bars = lambda: None
-    return module
-
-
 def test_fetch_exports_negative_images_and_checks_alignment(shared_data, tmp_path, monkeypatch):
     root = tmp_path / "root"
     (root / "bivlc").mkdir(parents=True)
@@ -266,7 +239,11 @@ def test_fetch_exports_negative_images_and_checks_alignment(shared_data, tmp_pat
         for k, r in enumerate(rows)
     ]
     calls: list = []
-    monkeypatch.setitem(sys.modules, "datasets", fake_datasets(records, calls))
+    monkeypatch.setitem(
+        sys.modules,
+        "datasets",
+        stand_in_datasets(load_dataset=lambda name, split: calls.append((name, split)) or StandInSplit(records)),
+    )
     lines = bench(root).fetch(progress=False)
     assert calls == [("imirandam/BiVLC", "test")]
     assert any("fetched" in line and "2933 negative images" in line for line in lines)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-import types
 from itertools import permutations
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import shared_data_dir
+from tests.plugins.benchmarks.hf_standins import StandInSplit, stand_in_datasets
 from vlc_harness.benchmarks import InstanceScores, load_reference_rows
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.params import build
@@ -96,29 +96,12 @@ def test_winoground_scores_with_strict_ties_per_source_and_caption_tag(root):
 # -- fetch from Hugging Face (stand-in datasets module; no network) -----------------------------
 
 
-class FakeSplit:
-    def __init__(self, records: list[dict]):
-        self.records = records
-
-    def cast_column(self, column: str, feature: object) -> FakeSplit:
-        return self
-
-    def __len__(self) -> int:
-        return len(self.records)
-
-    def __getitem__(self, k: int) -> dict:
-        return self.records[k]
-
-
 def test_fetch_exports_the_split_into_the_authors_layout(tmp_path, monkeypatch, root):
     records = json.loads((root / "colorswap" / "test.json").read_text())
     png = (root / "colorswap" / "images" / "img_3_1.png").read_bytes()
     rows = [{**r, "image_1": {"bytes": png, "path": None}, "image_2": {"bytes": png, "path": None}} for r in records]
     calls: list = []
-    module = types.ModuleType("datasets")
-    module.load_dataset = lambda name, split: calls.append((name, split)) or FakeSplit(rows)
-    module.Image = lambda decode=True: ("Image", decode)
-    module.disable_progress_bars = lambda: None
+    module = stand_in_datasets(load_dataset=lambda name, split: calls.append((name, split)) or StandInSplit(rows))
     monkeypatch.setitem(sys.modules, "datasets", module)
     target = tmp_path / "fetched"
     lines = bench(target).fetch(progress=False)

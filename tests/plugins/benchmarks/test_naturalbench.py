@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import sys
-import types
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import shared_data_dir
+from tests.plugins.benchmarks.hf_standins import StandInSplit, stand_in_datasets
 from vlc_harness.choices import AnsweredQuestion, InstanceAnswers, first_option_mentioned
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.store import open_store
@@ -127,31 +127,14 @@ def test_scores_equal_the_reference_get_scores(root):
     assert values[("g_acc", "source: generated")] == 0.25
 
 
-class FakeSplit:
-    """What ``datasets.load_dataset(...)`` returns, as far as the export reads it."""
-
-    def __init__(self, rows: list[dict]) -> None:
-        self.rows = rows
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __getitem__(self, k: int) -> dict:
-        return self.rows[k]
-
-    def cast_column(self, column: str, feature: object) -> FakeSplit:
-        return self
-
-
 def test_fetch_exports_the_train_split(tmp_path, monkeypatch, root):
     png = (root / "naturalbench" / "images" / "0_0.png").read_bytes()
     rows = [json.loads(line) for line in (root / "naturalbench" / ROWS).read_text().splitlines()]
     hf_rows = [r | {"Image_0": {"bytes": png, "path": None}, "Image_1": {"bytes": png, "path": None}} for r in rows]
     calls: list = []
-    datasets = types.ModuleType("datasets")
-    datasets.load_dataset = lambda name, split, revision: calls.append((name, split, revision)) or FakeSplit(hf_rows)
-    datasets.Image = lambda decode=True: ("Image", decode)
-    datasets.disable_progress_bars = lambda: None
+    datasets = stand_in_datasets(
+        load_dataset=lambda name, split, revision: calls.append((name, split, revision)) or StandInSplit(hf_rows)
+    )
     monkeypatch.setitem(sys.modules, "datasets", datasets)
     target = tmp_path / "fetched"
     lines = bench(target, version="hf-b6a84a1").fetch(progress=False)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import shared_data_dir
+from tests.plugins.benchmarks.hf_standins import StandInSplit, stand_in_datasets
 from vlc_harness.benchmarks import InstanceScores
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.params import build
@@ -72,20 +73,6 @@ def test_counts_are_checked_unless_custom(root, tmp_path):
         bench(root, version="custom").check_data()
 
 
-class FakeSplit:
-    def __init__(self, rows: list[dict]):
-        self.rows = rows
-
-    def cast_column(self, column: str, feature: object) -> FakeSplit:
-        return self
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __getitem__(self, k: int) -> dict:
-        return self.rows[k]
-
-
 def test_fetch_exports_the_pinned_snapshot(tmp_path, monkeypatch, root):
     png = (root / "vismin" / "images" / "obj0_0.png").read_bytes()
     rows = [json.loads(line) for line in (root / "vismin" / ROWS).read_text().splitlines()]
@@ -93,10 +80,9 @@ def test_fetch_exports_the_pinned_snapshot(tmp_path, monkeypatch, root):
     calls: list = []
     hub = types.ModuleType("huggingface_hub")
     hub.snapshot_download = lambda repo, repo_type, revision, local_dir: calls.append((repo, revision)) or local_dir
-    datasets = types.ModuleType("datasets")
-    datasets.load_from_disk = lambda path: calls.append(Path(path).name) or {"test": FakeSplit(hf_rows)}
-    datasets.Image = lambda decode=True: ("Image", decode)
-    datasets.disable_progress_bars = lambda: None
+    datasets = stand_in_datasets(
+        load_from_disk=lambda path: calls.append(Path(path).name) or {"test": StandInSplit(hf_rows)}
+    )
     monkeypatch.setitem(sys.modules, "huggingface_hub", hub)
     monkeypatch.setitem(sys.modules, "datasets", datasets)
     target = tmp_path / "fetched"

@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-import types
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.plugins.benchmarks.hf_standins import StandInSplit, stand_in_datasets
 from vlc_harness.benchmarks import InstanceScores, load_reference_rows
 from vlc_harness.datafetch import FetchError
 from vlc_harness.errors import DataUnavailable, ScoreError
@@ -140,20 +140,6 @@ def test_specs_chance_and_reference_rows(tmp_path):
 # -- fetch from the gated Hugging Face dataset (stand-in datasets module) ------------------------
 
 
-class FakeSplit:
-    def __init__(self, records: list[dict]):
-        self.records = records
-
-    def cast_column(self, column: str, feature: object) -> FakeSplit:
-        return self
-
-    def __len__(self) -> int:
-        return len(self.records)
-
-    def __getitem__(self, k: int) -> dict:
-        return self.records[k]
-
-
 def test_fetch_exports_the_upstream_layout(shared_data, tmp_path, monkeypatch):
     root = tmp_path / "root"
     (root / "winoground").mkdir(parents=True)
@@ -173,10 +159,7 @@ def test_fetch_exports_the_upstream_layout(shared_data, tmp_path, monkeypatch):
         for i in range(400)
     ]
     calls = []
-    module = types.ModuleType("datasets")
-    module.load_dataset = lambda name, split: calls.append((name, split)) or FakeSplit(records)
-    module.Image = lambda decode=True: None
-    module.disable_progress_bars = lambda: None
+    module = stand_in_datasets(load_dataset=lambda name, split: calls.append((name, split)) or StandInSplit(records))
     monkeypatch.setitem(sys.modules, "datasets", module)
     lines = bench(root).fetch(progress=False)
     assert calls == [("facebook/winoground", "test")] and any("400 examples" in line for line in lines)
