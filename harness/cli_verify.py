@@ -32,6 +32,9 @@ def verify(
 ) -> None:
     """Compute (or reuse) the model's cells and print each metric next to the paper's number.
 
+    Where the paper loaded the model with other params (``meta.paper_params``), the entry is run
+    with those, as ``<id>@paper``, and that is what the paper's numbers are compared with.
+
     Exit 0 when every comparable number is within the tolerance, 1 when one is not or a cell
     could not be computed (weights or data missing), 2 for bad input.
     """
@@ -40,12 +43,16 @@ def verify(
     from vlc_harness.paths import default_data_root
     from vlc_harness.run import execute
     from vlc_harness.run.select import select_benchmarks, select_models
+    from vlc_harness.verify import paper_entry
 
     registry = app.registry(registries)
     (entry,) = select_models(registry, app.plugins, [model_id])
     paper_match = entry.meta.get("paper_match")
     if not paper_match:
         raise UserError(f"model {model_id} has no meta.paper_match", hint="name the paper rows it reproduces")
+    entry = paper_entry(entry)  # its paper_params were checked when the registry was loaded
+    if entry.id != model_id:
+        click.echo(f"{model_id}: the paper loaded it with {entry.meta['paper_params']}; comparing {entry.id}")
     benchmarks = select_benchmarks(registry, app.plugins, list(ids) or list(registry.benchmarks))
     root = Path(data_root) if data_root else default_data_root()
     store = app.store(store_url)

@@ -44,10 +44,21 @@ class ModelMeta:
     """Whether someone ran this entry on real weights and compared it with its paper rows."""
     paper_match: str | None = None
     """The ``matches`` key of the paper-reported rows this entry should reproduce."""
+    paper_params: dict[str, Any] | None = None
+    """Params with which the authors' evaluation behind ``paper_match`` loaded the model, where it
+    differs from this entry (``{quick_gelu: false}``): ``vlc-harness verify`` compares the paper rows
+    with the entry run with these (its own fingerprint), and the board does not show them next to
+    this entry's own values (:func:`vlc_harness.verify.board_paper_match`)."""
     trained_on: tuple[str, ...] | None = None
     """Training image pools (``vlc_harness.overlap.POOLS``, or ``undisclosed``)."""
     submitted: bool | None = None
     """Scores submitted by a lab (precomputed), not reproduced here."""
+    reproduces: str | None = None
+    """The upstream evaluation whose scoring this entry follows: repository, file (and line) at a
+    commit, e.g. ``RAIVNLab/sugar-crepe main_eval.py @0047054``; ``ours`` when none exists."""
+    differs: str | None = None
+    """Where this entry deliberately scores differently from that evaluation, and why; shown on the
+    model page. Absent means: no known difference."""
     note: str | None = None
 
 

@@ -7,17 +7,23 @@ benchmark type names the pools its images are drawn from in
 :data:`POOLS`. A cell is marked when a pool of the model and a pool of the benchmark share images.
 
 Pools share images when they are the same pool, when one is part of the other (``part_of``,
-followed transitively), or when two of their parts are listed in :data:`SHARED` (a pool that
-holds a part holds what the part shares). The table records only overlaps that are documented or
-that follow from how the pools were cut; pools not related by it are treated as disjoint, which
-is not a proof that they are: web crawls (LAION, DataComp, WebLI, ...) may hold COCO or Flickr
-images, and no such overlap is marked. ``undisclosed`` in ``trained_on`` says that the model's
-training images are not (fully) published; its cells are marked ``unknown`` unless a listed pool
-already overlaps.
+followed transitively), when both hold a common part, or when two of their parts are listed in
+:data:`SHARED` (a pool that holds a part holds what the part shares). The table records only
+overlaps that are documented or that follow from how the pools were cut; pools not related by it
+are treated as disjoint, which is not a proof that they are: web crawls (LAION, DataComp, WebLI,
+...) may hold COCO or Flickr images, and no such overlap is marked. ``undisclosed`` in
+``trained_on`` says that the model's training images are not (fully) published; its cells are
+marked ``unknown`` unless a listed pool already overlaps.
 
-COCO, for example: the 2017 splits re-cut the 2014 images, so val2017 shares images with both
-train2014 and val2014 (and none with train2017), and a model fine-tuned on the Karpathy train
-split (all of train2014 plus most of val2014) has seen images that SugarCrepe draws from val2017.
+COCO, for example: the 2017 splits re-cut the 2014 images along Detectron's minival: val2017 is
+exactly the 2014 ``minival`` (5,000 images of val2014), and train2017 is train2014 plus the rest of
+val2014 (``valminusminival``, 35,504 images; facebookresearch/Detectron
+``detectron/datasets/data/README.md`` @5ed75f9, "COCO Minival Annotations"). So val2017 shares no
+image with train2014 or train2017 (a model fine-tuned on train2014, as CE-CLIP, has not seen
+SugarCrepe's images), while the Karpathy train split (train2014 plus the 30,504 ``restval`` images
+of val2014) holds 1,200 of SugarCrepe's 1,560 val2017 images: the Karpathy val and test lists
+(peteanderson80/Up-Down-Captioner ``data/coco_splits/karpathy_{val,test}_images.txt`` @0b4e8e5,
+5,000 val2014 images each) hold 177 and 183 of them, and val2014 is restval, val and test.
 """
 
 from __future__ import annotations
@@ -42,14 +48,29 @@ class Pool:
 
 
 POOLS: dict[str, Pool] = {
-    # COCO (cocodataset.org; Lin et al. 2014) and the Karpathy splits (Karpathy & Fei-Fei 2015)
-    "coco-train2014": Pool("COCO 2014 train (82,783 images)", ("coco-karpathy-train",), "cocodataset.org"),
+    # COCO (cocodataset.org; Lin et al. 2014), the 2017 re-cut along Detectron's minival, and the
+    # Karpathy splits (Karpathy & Fei-Fei 2015: dataset_coco.json's train, restval, val and test)
+    "coco-train2014": Pool(
+        "COCO 2014 train (82,783 images)", ("coco-train2017", "coco-karpathy-train"), "cocodataset.org"
+    ),
     "coco-val2014": Pool("COCO 2014 val (40,504 images)", (), "cocodataset.org"),
     "coco-test2014": Pool("COCO 2014 test (40,775 images)", (), "cocodataset.org"),
-    "coco-train2017": Pool("COCO 2017 train (118,287 images, re-cut from train2014 + val2014)", (), "cocodataset.org"),
-    "coco-val2017": Pool("COCO 2017 val (5,000 images, re-cut from train2014 + val2014)", (), "cocodataset.org"),
+    "coco-train2017": Pool(
+        "COCO 2017 train (118,287 images: train2014 + valminusminival)", (), "cocodataset.org; Detectron"
+    ),
+    "coco-val2017": Pool(
+        "COCO 2017 val (5,000 images: the 2014 minival, part of val2014)", ("coco-val2014",), "Detectron"
+    ),
+    "coco-valminusminival2014": Pool(
+        "COCO val2014 without minival (35,504 images, in train2017)", ("coco-val2014", "coco-train2017"), "Detectron"
+    ),
     "coco-karpathy-train": Pool(
         "COCO Karpathy train (113,287: train2014 + 30,504 'restval' images of val2014)", (), "Karpathy & Fei-Fei 2015"
+    ),
+    "coco-karpathy-restval": Pool(
+        "COCO Karpathy restval (30,504 images of val2014, in Karpathy train)",
+        ("coco-val2014", "coco-karpathy-train"),
+        "Karpathy & Fei-Fei 2015",
     ),
     "coco-karpathy-val": Pool(
         "COCO Karpathy val (5,000 images of val2014)", ("coco-val2014",), "Karpathy & Fei-Fei 2015"
@@ -96,21 +117,33 @@ POOLS: dict[str, Pool] = {
     "bivlc-generated": Pool("BiVLC negative images (SDXL-DPO)", (), "Miranda et al. 2024"),
     "seetrue-generated": Pool("SeeTRUE DrawBench / EditBench / COCO-t2i images (generated or edited)", (), ""),
     "shapes": Pool("vlc-harness generated shapes scenes", (), "this repository"),
+    "whatsup-controlled": Pool(
+        "What'sUp controlled photographs (A) and CLEVR-like renders (B)", (), "Kamath et al. 2023"
+    ),
+    "vismin-generated": Pool("VisMin's edited and layout-generated images", (), "Awal et al. 2024"),
 }
 """The controlled vocabulary of image pools."""
 
 SHARED: dict[frozenset[str], str] = {
-    frozenset({"coco-val2017", "coco-train2014"}): "val2017 was re-cut from the 2014 train and val images",
-    frozenset({"coco-val2017", "coco-val2014"}): "val2017 was re-cut from the 2014 train and val images",
-    frozenset({"coco-train2017", "coco-train2014"}): "train2017 was re-cut from the 2014 train and val images",
-    frozenset({"coco-train2017", "coco-val2014"}): "train2017 was re-cut from the 2014 train and val images",
-    frozenset({"coco-karpathy-train", "coco-val2014"}): "Karpathy train holds 30,504 'restval' images of val2014",
-    frozenset({"coco-karpathy-test", "coco-train2017"}): (
-        "Karpathy test is 5,000 images of val2014; val2017 is a different 5,000, so the rest are in train2017"
+    frozenset({"coco-karpathy-restval", "coco-val2017"}): (
+        "1,200 of SugarCrepe's 1,560 val2017 images are in neither Karpathy val nor test, so in restval"
+    ),
+    frozenset({"coco-karpathy-val", "coco-val2017"}): "177 of SugarCrepe's val2017 images are in Karpathy val",
+    frozenset({"coco-karpathy-test", "coco-val2017"}): "183 of SugarCrepe's val2017 images are in Karpathy test",
+    frozenset({"coco-karpathy-restval", "coco-valminusminival2014"}): (
+        "30,504 restval and 35,504 valminusminival images of val2014's 40,504 share at least 25,504"
+    ),
+    frozenset({"coco-karpathy-val", "coco-valminusminival2014"}): (
+        "Karpathy val is not val2017 (1,383 of SugarCrepe's val2017 images are outside it), so at least "
+        "1,383 of its 5,000 val2014 images are in valminusminival"
+    ),
+    frozenset({"coco-karpathy-test", "coco-valminusminival2014"}): (
+        "Karpathy test is not val2017 (1,377 of SugarCrepe's val2017 images are outside it), so at least "
+        "1,377 of its 5,000 val2014 images are in valminusminival"
     ),
     frozenset({"vg", "coco-train2014"}): "about 51k Visual Genome images are COCO 2014 images",
     frozenset({"vg", "coco-val2014"}): "about 51k Visual Genome images are COCO 2014 images",
-    frozenset({"vg", "coco-train2017"}): "about 51k Visual Genome images are COCO images; val2017 has only 5,000",
+    frozenset({"vg", "coco-train2017"}): "about 51k Visual Genome images are COCO 2014 images; val2017 has only 5,000",
     frozenset({"hake", "coco-train2014"}): "HAKE includes V-COCO, built on COCO 2014 images",
     frozenset({"hake", "coco-val2014"}): "HAKE includes V-COCO, built on COCO 2014 images",
     frozenset({"hake", "vg"}): "HAKE includes HCVRD, built on Visual Genome images",
@@ -155,6 +188,9 @@ def shared_reason(a: str, b: str) -> str | None:
         return f"{a} is part of {b}"
     if a in _within(b):
         return f"{b} is part of {a}"
+    common = sorted(_parts(a) & _parts(b))
+    if common:
+        return f"both hold {common[0]}"
     for x in sorted(_parts(a)):
         for y in sorted(_parts(b)):
             reason = SHARED.get(frozenset({x, y}))

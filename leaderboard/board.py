@@ -32,6 +32,7 @@ from vlc_harness.overlap import OverlapMark, entry_overlap
 from vlc_harness.registry import Registry
 from vlc_harness.store import CellRecord
 from vlc_harness.types import MetricSpec, ReferenceRow
+from vlc_harness.verify import board_paper_match
 from vlc_leaderboard.declared import Drill, derive_humans, drilldown
 from vlc_leaderboard.public import page_slug, public_id, public_reason
 from vlc_leaderboard.stats import ranks_from, significance
@@ -415,8 +416,9 @@ def _cell_view(cell: CellRecord, col: BenchmarkColumn) -> CellView:
 
 
 def _reported(row: Row, col: BenchmarkColumn, cv: CellView) -> None:
-    """The paper's values for this model's index metrics, next to ours."""
-    match = row.meta.get("paper_match")
+    """The paper's values for this model's index metrics, next to ours (none where the paper loaded
+    the model otherwise: ``meta.paper_params``)."""
+    match = board_paper_match(row.meta)
     if not match or not cv.published or cv.cell is None:
         return
     version = cv.cell.data_version

@@ -3,18 +3,22 @@
 A benchmark page leads with its ranked headline table and the labelled I2T-against-T2I plot, then a
 table of contents, the per-category tables (sorted, with humans, chance and the papers' numbers),
 the benchmark's metadata and BibTeX, and the rules last. A model page reads like a model card:
-description, links, license, parameters, training-data pools with their overlap marks, a rank
-summary per benchmark, then each cell's metrics and provenance.
+description, links, license, parameters, the upstream evaluation it reproduces and what differs
+from it, training-data pools with their overlap marks, a rank summary per benchmark, then each
+cell's metrics and provenance.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from vlc_harness.metrics.aggregate import AUDIT_TAGS, IDENTICAL_TEXT
 from vlc_harness.metrics.cell import declared_ids
+from vlc_harness.verify import board_paper_match
 from vlc_leaderboard.board import TIE_HEAVY, BenchmarkColumn, Board, CellView, Row, Value
 from vlc_leaderboard.cite import benchmark_bibtex
 from vlc_leaderboard.fmt import metric_title, slug
@@ -91,7 +95,7 @@ def _table(col: BenchmarkColumn, spec: Any, published: list[Row]) -> dict[str, A
     rows = _better_first(keyed, spec.higher_is_better)
     paper: dict[str, dict[str, dict[str, Any]]] = {}
     for row in rows:
-        match = row.meta.get("paper_match")
+        match = board_paper_match(row.meta)
         cell = row.cells[col.id].cell
         version = cell.data_version if cell is not None else ""
         for ref in col.references:
@@ -235,8 +239,16 @@ def _facts(row: Row) -> list[tuple[str, str]]:
                 "yes, on real weights" if meta["verified"] else "not yet (no one has compared it on real weights)",
             )
         )
-    if meta.get("paper_match"):
+    if board_paper_match(meta):
         facts.append(("Paper numbers shown", "yes, next to ours where the paper reports the same metric"))
+    elif meta.get("paper_params"):
+        loading = ", ".join(f"{k}: {json.dumps(v)}" for k, v in meta["paper_params"].items())  # YAML's spelling
+        facts.append(("Paper numbers shown", f"no: its paper loaded it with {loading} (see vlc-harness verify)"))
+    if meta.get("reproduces"):
+        facts.append(("Reproduces", str(meta["reproduces"])))
+        facts.append(("Differs from it", str(meta.get("differs") or "no known difference")))
+    elif meta.get("differs"):
+        facts.append(("Differs from its upstream", str(meta["differs"])))
     if meta.get("note"):
         facts.append(("Note", str(meta["note"])))
     return facts
@@ -326,6 +338,17 @@ def _metric_rows(cv: CellView) -> list[tuple[str, ...]]:
     return out
 
 
+def _prompt(cells: list[tuple[BenchmarkColumn, CellView]]) -> dict[str, str]:
+    """The prompt, answer and scoring rule a generative model ran with, from its identity's details
+    (in each cell's provenance; the latest cell first)."""
+    for _, cv in sorted(cells, key=lambda c: str(c[1].cell.created_at if c[1].cell else ""), reverse=True):
+        model = ((cv.cell.provenance or {}).get("model") or {}) if cv.cell is not None else {}
+        details = model.get("details") or {}
+        if isinstance(details, Mapping) and details.get("prompt"):
+            return {key: str(details[key]) for key in ("prompt", "answer", "scoring") if details.get(key)}
+    return {}
+
+
 def model_context(board: Board, row: Row) -> dict[str, Any]:
     """The model card: facts, links, pools and overlap, rank summary, each cell's metrics."""
     cells = [(col, row.cells[col.id]) for col in board.benchmarks if col.id in row.cells]
@@ -348,6 +371,7 @@ def model_context(board: Board, row: Row) -> dict[str, Any]:
         "cells": cells,
         "metric_rows": metrics,
         "facts": _facts(row),
+        "prompt": _prompt(cells),
         "description": _description(row),
         "links": _links(row.meta),
         "pools": _pools(row),

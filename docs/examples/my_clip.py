@@ -10,7 +10,7 @@ from vlc_harness import EmbeddingModel, Identity, hookimpl
 class MyClipParams:
     """Which architecture, which weights."""
 
-    arch: str = "ViT-B-32"
+    arch: str = "ViT-B-32-quickgelu"  # OpenAI's weights need QuickGELU; plain ViT-B-32 builds GELU
     pretrained: str | None = "openai"  # None: random weights from seed 0 (tests)
 
 

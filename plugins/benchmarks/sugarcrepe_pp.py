@@ -87,6 +87,7 @@ class SugarCrepePP(Val2017Images, Benchmark):
         "to Semantic and Lexical Alterations. arXiv:2406.11171, 2024."
     )
     homepage = "https://github.com/Sri-Harsha/scpp"
+    image_pools = ("coco-val2017",)  # SugarCrepe's val2017 images (upstream VLMs/download_coco_images.sh)
     license = "CC BY 4.0 (data; repository code MIT); COCO captions CC BY 4.0; images under Flickr terms"
     headline = "itt_accuracy"
     index_metrics = ("p1_neg_accuracy", "p2_neg_accuracy")

@@ -133,6 +133,7 @@ class VisMin(Benchmark):
         images = self.image_dir()
         return [
             Instance(
+    image_pools = ("coco-val2017", "vismin-generated")  # COCO 2017 val photos and their edits (upstream README)
                 id=f"{row['category']}/{row['id']}",
                 category=str(row["category"]),
                 images=(ImageSource(images / row["image_0"]), ImageSource(images / row["image_1"])),

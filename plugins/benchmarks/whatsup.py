@@ -169,6 +169,7 @@ class WhatsUp(Benchmark):
     """What'sUp: pick the caption with the right spatial preposition (controlled photos, COCO, GQA)."""
 
     type_name = "whatsup"
+    image_pools = ("whatsup-controlled", "coco-val2017", "vg")  # controlled A/B; COCO_QA val2017; VG_QA
     title = "What'sUp"
     citation = (
         'Kamath, Hessel, Chang. What\'s "up" with vision-language models? Investigating their struggle with '

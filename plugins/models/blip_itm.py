@@ -7,12 +7,16 @@ Three named protocols, one per registry entry:
 * ``itc``: cosine of the projected, L2-normalised [CLS] features of the image and of the
   unimodal text encoder (the contrastive head).
 * ``aro``: ITM match logit plus ITC cosine, as ARO's BLIP wrapper scores VG-Relation,
-  VG-Attribution and the Order tasks.
+  VG-Attribution and the Order tasks (mertyg/vision-language-models-are-bows @81fdd20,
+  ``model_zoo/blip_models.py`` ``run_scores_batched``), with its ITM input: the caption's first token
+  replaced by BLIP's ``[ENC]`` (line 245 there), as BLIP's retrieval training fed the ITM head
+  (salesforce/BLIP @056a169 ``models/blip_retrieval.py``); the ITC input keeps ``[CLS]``.
 
 ``checkpoint`` is a hub repo id (``Salesforce/blip-itm-base-coco``, ``-large-coco``,
 ``-base-flickr``, ``-large-flickr``) or a local folder written by ``save_pretrained``. Captions are
-tokenized as transformers does ([CLS] first for both heads; the original BLIP code puts [ENC]
-first for ITM) and truncated to ``max_text_tokens`` (35 in BLIP's retrieval configs). Pairs come
+tokenized as transformers does and truncated to ``max_text_tokens`` (35 in BLIP's retrieval
+configs); ``itm`` and ``itc`` keep ``[CLS]`` first, as BLIP's own ``models/blip_itm.py`` and
+transformers' ``BlipForImageTextRetrieval`` feed both heads. Pairs come
 grouped by image: the vision tower runs once per image and its features serve all its texts.
 """
 
@@ -48,7 +52,8 @@ class BlipItm(PairScoringModel):
         """Resolved hub commit or local folder hash; the protocol is the head combination."""
         self._identity = checkpoint_identity(self.params.checkpoint, self.params.revision)
         protocol = {"itm": "itm-softmax", "itc": "itc-cosine", "aro": "itm-logit+itc-cosine"}[self.params.protocol]
-        return Identity(self._identity, self.params.precision, f"score_pairs/{protocol}/cls-first")
+        first = "enc-first-itm" if self.params.protocol == "aro" else "cls-first"
+        return Identity(self._identity, self.params.precision, f"score_pairs/{protocol}/{first}")
 
     def load(self, device: str) -> None:
         """Model (fp32 weights), tokenizer and image processor of the pinned revision."""
@@ -62,6 +67,7 @@ class BlipItm(PairScoringModel):
         self._model = model.to(device).eval()
         self._tokenizer = AutoTokenizer.from_pretrained(self.params.checkpoint, revision=revision)
         self._processor = AutoImageProcessor.from_pretrained(self.params.checkpoint, revision=revision)
+        self._enc = enc_token_id(self._tokenizer, model.config.text_config) if self.params.protocol == "aro" else None
         self._device = device
         self._torch = torch
 
@@ -85,8 +91,12 @@ class BlipItm(PairScoringModel):
             scores = torch.zeros(len(texts), device=self._device)
             if self.params.protocol in ("itm", "aro"):
                 per_text = patches[index]
+                itm_ids = tokens["input_ids"]
+                if self._enc is not None:
+                    itm_ids = itm_ids.clone()
+                    itm_ids[:, 0] = self._enc
                 hidden = model.text_encoder(
-                    input_ids=tokens["input_ids"],
+                    input_ids=itm_ids,
                     attention_mask=tokens["attention_mask"],
                     encoder_hidden_states=per_text,
                     encoder_attention_mask=torch.ones(per_text.shape[:-1], dtype=torch.long, device=self._device),
@@ -113,6 +123,22 @@ class BlipItm(PairScoringModel):
         from vlc_harness_builtins.models.tiny_hf import save_tiny_blip
 
         return {"checkpoint": str(save_tiny_blip(tmp_path / "tiny_blip")), "protocol": "aro"}
+
+
+def enc_token_id(tokenizer: Any, text_config: Any) -> int:
+    """BLIP's ``[ENC]`` id: the tokenizer's own, or, where the saved tokenizer lacks it, the id BLIP
+    gives it: bert-base-uncased's vocabulary plus ``[DEC]`` (the ``bos_token_id``), then ``[ENC]``
+    (salesforce/BLIP @056a169, ``models/blip.py`` lines 188-190), so a vocabulary of ``bos + 2``."""
+    vocab = tokenizer.get_vocab()
+    if "[ENC]" in vocab:
+        return int(vocab["[ENC]"])
+    bos = getattr(text_config, "bos_token_id", None)
+    if bos is not None and int(text_config.vocab_size) == int(bos) + 2:
+        return int(bos) + 1
+    raise ValueError(
+        "protocol aro needs BLIP's [ENC] token: the tokenizer does not name it and the text vocabulary "
+        f"({text_config.vocab_size}) is not BLIP's bert-base-uncased + [DEC] + [ENC] layout"
+    )
 
 
 @hookimpl

@@ -181,6 +181,8 @@ class CaptioningLikelihood(GenerativePairModel):
             weights = self._source.weights
         eos = "eos" if p.include_eos else "no-eos"
         protocol = f"score_pairs/caption_logprob/{p.reduction}/{eos}/norm-{p.normalize}/{self._family_name}"
+        if self._family_name == "clip_flant5":  # its images as t2v_metrics makes them (PIL image processor)
+            protocol += "/t2v_metrics-3.0"
         return Identity(weights, p.precision, protocol)
 
     def load(self, device: str) -> None:

@@ -33,7 +33,8 @@ the same SentencePiece vocabulary) and, as t2v_metrics' ``load_pretrained_model`
 Prompt (t2v_metrics ``clip_t5_model.py``, conversation ``t5_chat``):
 ``<system message> USER: <image>\\n<question> ASSISTANT: `` where each side of ``<image>`` is
 tokenized separately with its own ``</s>`` (``t5_tokenizer_image_token``); images are padded to a
-square with the processor's mean colour (``image_aspect_ratio: pad``); the decoder is
+square with the processor's mean colour (``image_aspect_ratio: pad``) and go through the CLIP
+image processor with the PIL backend (transformers 4.49's, which t2v_metrics pins); the decoder is
 teacher-forced on the answer's tokens (``Yes</s>``). Scoring definitions as in
 :mod:`vlc_harness_builtins.models.vqascore`. t2v_metrics runs the model in bf16; ``precision: fp32``
 is the default here.
@@ -52,12 +53,12 @@ from vlc_harness.kit.precision import autocast, check_precision
 from vlc_harness.kit.weights import checkpoint_identity, hub_identity, pinned_revision
 from vlc_harness.models import Identity, PairGroup
 from vlc_harness_builtins.models.generative import GenerativePairModel, Request, VlmScorer, answer_score
-from vlc_harness_builtins.models.vqascore import DEFAULT_QUESTION
+from vlc_harness_builtins.models.t2v_metrics_inputs import expand_to_square, pil_image_processor
+from vlc_harness_builtins.models.t2v_metrics_recipes import SYSTEM_MSG as SYSTEM_MESSAGE
+from vlc_harness_builtins.models.t2v_metrics_recipes import T2V_METRICS_VERSION
+from vlc_harness_builtins.models.vqascore import DEFAULT_QUESTION, SCORING_RULES
 
-SYSTEM_MESSAGE = (
-    "A chat between a curious user and an artificial intelligence assistant. "
-    "The assistant gives helpful, detailed, and polite answers to the user's questions."
-)
+__all__ = ["SYSTEM_MESSAGE", "expand_to_square"]
 IMAGE_SLOT = -200  # t2v_metrics' IMAGE_TOKEN_INDEX: where the projected patches go
 VISION_PREFIX = "vision_tower.vision_tower."
 PROJECTOR_PREFIX = "mm_projector."
@@ -239,19 +240,6 @@ def checkpoint_folder(checkpoint: str, revision: str | None) -> Path:
     return Path(snapshot_download(checkpoint, revision=revision, allow_patterns=["*.json", *patterns]))
 
 
-def expand_to_square(image: Any, fill: tuple[int, int, int]) -> Any:
-    """Pad an image to a square, centred, with ``fill`` (t2v_metrics' ``image_aspect_ratio: pad``)."""
-    from PIL import Image
-
-    width, height = image.size
-    if width == height:
-        return image
-    side = max(width, height)
-    square = Image.new(image.mode, (side, side), fill)
-    square.paste(image, ((side - width) // 2, (side - height) // 2))
-    return square
-
-
 class ClipFlanT5Scorer(VlmScorer):
     """CLIP vision tower, MLP projector and Flan-T5 behind the :class:`VlmScorer` interface."""
 
@@ -267,7 +255,7 @@ class ClipFlanT5Scorer(VlmScorer):
         system_message: str,
     ) -> None:
         import torch
-        from transformers import AutoTokenizer, CLIPImageProcessor, CLIPVisionConfig, CLIPVisionModel
+        from transformers import AutoTokenizer, CLIPVisionConfig, CLIPVisionModel
 
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         vision_config = CLIPVisionConfig.from_pretrained(vision_tower, revision=vision_revision)
@@ -279,7 +267,7 @@ class ClipFlanT5Scorer(VlmScorer):
             vision = CLIPVisionModel.from_pretrained(vision_tower, revision=vision_revision)
         self.tokenizer = AutoTokenizer.from_pretrained(tokenizer, revision=tokenizer_revision)
         cut_vocabulary(t5, len(self.tokenizer))
-        self.image_processor = CLIPImageProcessor.from_pretrained(vision_tower, revision=vision_revision)
+        self.image_processor = pil_image_processor(vision_tower, vision_revision)  # transformers 4.49's, as t2v_metrics
         self.fill = tuple(int(x * 255) for x in self.image_processor.image_mean)
         self.model = self.runner = t5.to(device).eval()
         self.projector, self.vision = projector.to(device).eval(), vision.to(device).eval()
@@ -310,7 +298,7 @@ class ClipFlanT5Scorer(VlmScorer):
         return [*self.tokenizer(before).input_ids, *[IMAGE_SLOT] * n_image, *self.tokenizer(after).input_ids]
 
     def preprocess(self, image: Any) -> dict[str, Any]:
-        """Pad to a square with the mean colour, then the CLIP image processor."""
+        """Pad to a square with the mean colour, then the CLIP image processor (PIL backend)."""
         square = expand_to_square(image.convert("RGB"), self.fill)
         pixels = self.image_processor(images=square, return_tensors="pt")["pixel_values"]
         return {"pil": image, "tensors": {"pixel_values": pixels}}
@@ -426,7 +414,10 @@ class ClipFlanT5(GenerativePairModel):
         """The checkpoint, its vision tower (image processor, maybe weights) and the tokenizer."""
         p = self.params
         self._source = ClipFlanT5Source.resolve(p.checkpoint, p.revision, p.tokenizer, p.vision_tower)
-        return Identity(self._source.weights, p.precision, f"score_pairs/clip_flant5/{p.scoring}/t5_chat")
+        protocol = f"score_pairs/clip_flant5/{p.scoring}/t5_chat/t2v_metrics-{T2V_METRICS_VERSION}"
+        prompt = f"{p.system_message} USER: <image>\\n{p.question_template.replace('{}', '{caption}')} ASSISTANT: "
+        details = {"prompt": prompt, "answer": p.answer, "scoring": SCORING_RULES[p.scoring]}
+        return Identity(self._source.weights, p.precision, protocol, details)
 
     def load(self, device: str) -> None:
         """Build the modules, map the published state dict onto them, load tokenizer and processor."""

@@ -10,18 +10,40 @@ model with ``get_image_features`` and ``get_text_features`` (loaded with ``AutoM
 * ``similarity``: ``cosine``, or ``siglip_logit`` (SigLIP's pre-sigmoid logit,
   ``exp(logit_scale) * cos + logit_bias``, so that no score saturates into a tie); ``auto`` picks
   ``siglip_logit`` for SigLIP and SigLIP 2 checkpoints and ``cosine`` otherwise.
-* ``text_padding``: ``max_length`` pads every caption to the text tower's length (the tokenizer's
-  maximum, at most the tower's position embeddings: 64 for SigLIP and SigLIP 2, which were trained
-  that way and whose bidirectional towers see the padding); ``longest`` pads to the batch's longest
-  caption (exact for CLIP's causal tower with end-of-text pooling); ``auto`` picks ``max_length``
-  for SigLIP and SigLIP 2 and ``longest`` otherwise.
+* ``text_padding``: ``max_length`` pads every caption to the text tower's length; ``longest`` pads
+  to the batch's longest caption (exact for CLIP's causal tower with end-of-text pooling); ``auto``
+  picks ``max_length`` for SigLIP and SigLIP 2 and ``longest`` otherwise.
 * ``precision``: ``fp32`` (the only choice on CPU), or ``fp16``/``bf16`` autocast on CUDA.
 
-Images go through the checkpoint's own image processor; captions are scored raw (no template).
+Images go through the checkpoint's own image processor; captions are scored without a template.
+
+What each text tower is fed:
+
+* CLIP (and any other non-SigLIP model): the tokenizer's ``input_ids`` and ``attention_mask`` as it
+  returns them, as ``CLIPProcessor(text=..., padding=True)`` feeds ``CLIPModel`` (transformers'
+  documented usage); the causal tower pools at the first end-of-text token, so the padding after it
+  changes nothing.
+* SigLIP and SigLIP 2 (``model_type`` ``siglip`` or ``siglip2``): ``input_ids`` only, padded on the
+  right to the tower's ``max_position_embeddings`` (64 for the published checkpoints), truncated
+  there. Both were trained that way in big_vision: the bidirectional tower attends to the padding
+  and pools at the last position. This is what transformers' converters set for the published
+  tokenizers (``convert_siglip_to_hf.py``: ``SiglipTokenizer(..., model_input_names=["input_ids"])``;
+  ``convert_siglip2_to_hf.py`` ``get_siglip2_tokenizer``: ``padding_side="right"``,
+  ``model_input_names=["input_ids"]``, "the original one doesn't require it"; huggingface/transformers
+  at 0c85c9ae42dc3e4ab1d194f9d5b4f02963cf983b, lines 80-91) and what the model cards call
+  (``processor(text=..., padding="max_length", max_length=64)``). The plugin asks for right
+  padding and no mask itself, so a tokenizer saved with other defaults (``Siglip2Tokenizer`` and
+  ``GemmaTokenizer`` pad on the left and return a mask) cannot change the scores.
+* Text normalization: a ``SiglipTokenizer`` (SigLIP) canonicalizes each caption itself (lower-case
+  when ``do_lower_case``, punctuation removed, whitespace collapsed: its ``canonicalize_text``, after
+  big_vision's ``prompt_engineering.py``). Any other tokenizer of a SigLIP-family checkpoint is
+  SigLIP 2's Gemma tokenizer, and captions are lower-cased first (``str.lower``), as SigLIP 2 was
+  trained (transformers' SigLIP 2 docs; its ``Siglip2Tokenizer`` lower-cases, ``GemmaTokenizer``,
+  which fixed-resolution SigLIP 2 checkpoints name, does not).
+
 SigLIP 2 NaFlex checkpoints (``model_type: siglip2``, transformers >= 4.50) keep each image's
 aspect ratio: their processor returns patches, a patch mask and the patch grid's shape, which are
-passed on as they are; their tokenizer lower-cases, as SigLIP 2 was trained. (Fixed-resolution
-SigLIP 2 checkpoints are ``SiglipModel`` checkpoints and go the SigLIP way.)
+passed on as they are. (Fixed-resolution SigLIP 2 checkpoints are ``SiglipModel`` checkpoints.)
 """
 
 from __future__ import annotations
@@ -65,7 +87,11 @@ class HfContrastive(EmbeddingModel):
         model_type = self._model_type()
         require_transformers_model(model_type)
         similarity, padding = self._protocol(model_type)
-        return Identity(self._identity, self.params.precision, f"embed/{similarity}/pad-{padding}/raw-caption")
+        if model_type in SIGLIP_TYPES:  # right padding, no mask, the family's text normalization
+            text = f"pad-{padding}-right/input-ids-only/siglip-text"
+        else:
+            text = f"pad-{padding}/raw-caption"
+        return Identity(self._identity, self.params.precision, f"embed/{similarity}/{text}")
 
     def _model_type(self) -> str:
         return str(checkpoint_config(self.params.checkpoint, self._identity).get("model_type", ""))
@@ -92,8 +118,13 @@ class HfContrastive(EmbeddingModel):
         self._model = AutoModel.from_pretrained(self.params.checkpoint, revision=revision).to(device).eval()
         self._tokenizer = AutoTokenizer.from_pretrained(self.params.checkpoint, revision=revision)
         self._processor = AutoImageProcessor.from_pretrained(self.params.checkpoint, revision=revision)
-        self._similarity, self._padding = self._protocol(self._model.config.model_type)
-        self._naflex = self._model.config.model_type == "siglip2"
+        model_type = self._model.config.model_type
+        self._similarity, self._padding = self._protocol(model_type)
+        self._siglip = model_type in SIGLIP_TYPES
+        self._naflex = model_type == "siglip2"
+        # SiglipTokenizer canonicalizes captions itself; SigLIP 2's Gemma tokenizers may not lower-case
+        self._lowercase = self._siglip and not hasattr(self._tokenizer, "canonicalize_text")
+        self._text_length = self._tower_length()
         if self._similarity == "siglip_logit":
             self._scale = float(self._model.logit_scale.detach().exp())
             self._bias = float(self._model.logit_bias.detach())
@@ -118,16 +149,31 @@ class HfContrastive(EmbeddingModel):
         with torch.no_grad(), autocast(self.params.precision):
             return _features(self._model.get_image_features(**inputs)).float().cpu().numpy()
 
-    def embed_texts(self, texts: list[str]) -> np.ndarray:
-        """Text features of the raw captions, padded as the protocol says."""
-        torch = self._torch
-        limit = min(int(getattr(self._tokenizer, "model_max_length", 77) or 77), 512)
+    def _tower_length(self) -> int:
+        """SigLIP: the text tower's positions (it pools at the last one). Others: the tokenizer's
+        maximum, at most the tower's positions (SigLIP 2's Gemma tokenizer claims more) and 512."""
         positions = getattr(getattr(self._model.config, "text_config", None), "max_position_embeddings", None)
-        if positions:  # a tokenizer may claim more than the text tower holds (SigLIP 2's Gemma tokenizer)
-            limit = min(limit, int(positions))
+        if self._siglip:
+            return int(positions)
+        limit = min(int(getattr(self._tokenizer, "model_max_length", 77) or 77), 512)
+        return min(limit, int(positions)) if positions else limit
+
+    def _text_inputs(self, texts: list[str]) -> dict[str, Any]:
+        """SigLIP: input ids only, right-padded, after the family's normalization; others: what the
+        tokenizer returns (ids and mask)."""
         padding: Any = "max_length" if self._padding == "max_length" else True
-        encoded = self._tokenizer(texts, padding=padding, truncation=True, max_length=limit, return_tensors="pt")
-        inputs = {k: v.to(self._device) for k, v in encoded.items() if k in ("input_ids", "attention_mask")}
+        common = {"padding": padding, "truncation": True, "max_length": self._text_length, "return_tensors": "pt"}
+        if not self._siglip:
+            encoded = self._tokenizer(texts, **common)
+            return {k: v for k, v in encoded.items() if k in ("input_ids", "attention_mask")}
+        captions = [t.lower() for t in texts] if self._lowercase else list(texts)
+        encoded = self._tokenizer(captions, padding_side="right", return_attention_mask=False, **common)
+        return {"input_ids": encoded["input_ids"]}
+
+    def embed_texts(self, texts: list[str]) -> np.ndarray:
+        """Text features of the captions, fed as the family's official pipeline feeds them."""
+        torch = self._torch
+        inputs = {k: v.to(self._device) for k, v in self._text_inputs(texts).items()}
         with torch.no_grad(), autocast(self.params.precision):
             return _features(self._model.get_text_features(**inputs)).float().cpu().numpy()
 

@@ -8,8 +8,14 @@
 * ``pretrained``: a pretrained tag (``openai``, ``laion2b_s34b_b79k``), a local checkpoint path,
   or ``null`` for random initialisation from ``init_seed`` (tests and benches only).
 * ``precision``: ``fp32`` (the only choice on CPU), or ``fp16``/``bf16`` autocast on CUDA.
-* ``force_quick_gelu``: QuickGELU activations whatever the config says (older open_clip listed
-  DataComp small/medium under ``ViT-B-32-quickgelu``; SugarCrepe evaluated them that way).
+* ``force_quick_gelu``: QuickGELU activations whatever the config says. A model is loaded with the
+  activation it was trained with by naming the config open_clip lists its tag under (OpenAI's
+  weights: ``ViT-B-32-quickgelu``, whose tag declares ``quick_gelu``; DataComp's: ``ViT-B-32``, GELU);
+  the flag reproduces an evaluation that loaded a model otherwise (``meta.paper_params``).
+
+``identify()`` also checks the Hugging Face repositories the text side reads (a transformers text
+tower's config, an HF tokenizer: :mod:`vlc_harness_builtins.models.openclip_repos`), so that what
+is missing offline makes the cells ``unavailable``, naming it.
 
 Scoring is SugarCrepe's reference protocol: the raw caption (no template) through open_clip's
 tokenizer, the default eval image transform, and cosine similarity of L2-normalised embeddings.
@@ -31,9 +37,10 @@ import numpy as np
 
 from vlc_harness import hookimpl
 from vlc_harness.kit.precision import autocast, check_precision
-from vlc_harness.kit.weights import dir_identity, file_identity, hub_identity
+from vlc_harness.kit.weights import dir_identity, file_identity, hub_identity, pinned_revision
 from vlc_harness.models import EmbeddingModel, Identity, RunOptions
 from vlc_harness.types import canonical_json
+from vlc_harness_builtins.models.openclip_repos import check_text_repos
 from vlc_harness_builtins.models.versions import check_open_clip_name, require_open_clip_model
 
 HF_WEIGHT_FILES = ("open_clip_model.safetensors", "open_clip_pytorch_model.bin")
@@ -90,7 +97,8 @@ class OpenClip(EmbeddingModel):
         return arch if isinstance(arch, str) else register_inline_config(arch)
 
     def identify(self) -> Identity:
-        """Hub revision of a tag, sha256 of a local checkpoint, or the seed of a random init."""
+        """Hub revision of a tag, sha256 of a local checkpoint, or the seed of a random init (after
+        checking the repositories the text side reads)."""
         pretrained = self.params.pretrained
         protocol = "embed/cosine/raw-caption"
         arch = self.params.arch
@@ -101,7 +109,7 @@ class OpenClip(EmbeddingModel):
         if pretrained is None:
             arch = self.params.arch
             if isinstance(arch, str) and arch.startswith("hf-hub:"):
-                weights = hub_identity(arch[len("hf-hub:") :], HF_WEIGHT_FILES)
+                weights = hub_identity(arch[len("hf-hub:") :], HF_WEIGHT_FILES, needs=(("open_clip_config.json",),))
             elif isinstance(arch, str) and arch.startswith("local-dir:"):
                 weights = "local-dir:" + dir_identity(Path(arch[len("local-dir:") :]))
             else:  # the installed torch's version, read without importing it
@@ -111,6 +119,7 @@ class OpenClip(EmbeddingModel):
             weights = file_identity(pretrained)
         else:
             weights = self._tag_identity(pretrained)
+        check_text_repos(arch, pinned_revision(weights))
         return Identity(weights=weights, dtype=self.params.precision, protocol=protocol)
 
     def _tag_identity(self, tag: str) -> str:
@@ -138,6 +147,8 @@ class OpenClip(EmbeddingModel):
         name = self._model_name()
         if self.params.pretrained is None:
             torch.manual_seed(self.params.init_seed)
+        else:
+            check_activation(open_clip, name, self.params.pretrained, self.params.force_quick_gelu)
         try:
             model, _, preprocess = open_clip.create_model_and_transforms(
                 name,
@@ -246,6 +257,22 @@ def register_inline_config(config: dict[str, Any]) -> str:
         path.write_text(json.dumps(config))
         open_clip.add_model_config(path)
     return name
+
+
+def check_activation(open_clip: Any, name: str, tag: str, force_quick_gelu: bool) -> None:
+    """Refuse a pretrained tag trained with QuickGELU under a config that builds GELU.
+
+    open_clip (since 2.29) builds such a model with only a warning, and its scores are not the
+    weights' (OpenAI's tags under ``ViT-B-32`` rather than ``ViT-B-32-quickgelu``).
+    """
+    if os.path.isfile(tag) or not open_clip.get_pretrained_cfg(name, tag).get("quick_gelu"):
+        return
+    if force_quick_gelu or (open_clip.get_model_config(name) or {}).get("quick_gelu"):
+        return
+    raise ValueError(
+        f"pretrained {tag!r} was trained with QuickGELU, but arch {name!r} builds GELU, which would score "
+        f"other weights than the published ones: use arch '{name}-quickgelu' (or force_quick_gelu: true)"
+    )
 
 
 @hookimpl

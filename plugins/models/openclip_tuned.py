@@ -26,7 +26,9 @@ accepted), maps it onto open_clip's module names and loads it strictly into ``ar
 * ``lora_alpha``: LoRA's alpha (1 in DAC's and FSC-CLIP's layers, which never set it).
 * ``quick_gelu``: QuickGELU activations, as the OpenAI CLIP these checkpoints were fine-tuned from
   (default ``true``). The ARO and SugarCrepe evaluation scripts loaded NegCLIP and CE-CLIP as
-  ``ViT-B-32`` with open_clip's default ``nn.GELU``; ``quick_gelu: false`` reproduces that.
+  ``ViT-B-32`` with open_clip's default ``nn.GELU``; ``quick_gelu: false`` reproduces that, and
+  their registry entries name it in ``meta.paper_params`` (what ``vlc-harness verify`` compares
+  with the paper rows; the board keeps QuickGELU).
 * ``precision``: ``fp32``, or ``fp16``/``bf16`` autocast on CUDA.
 
 Scoring is the ``open_clip`` type's: the raw caption through the architecture's tokenizer, its
@@ -47,6 +49,7 @@ from vlc_harness.kit.precision import check_precision
 from vlc_harness.kit.weights import file_identity, hub_identity, pinned_revision
 from vlc_harness.models import Identity
 from vlc_harness_builtins.models.openclip import TINY_CONFIG, OpenClip, causal_argmax_text_tower, register_inline_config
+from vlc_harness_builtins.models.openclip_repos import check_text_repos
 from vlc_harness_builtins.models.versions import require_open_clip_model
 
 HUB_PREFIX = "hf-hub:"
@@ -192,6 +195,7 @@ class OpenClipTuned(OpenClip):
         p = self.params
         if isinstance(p.arch, str):
             require_open_clip_model(p.arch)
+        check_text_repos(p.arch)
         activation = "quickgelu" if p.quick_gelu else "gelu"
         protocol = f"embed/cosine/raw-caption/{p.layout}/{activation}"
         if p.layout == "open_clip_lora":

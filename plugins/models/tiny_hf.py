@@ -95,7 +95,10 @@ def save_tiny_blip(folder: Path, seed: int = 0) -> Path:
     if (folder / "config.json").is_file():
         return folder
     tok = word_tokenizer(folder, "[CLS]", "[SEP]", "[PAD]", 35)
+    tok.add_special_tokens({"bos_token": "[DEC]", "additional_special_tokens": ["[ENC]"]})  # BLIP's layout
+    tok.save_pretrained(folder)
     text = {"vocab_size": len(tok), "hidden_size": 32, "encoder_hidden_size": 32, **TINY_LAYERS}
+    text |= {"bos_token_id": tok.bos_token_id}
     text |= {"max_position_embeddings": 40, "pad_token_id": tok.pad_token_id}
     vision = {"hidden_size": 32, "image_size": 32, "patch_size": 8, **TINY_LAYERS}
     torch.manual_seed(seed)

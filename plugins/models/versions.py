@@ -10,8 +10,12 @@ Minimums (checked against the packages' release history; see docs/models.md):
 * open_clip_torch: EVA02 ``2.20.0``, DFN5B tags ``2.24.0``, SigLIP 2 ``2.31.0`` (its gopt tower
   needs timm ``1.0.15``), PE-Core ``3.0.0``, MetaCLIP 2 worldwide ``3.1.0``, MobileCLIP2
   ``3.2.0`` (S3/S4 need timm ``1.0.20`` for ``fastvit_mci3``/``mci4``).
-* transformers: LLaVA-OneVision ``4.45.0``, Qwen2.5-VL ``4.49.0``, SigLIP 2 (``Siglip2Model``)
-  ``4.50.0``, InternVL (``-hf`` checkpoints) ``4.52.1``, Qwen3-VL ``4.57.0``.
+* transformers: LLaVA-OneVision ``4.45.0``, SigLIP 2 (``Siglip2Model``) ``4.50.0``, InternVL (``-hf``
+  checkpoints) ``4.52.1``. Where our scorers call an interface newer than the family itself, the gate
+  is that interface's first release, read from the published wheels' modelling files: Qwen2-VL and
+  Qwen2.5-VL ``5.3.0`` (M-RoPE's ``get_rope_index(mm_token_type_ids=...)``; the families arrived in
+  4.45.0 and 4.49.0), Qwen3-VL ``5.24.0`` (the DeepStack runner passes ``cache=`` to
+  ``Qwen3VLTextModel.forward``, which took ``past_key_values`` up to 5.23.0; the family arrived in 4.57.0).
 """
 
 from __future__ import annotations
@@ -39,10 +43,11 @@ OPEN_CLIP_REQUIREMENTS: tuple[tuple[str, str, str, dict[str, str]], ...] = (
 
 TRANSFORMERS_REQUIREMENTS: dict[str, tuple[str, str]] = {
     "llava_onevision": ("LLaVA-OneVision", "4.45.0"),
-    "qwen2_5_vl": ("Qwen2.5-VL", "4.49.0"),
+    "qwen2_vl": ("Qwen2-VL (M-RoPE with mm_token_type_ids)", "5.3.0"),
+    "qwen2_5_vl": ("Qwen2.5-VL (M-RoPE with mm_token_type_ids)", "5.3.0"),
     "siglip2": ("SigLIP 2 (Siglip2Model)", "4.50.0"),
     "internvl": ("InternVL (-hf checkpoints)", "4.52.1"),
-    "qwen3_vl": ("Qwen3-VL", "4.57.0"),
+    "qwen3_vl": ("Qwen3-VL (text model taking cache=)", "5.24.0"),
 }
 """transformers ``model_type`` and the version that first knows it."""
 

@@ -14,6 +14,12 @@ Prompt template (``prompt: auto``, the checkpoint's chat template, image before 
     <|im_start|>user <image>\\n{question}<|im_end|><|im_start|>assistant\\n
 
 Needs transformers >= 4.45.0; an older one makes the cells ``unavailable``.
+
+``prompt: t2v_metrics`` is t2v_metrics 3.0's input instead (LLaVA-NeXT's ``qwen_1_5`` conversation
+with its system turn, tokenized around ``<image>`` as ``tokenizer_image_token`` does, the first
+token's probability): :mod:`vlc_harness_builtins.models.t2v_metrics_recipes`. t2v_metrics runs the
+original ``lmms-lab`` checkpoint through LLaVA-NeXT (fp16, its own any-resolution image code);
+this type runs llava-hf's port of the same weights with transformers' image processor.
 """
 
 from __future__ import annotations

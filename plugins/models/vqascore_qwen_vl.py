@@ -17,6 +17,10 @@ its own embeddings (``visual_pos_masks``, ``deepstack_visual_embeds``), so that 
 equals the model's forward pass (the self-check compares them on the first batch). Needs
 transformers >= 4.49.0 (Qwen2.5-VL) or >= 4.57.0 (Qwen3-VL); an older one makes the cells
 ``unavailable``.
+
+``prompt: t2v_metrics`` scores Qwen2.5-VL as t2v_metrics 3.0 does (its Qwen2VLModel loads Qwen2-VL
+and Qwen2.5-VL alike: :mod:`vlc_harness_builtins.models.t2v_metrics_recipes`); t2v_metrics has no
+Qwen3-VL scorer, so Qwen3-VL takes our prompt only and the preset is refused for it.
 """
 
 from __future__ import annotations
@@ -115,11 +119,16 @@ class VqaScoreQwenVl(FamilyVqaScore):
 
     type_name = "vqascore_qwen_vl"
     model_types = {"qwen2_5_vl": VlmScorer, "qwen3_vl": Qwen3VlScorer}
-    prompt_template = (
-        "Qwen2.5-VL: <|im_start|>system\\nYou are a helpful assistant.<|im_end|>\\n<|im_start|>user\\n"
-        f"{QWEN_IMAGE}{{question}}<|im_end|>\\n<|im_start|>assistant\\n; "
-        f"Qwen3-VL: <|im_start|>user\\n{QWEN_IMAGE}{{question}}<|im_end|>\\n<|im_start|>assistant\\n"
-    )
+    chat_templates = {
+        "qwen2_5_vl": "<|im_start|>system\\nYou are a helpful assistant.<|im_end|>\\n<|im_start|>user\\n"
+        f"{QWEN_IMAGE}{{question}}<|im_end|>\\n<|im_start|>assistant\\n",
+        "qwen3_vl": f"<|im_start|>user\\n{QWEN_IMAGE}{{question}}<|im_end|>\\n<|im_start|>assistant\\n",
+    }
+    prompt_template = f"Qwen2.5-VL: {chat_templates['qwen2_5_vl']}; Qwen3-VL: {chat_templates['qwen3_vl']}"
+
+    def chat_template(self, model_type: str) -> str:
+        """Qwen2.5-VL's template has a system turn, Qwen3-VL's none."""
+        return self.chat_templates[model_type]
 
     @classmethod
     def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:

@@ -70,7 +70,7 @@ def wide(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         links={"paper": "https://example.org/clip-paper", "bad": "javascript:alert(1)"},
         license="MIT",
         parameters_m=1250.0,
-        trained_on=["coco-train2014", "undisclosed"],
+        trained_on=["coco-karpathy-train", "undisclosed"],  # holds SugarCrepe images (restval)
         source="OpenAI",
     )
     plugins = get_plugins()
@@ -1048,7 +1048,7 @@ def test_model_page_reads_like_a_model_card(wide_site):
         "<dt>Released by</dt><dd>OpenAI</dd>",
         'href="https://example.org/clip"',
         'href="https://example.org/clip-paper"',
-        "<code>coco-train2014</code> — COCO 2014 train",
+        "<code>coco-karpathy-train</code> — COCO Karpathy train",
         "training images not (fully) published",
         "Results by benchmark",
         "Provenance",

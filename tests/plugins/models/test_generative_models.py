@@ -447,7 +447,7 @@ def test_caption_likelihood_with_clip_flant5_is_visualgptscore(tiny_clip_flant5)
 
     params = {"checkpoint": str(tiny_clip_flant5), "tokenizer": str(tiny_clip_flant5 / "tokenizer")}
     model = _loaded(CaptioningLikelihood, params | {"reduction": "mean", "normalize": "none"})
-    assert model.identify().protocol.endswith("/clip_flant5")
+    assert model.identify().protocol.endswith("/clip_flant5/t2v_metrics-3.0")
     ours = _score(model)
     for image, texts, row in zip(_images(), TEXTS, ours, strict=True):
         for text, score in zip(texts, row, strict=True):

@@ -60,7 +60,7 @@ def test_siglip_scores_are_its_logits_with_max_length_padding(tmp_path):
 
     folder = save_tiny_siglip(tmp_path / "siglip")
     model = _loaded(HfContrastive, {"checkpoint": str(folder)})
-    assert model.identify().protocol == "embed/siglip_logit/pad-max_length/raw-caption"
+    assert model.identify().protocol == "embed/siglip_logit/pad-max_length-right/input-ids-only/siglip-text"
     ours = _embed_grid(model)
     np.testing.assert_allclose(ours, _reference_logits(model, "max_length"), atol=1e-5)
     # The bidirectional tower sees its padding: padding to the longest caption changes the scores.
@@ -86,11 +86,33 @@ def test_blip_protocols_match_the_transformers_heads(tmp_path, protocol):
         n = len(group.texts)
         tokens = model._tokenizer(list(group.texts), padding=True, return_tensors="pt")
         pixels = group.image.unsqueeze(0).expand(n, -1, -1, -1)
+        # ARO's ITM input (blip_models.py:245 @81fdd20): the first token replaced by BLIP's [ENC]
+        enc_ids = tokens["input_ids"].clone()
+        enc_ids[:, 0] = model._tokenizer.convert_tokens_to_ids("[ENC]")
         with torch.no_grad():
             itm = model._model(**tokens, pixel_values=pixels, use_itm_head=True).itm_score
             itc = model._model(**tokens, pixel_values=pixels[:1], use_itm_head=False).itm_score[0]
-        expected = {"itm": itm.softmax(-1)[:, 1], "itc": itc, "aro": itm[:, 1] + itc}[protocol]
+            enc = tokens | {"input_ids": enc_ids}
+            itm_enc = model._model(**enc, pixel_values=pixels, use_itm_head=True).itm_score
+        expected = {"itm": itm.softmax(-1)[:, 1], "itc": itc, "aro": itm_enc[:, 1] + itc}[protocol]
         np.testing.assert_allclose(scores, expected.numpy(), atol=1e-5)
+        if protocol == "aro":  # [CLS] first, as before, would not be ARO's score
+            assert np.abs(np.asarray(scores) - (itm[:, 1] + itc).numpy()).max() > 1e-4
+
+
+def test_blip_enc_token_is_the_tokenizers_or_blips_layout():
+    from types import SimpleNamespace
+
+    from vlc_harness_builtins.models.blip_itm import enc_token_id
+
+    def tokenizer(vocab):
+        return SimpleNamespace(get_vocab=lambda: vocab)
+
+    assert enc_token_id(tokenizer({"[ENC]": 7}), SimpleNamespace(bos_token_id=5, vocab_size=9)) == 7
+    # a saved tokenizer without [ENC]: bert-base-uncased (30522) + [DEC] (bos, 30522) + [ENC] (30523)
+    assert enc_token_id(tokenizer({}), SimpleNamespace(bos_token_id=30522, vocab_size=30524)) == 30523
+    with pytest.raises(ValueError, match="needs BLIP's \\[ENC\\] token"):
+        enc_token_id(tokenizer({}), SimpleNamespace(bos_token_id=30522, vocab_size=30600))
 
 
 def test_hf_models_run_end_to_end_on_the_sugarcrepe_sample(vlc_run, tmp_path, sample_root):

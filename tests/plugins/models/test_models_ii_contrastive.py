@@ -16,15 +16,20 @@ TEXTS = ["a red square above a blue circle", "a blue circle above a red square",
 
 
 def save_tiny_siglip2(folder: Path, seed: int = 0) -> Path:
-    """A 2-layer Siglip2Model (NaFlex: up to 16 patches of 8x8) with a word-level tokenizer."""
+    """A 2-layer Siglip2Model (NaFlex: up to 16 patches of 8x8) with a real ``Siglip2Tokenizer``
+    saved with its class defaults (left padding, a mask), which the plugin must not follow.
+
+    (A word-level tokenizer saved here would be loaded as ``Siglip2Tokenizer`` by transformers 5,
+    which overrides the tokenizer class of ``siglip2`` checkpoints, and tokenize to unknowns.)"""
     import torch
     from transformers import Siglip2Config, Siglip2ImageProcessor, Siglip2Model
 
-    from vlc_harness_builtins.models.tiny_hf import TINY_LAYERS, word_tokenizer
+    from tests.plugins.models.tokenizers_offline import gemma_bpe_tokenizer
+    from vlc_harness_builtins.models.tiny_hf import TINY_LAYERS
 
     if (folder / "config.json").is_file():
         return folder
-    tok = word_tokenizer(folder, "<s>", "</s>", "<pad>", 16, input_names=("input_ids",))
+    tok = gemma_bpe_tokenizer(folder, "Siglip2Tokenizer")
     text = {"vocab_size": len(tok), "hidden_size": 32, "max_position_embeddings": 16, **TINY_LAYERS}
     text |= {"pad_token_id": tok.pad_token_id, "eos_token_id": tok.eos_token_id, "bos_token_id": tok.bos_token_id}
     vision = {"hidden_size": 32, "patch_size": 8, "num_patches": 16, **TINY_LAYERS}
@@ -54,13 +59,13 @@ def _images():
 
 def test_siglip2_naflex_scores_are_the_models_own_logits(tiny_siglip2):
     import torch
-    from transformers import AutoModel, AutoTokenizer, Siglip2ImageProcessor
+    from transformers import AutoModel, Siglip2ImageProcessor, Siglip2Tokenizer
 
     from vlc_harness_builtins.models.hf_contrastive import HfContrastive
 
     model = HfContrastive(build(HfContrastive.Params, {"checkpoint": str(tiny_siglip2)}), RunOptions())
     identity = model.identify()
-    assert identity.protocol == "embed/siglip_logit/pad-max_length/raw-caption"
+    assert identity.protocol == "embed/siglip_logit/pad-max_length-right/input-ids-only/siglip-text"
     model.load("cpu")
     batch = [model.preprocess(im) for im in _images()]
     assert set(batch[0]) == {"pixel_values", "pixel_attention_mask", "spatial_shapes"}
@@ -69,7 +74,8 @@ def test_siglip2_naflex_scores_are_the_models_own_logits(tiny_siglip2):
     ours = np.array([[model.pair_scores(image_vecs[[i]], text_vecs[[j]])[0] for j in range(3)] for i in range(2)])
 
     reference = AutoModel.from_pretrained(tiny_siglip2).eval()
-    tokenizer = AutoTokenizer.from_pretrained(tiny_siglip2)
+    # the published tokenizer's settings (convert_siglip2_to_hf.py): right padding, input ids only
+    tokenizer = Siglip2Tokenizer.from_pretrained(tiny_siglip2, padding_side="right", model_input_names=["input_ids"])
     text = tokenizer(TEXTS, padding="max_length", max_length=16, return_tensors="pt")
     pixels = Siglip2ImageProcessor.from_pretrained(tiny_siglip2)(images=_images(), return_tensors="pt")
     with torch.no_grad():

@@ -123,6 +123,6 @@ def test_an_old_transformers_makes_qwen3_vl_unavailable(tiny_families, monkeypat
     from vlc_harness_builtins.models import versions
 
     cls, folder = tiny_families["qwen3_vl"]
-    monkeypatch.setattr(versions, "installed", lambda dist: "4.56.2")
-    with pytest.raises(WeightsUnavailable, match=r"Qwen3-VL needs transformers>=4\.57\.0 \(installed: 4\.56\.2\)"):
+    monkeypatch.setattr(versions, "installed", lambda dist: "5.23.0")
+    with pytest.raises(WeightsUnavailable, match=r"Qwen3-VL .* needs transformers>=5\.24\.0 \(installed: 5\.23\.0\)"):
         cls(build(cls.Params, {"checkpoint": str(folder)}), cls.Run()).identify()

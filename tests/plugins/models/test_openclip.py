@@ -39,7 +39,11 @@ def test_pretrained_tag_without_cache_or_network_is_unavailable(tmp_path, monkey
 def test_unavailable_weights_make_the_cell_unavailable(vlc_run, tmp_path, sample_root, monkeypatch):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty_hub_cache"))
     out = vlc_run(
-        "-m", "open_clip:arch=ViT-B-32,pretrained=openai", "-b", "sugarcrepe:version=custom", data_root=sample_root
+        "-m",
+        "open_clip:arch=ViT-B-32-quickgelu,pretrained=openai",
+        "-b",
+        "sugarcrepe:version=custom",
+        data_root=sample_root,
     )
     assert out.exit_code == 0, out.output
     (cell,) = vlc_run.store().latest_cells()

@@ -1,0 +1,72 @@
+"""constraints.txt pins the scoring stack, runs record it, and the installed stack is the pinned one."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import re
+from pathlib import Path
+
+import pytest
+
+from vlc_harness.provenance import PACKAGES
+from vlc_harness.testing import in_ci
+
+CONSTRAINTS = Path(__file__).resolve().parents[2] / "constraints.txt"
+TEST_ONLY = {"t2v-metrics"}
+"""Pinned for the tests (installed with --no-deps, never imported), not part of any score."""
+SCORING_STACK = {
+    "torch",
+    "torchvision",
+    "numpy",
+    "pillow",
+    "open-clip-torch",
+    "timm",
+    "ftfy",
+    "regex",
+    "transformers",
+    "tokenizers",
+    "huggingface-hub",
+    "sentencepiece",
+    "safetensors",
+}
+"""What issue 25 names as changing a score (and torch, torchvision, numpy): each must be pinned."""
+
+
+def normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pins() -> dict[str, str]:
+    out = {}
+    for raw in CONSTRAINTS.read_text(encoding="utf-8").splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        match = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([0-9][0-9A-Za-z.+!-]*)", line)
+        assert match, f"constraints.txt: {raw!r} is not an exact name==version pin"
+        name = normalize(match.group(1))
+        assert name not in out, f"constraints.txt pins {name} twice"
+        out[name] = match.group(2)
+    return out
+
+
+def test_the_scoring_stack_is_pinned_exactly() -> None:
+    missing = SCORING_STACK - set(pins())
+    assert not missing, f"constraints.txt does not pin {sorted(missing)}"
+
+
+def test_runs_record_every_pinned_package() -> None:
+    recorded = {normalize(p) for p in PACKAGES}
+    unrecorded = set(pins()) - TEST_ONLY - recorded
+    assert not unrecorded, f"provenance.PACKAGES does not record {sorted(unrecorded)}"
+
+
+@pytest.mark.parametrize("name", sorted(pins()))
+def test_installed_version_is_the_pinned_one(name: str) -> None:
+    try:
+        installed = importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        if in_ci():
+            pytest.fail(f"{name} is pinned in constraints.txt but not installed by the README's test command")
+        pytest.skip(f"{name} is not installed here")
+    assert installed == pins()[name], f"{name} {installed} is installed, constraints.txt pins {pins()[name]}"
