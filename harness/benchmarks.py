@@ -47,6 +47,11 @@ class Benchmark:
     license: ClassVar[str] = ""
     headline: ClassVar[str] = ""
     """Metric id of the benchmark's headline number."""
+    headline_source: ClassVar[str] = ""
+    """The paper table or figure the headline reproduces, with the file or page (e.g. ``Table 6
+    "Average" of Hsieh et al. 2023``), or text starting with ``ours:`` saying why when no paper
+    reports it (a pool the harness made up, a generated benchmark). Shown on the benchmark page
+    next to the headline; the conformance checks require it."""
     index_metrics: ClassVar[tuple[str, ...]] = ()
     """Metric ids the leaderboard's index shows beside the headline (e.g. brittleness)."""
     gap_metrics: ClassVar[tuple[str, str] | None] = None
@@ -121,6 +126,10 @@ class Benchmark:
     def headline_metric(self) -> str:
         """Metric id of the headline for these params (default: the class's :attr:`headline`)."""
         return self.headline
+
+    def headline_origin(self) -> str:
+        """Where the headline comes from for these params (default: the class's :attr:`headline_source`)."""
+        return self.headline_source
 
     def metric_families(self) -> tuple[Family, ...]:
         """The metric declaration for these params (default: the class's :attr:`metrics`)."""

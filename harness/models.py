@@ -10,7 +10,8 @@ transformers, openai) inside ``identify``/``load`` so listing plugins stays inst
 Protocols (one per registry entry):
 
 * :class:`EmbeddingModel` (``embed``): vectors for images and texts plus the declared
-  similarity; each unique image and text is encoded once.
+  similarity; each unique image and text is encoded once. The same text vectors give the
+  text-text similarity that text-only tasks read (SugarCrepe++'s TOT; cosine by default).
 * :class:`PairScoringModel` (``score_pairs``): joint scores grouped by image, so an image's
   features are computed once and reused for all its texts.
 * :class:`TextOnlyModel` (image-blind): a score per unique text; no image files are needed and
@@ -257,6 +258,23 @@ class EmbeddingModel(Model):
 
         a = image_vecs / np.linalg.norm(image_vecs, axis=1, keepdims=True)
         b = text_vecs / np.linalg.norm(text_vecs, axis=1, keepdims=True)
+        return np.einsum("nd,nd->n", a.astype(np.float64), b.astype(np.float64))
+
+    text_similarity: ClassVar[str] = "cosine"
+    """What :meth:`text_pair_scores` computes (recorded in the provenance of cells that read it)."""
+
+    def text_pair_scores(self, a_vecs: np.ndarray, b_vecs: np.ndarray) -> np.ndarray:
+        """Text-text similarity of row ``k`` of ``a_vecs`` and row ``k`` of ``b_vecs`` (both from
+        :meth:`embed_texts`), for text-only tasks such as SugarCrepe++'s TOT.
+
+        The default is the cosine of the two text vectors, as upstream computes it for every
+        model. It must be symmetric: each unordered pair of texts is computed and stored once. An
+        override declares itself in :attr:`text_similarity` and bumps :attr:`scoring_version`.
+        """
+        import numpy as np
+
+        a = a_vecs / np.linalg.norm(a_vecs, axis=1, keepdims=True)
+        b = b_vecs / np.linalg.norm(b_vecs, axis=1, keepdims=True)
         return np.einsum("nd,nd->n", a.astype(np.float64), b.astype(np.float64))
 
 

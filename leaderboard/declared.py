@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from vlc_harness.metrics.aggregate import SAME_WORDS, Macro, PerCategory, Plan
+from vlc_harness.metrics.aggregate import AUDIT_TAGS, Macro, PerCategory, Plan
 
-AUDIT_CATEGORIES = frozenset({SAME_WORDS, "different-words", "any", "all"})
+AUDIT_CATEGORIES = frozenset({*AUDIT_TAGS, "any", "all"})
 """Categories a drilldown leaves out: the overall value and the word-order audit's tags."""
 
 Key = tuple[str, str]

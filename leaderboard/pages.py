@@ -56,8 +56,13 @@ def benchmark_context(board: Board, col: BenchmarkColumn) -> dict[str, Any]:
     tables = [_table(col, spec, published) for spec in shown]
     tables = [t for t in tables if t is not None]
     hidden_variants = sorted(present - declared_ids(present))
+    source = col.benchmark.headline_origin() if col.benchmark is not None else ""
+    first = published[0].cells[col.id].cell if published else None
     return {
         "col": col,
+        "headline_source": source.removeprefix("ours:").strip(),
+        "headline_ours": source.startswith("ours:"),
+        "duplicates": identical_text_counts(first.metrics) if first is not None else [],
         "published": published,
         "missing": missing,
         "tables": tables,
@@ -68,6 +73,21 @@ def benchmark_context(board: Board, col: BenchmarkColumn) -> dict[str, Any]:
         "bibtex": benchmark_bibtex(col.benchmark, col.id) if col.benchmark is not None else "",
         "families": _families(published),
     }
+
+
+def identical_text_counts(metrics: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The word-order audit's ``identical-text`` count of a cell, a data-quality note: per set of
+    metrics sharing one audit, how many of the audited instances compare a caption with the very
+    same string (they always tie; the tie counts as the metric's tie rule says)."""
+    counts: dict[str, dict[str, int]] = {}
+    for m in metrics:
+        if m["metric"] in declared_ids([m["metric"]]) and m["category"] in AUDIT_TAGS:
+            counts.setdefault(m["metric"], {})[m["category"]] = int(m.get("n") or 0)
+    notes: dict[tuple[int, int], list[str]] = {}
+    for metric, by_tag in counts.items():
+        if by_tag.get(IDENTICAL_TEXT):
+            notes.setdefault((by_tag[IDENTICAL_TEXT], sum(by_tag.values())), []).append(metric)
+    return [{"count": c, "total": t, "metrics": ms} for (c, t), ms in notes.items()]
 
 
 def _sort_value(cv: CellView, metric: str) -> float | None:

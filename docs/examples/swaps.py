@@ -16,6 +16,7 @@ class Swaps(Benchmark):
     title = "Swaps"
     citation = "Your paper, 2026."
     headline = "group"
+    headline_source = "ours: a made-up example, no paper reports it"
     gap_metrics = ("text", "image")
     data_version = "v1"
     metrics = (TextImageGroup({"text": "text", "image": "image", "group": "group"}, (PerCategory(), Macro())),)

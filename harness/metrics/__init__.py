@@ -2,8 +2,8 @@
 
 * :mod:`.outcomes`: a cell's per-instance results as numpy arrays;
 * :mod:`.family` and the families (:mod:`.pairwise`, :mod:`.group`, :mod:`.auc`,
-  :mod:`.hard_positive`, :mod:`.order`): what a benchmark declares; each yields both the specs
-  the site shows and the values;
+  :mod:`.hard_positive`, :mod:`.order`, :mod:`.text_only`): what a benchmark declares; each
+  yields both the specs the site shows and the values;
 * :mod:`.aggregate`: per category, micro, macro (nested, filtered), std and tags;
 * :mod:`.ties`: tie rules and the expected credit under random tie-breaking;
 * :mod:`.engine`: the vectorized evaluation, abstention rules included;

@@ -246,25 +246,33 @@ class Tags(Aggregation):
         return "micro: mean over the instances with this tag"
 
 
-SAME_WORDS, DIFFERENT_WORDS = "same-words", "different-words"
+SAME_WORDS, DIFFERENT_WORDS, IDENTICAL_TEXT = "same-words", "different-words", "identical-text"
+AUDIT_TAGS = (IDENTICAL_TEXT, SAME_WORDS, DIFFERENT_WORDS)
+"""The word-order audit's tags (see :mod:`vlc_harness.metrics.word_order`)."""
 
 
 @dataclass(frozen=True)
 class WordOrder(Tags):
     """The word-order audit: pooled over the instances whose compared captions hold the same
-    words in another order (``same-words``) and over the rest (``different-words``).
+    words in another string (``same-words``), over those whose captions are the very same string
+    (``identical-text``, duplicates: a data-quality count, not word order) and over the rest
+    (``different-words``).
 
-    ``tags(instance)`` returns one of the two (see :mod:`vlc_harness.metrics.word_order`). Reported
-    only when some instance has the same words: an order-insensitive text encoder is at chance
-    or tied on that subset by construction, so it measures word-order sensitivity directly.
+    ``tags(instance)`` returns one of the three (see :mod:`vlc_harness.metrics.word_order`).
+    Reported only when some instance has the same words or identical text: an order-insensitive
+    text encoder is at chance or tied on ``same-words`` by construction, so it measures word-order
+    sensitivity directly; on ``identical-text`` every scoring model ties.
     """
 
     def plan(self, plan: Plan, base: str, suffix: str) -> None:
-        if SAME_WORDS in plan.tag_groups.get(id(self), []):
+        if {SAME_WORDS, IDENTICAL_TEXT} & set(plan.tag_groups.get(id(self), [])):
             super().plan(plan, base, suffix)
 
     def averaging(self) -> str:
-        return "micro: mean over the instances whose captions are (same-words) or are not the same words"
+        return (
+            "micro: mean over the instances whose captions are the same words in another string (same-words), "
+            "the same string (identical-text) or neither (different-words)"
+        )
 
 
 NAMED: dict[str, Callable[[], Aggregation]] = {

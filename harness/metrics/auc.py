@@ -7,8 +7,11 @@ on continuous scores (t2v_metrics) and on hard 0/1 predictions (the official BLI
 It is computed exactly, by counting pairs per distinct score, so a tie between a positive and a
 negative is never resolved by sort order. The count of tied pairs is reported as the ties.
 
-AUC is over answered pairs by definition (an abstention has no score); a category holding only
-one class has no AUC and is left out.
+An abstention has no score. Over all asked pairs (``<metric>``) it ranks as the worst case: an
+abstained positive below every negative, an abstained negative above every positive, so each of
+its (positive, negative) pairs counts 0 and declining a pair can never raise the AUC (the
+denominator keeps every asked pair). ``<metric>_answered`` is the AUC over the answered pairs
+only. A category holding only one class has no AUC and is left out.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ class RocAuc(Family):
     """
 
     name = "roc_auc"
+    version = "2"  # 2: an abstention ranks as the worst case over all asked pairs (was: left out)
     tie_rules = (AUC_TIE_RULE,)
     ties_half = False
 
@@ -79,17 +83,26 @@ class RocAuc(Family):
         labels = np.asarray(outcomes.gold(self.label, 0), dtype=np.int64)
         if not np.isin(labels, (0, 1)).all():
             raise ValueError(f"{self.owner}: labels must be 0 or 1")
+        answered = np.asarray(outcomes.answered, dtype=bool)
         return [
             Column(
                 self.id,
-                scores,
+                np.where(answered, scores, worst_case(scores[answered], labels)),
                 self.aggregations,
                 members=self.members(outcomes),
                 tie_rule=AUC_TIE_RULE,
-                abstention="answered",
+                abstention="worst",
                 labels=labels.astype(bool),
             )
         ]
+
+
+def worst_case(answered_scores: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Per label, a score that ranks worst: a positive just below every answered score, a negative
+    just above (finite, so the engine's sums stay finite)."""
+    finite = answered_scores[np.isfinite(answered_scores)]
+    low, high = (finite.min(), finite.max()) if finite.size else (0.0, 0.0)
+    return np.where(labels == 1, np.nextafter(low, -np.inf), np.nextafter(high, np.inf))
 
 
 @dataclass(frozen=True)

@@ -51,10 +51,13 @@ def bootstrap_samples() -> int:
 
 
 def families_for(benchmark: Benchmark, outcomes: Outcomes | ChoiceOutcomes) -> list[Family]:
-    """The benchmark's families that apply to these outcomes (answers: those that score choices)."""
+    """The benchmark's families that apply to these outcomes (answers: those that score choices;
+    without text-text scores: none that reads them)."""
     families = list(benchmark.metric_families())
     if isinstance(outcomes, ChoiceOutcomes):
         families = [f for f in families if hasattr(f, "choice_columns")]
+    if not isinstance(outcomes, Outcomes) or outcomes.text_scores is None:
+        families = [f for f in families if not hasattr(f, "text_pairs")]
     return families
 
 

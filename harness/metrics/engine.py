@@ -24,10 +24,16 @@ from vlc_harness.metrics.aggregate import Aggregation, Key, Node, Plan, Tags, ta
 from vlc_harness.metrics.bootstrap import Resampler
 from vlc_harness.types import MetricValue
 
-ABSTENTION_RULES = ("wrong", "counts", "answered", "keep")
-"""What an abstained instance contributes: ``wrong`` credit 0; ``counts`` credit 1 (an abstention
-is brittle); ``answered``: nothing (the metric is over answered instances by definition);
-``keep``: the column's own value (coverage)."""
+ABSTENTION_RULES = {
+    "wrong": "; over all asked instances, an abstention counts as wrong",
+    "counts": "; over all asked instances, an abstention counts against the model",
+    "worst": "; over all asked instances, an abstention counts as the worst case",
+    "answered": "; over answered instances only (by definition)",
+    "keep": "",
+}
+"""An abstention's contribution and note: ``wrong`` credit 0; ``counts`` credit 1 (brittle, a full
+drop); ``worst`` the credit the family set to the worst case (AUC); ``answered`` none; ``keep`` the
+column's own value (coverage). No rule lets an abstention beat an answer (a property test checks)."""
 TIES_HALF_RULE = "random"
 """Tie rule recorded with ``<metric>_ties_half`` values: ties broken uniformly at random."""
 
@@ -119,19 +125,13 @@ def _populations(column: Column, answered: np.ndarray, coverage: bool) -> list[_
         if rule in ("answered",):
             mask = members & answered
             return np.where(mask, values, 0.0), np.where(mask, den, 0.0)
-        if rule == "keep":
+        if rule in ("keep", "worst"):
             return np.where(members, values, 0.0), np.where(members, den, 0.0)
         fill = 1.0 if rule == "counts" else 0.0
         return np.where(members, np.where(answered, values, fill), 0.0), np.where(members, den, 0.0)
 
     abstained = bool((members & ~answered).any())
-    note = ""
-    if coverage and rule == "wrong":
-        note = "; over all asked instances, an abstention counts as wrong"
-    elif coverage and rule == "counts":
-        note = "; over all asked instances, an abstention counts against the model"
-    elif (coverage or abstained) and rule == "answered":
-        note = "; over answered instances only (by definition)"
+    note = ABSTENTION_RULES[rule] if coverage or (abstained and rule == "answered") else ""
     num, weights = asked(credit)
     # an abstained instance has no scores to tie
     counted_ties = ties & (weights > 0) & (answered | (rule == "keep"))

@@ -74,10 +74,11 @@ class TextImageGroup(Family):
     ``ids`` maps the scores to report (``text``, ``image``, ``group``, ``image0``, ``image1``,
     ``caption0``, ``caption1``) to metric ids; ``descriptions`` overrides their texts.
     ``word_order`` adds the word-order audit (each value also over the instances whose two
-    captions hold the same words, and over the rest).
+    captions hold the same words in another string, are the same string, or neither).
     """
 
     name = "text_image_group"
+    version = "2"  # 2: the word-order audit reports identical-text apart from same-words
     tie_rules = ("wrong", "right", "first-index")
 
     def __init__(

@@ -4,11 +4,14 @@ An instance holds an image with its caption ``c``, a hard positive ``c_p`` (a me
 edit) and a hard negative ``c_n``; the gold fields ``original``, ``positive`` and ``negative``
 index them among the texts. With strict inequalities, as upstream ``run_eval.py``:
 
-* ``aug``: ``s(c) > s(c_n)`` and ``s(c_p) > s(c_n)`` (Aug. Test Acc.);
+* ``aug``: ``s(c) > s(c_n)`` and ``s(c_p) > s(c_n)`` (Aug. Test Acc.); an abstention is wrong;
 * ``brittle`` (lower is better): ``c_n`` strictly between ``c`` and ``c_p``, in either order;
   an abstained instance counts as brittle;
-* ``drop``: ``orig - aug`` per instance (``orig``: ``s(c) > s(c_n)``), so the reported drop is
-  the original accuracy minus the augmented one over the same instances.
+* ``drop`` (lower is better): ``orig - aug`` per instance (``orig``: ``s(c) > s(c_n)``), so over
+  answered instances the drop is the original accuracy minus the augmented one. Over all asked
+  instances an abstention counts as a full drop (1, the worst case): counting it wrong in both
+  accuracies would give it a drop of 0, the best case, and declining hard instances would shrink
+  the drop (12 of 16 declined, 1 drop among the 4 answered: 1/16 instead of 13/16).
 
 Ties counted: ``s(c_n)`` equal to ``s(c)`` or ``s(c_p)``. :class:`MeanScore` reports the mean raw
 score of one caption role (Table 2), over answered instances by definition.
@@ -36,7 +39,12 @@ TEXTS = {
         False,
         1 / 3,
     ),
-    "drop": ("orig_accuracy - aug_accuracy over the same instances (the paper's '(-drop)')", False, None),
+    "drop": (
+        "orig_accuracy - aug_accuracy over the same instances (the paper's '(-drop)'; lower is better; "
+        "an abstention is a full drop)",
+        False,
+        None,
+    ),
 }
 
 
@@ -62,6 +70,7 @@ class HardPositive(Family):
     which of ``aug``, ``brittle`` and ``drop`` are reported."""
 
     name = "hard_positive"
+    version = "2"  # 2: an abstention counts as a full drop (was 0, which rewarded declining)
 
     def __init__(
         self,
@@ -95,7 +104,7 @@ class HardPositive(Family):
         ties = (c == n) | (p == n)
         credits = _verdicts(lambda a, b: entries[:, a] > entries[:, b])
         halves = expected_under_random_ties(entries, _verdicts)
-        rules = {"aug": "wrong", "brittle": "counts", "drop": "wrong"}
+        rules = {"aug": "wrong", "brittle": "counts", "drop": "counts"}
         return [
             Column(
                 self.ids[key],

@@ -51,11 +51,14 @@ class Outcomes(_PerInstance):
     ``scores[k, i, j]`` is ``s(image_i, text_j)`` of instance ``k``: NaN where the instance does
     not need the pair, or where the model declined it. ``answered[k]`` is False for an instance
     with a declined pair (an abstention). ``category[k]`` indexes ``categories`` (sorted names).
+    ``text_scores[k, a, b]`` is the text-text score of texts ``a`` and ``b`` where a family reads
+    it (NaN elsewhere); ``None`` when the model gives no text-text scores (only ``embed`` does).
     """
 
     instances: Sequence[Instance]
     scores: np.ndarray
     answered: np.ndarray
+    text_scores: np.ndarray | None = None
     categories: tuple[str, ...] = field(init=False)
     category: np.ndarray = field(init=False)
 

@@ -32,10 +32,12 @@ class PairwiseAccuracy(Family):
     ``gold`` names the instance gold field holding the gold text's index; ``against`` names the
     field holding the one competitor (``None``: every other text of the instance). ``word_order``
     adds the word-order audit: each value also over the instances whose gold and competitor
-    captions hold the same words (``same-words``) and over the rest (``different-words``).
+    captions hold the same words in another string (``same-words``), are the same string
+    (``identical-text``) or neither (``different-words``).
     """
 
     name = "pairwise_accuracy"
+    version = "2"  # 2: the word-order audit reports identical-text apart from same-words
     tie_rules = ("wrong", "right", "first-index")
 
     def __init__(

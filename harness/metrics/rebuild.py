@@ -73,7 +73,8 @@ def rebuild_cells(store: Store, plugins: Any, data_root: Path, cells: list[CellR
 
 def outcome_arrays(instances: list[Any], rows: dict[str, Outcome]) -> tuple[Outcomes | ChoiceOutcomes, bool]:
     """Outcome arrays from stored outcome rows (failed instances left out), and whether any
-    instance abstained."""
+    instance abstained. Text-text scores are read when every kept row holds them (cells of
+    ``embed`` models on a benchmark with text-text metrics)."""
     kept = [inst for inst in instances if inst.id in rows and rows[inst.id].error is None]
     if kept and rows[kept[0].id].scores is None:  # a multiple-choice cell: answers per order
         orders = max(len(rows[i.id].answers or []) for i in kept)
@@ -87,12 +88,22 @@ def outcome_arrays(instances: list[Any], rows: dict[str, Outcome]) -> tuple[Outc
     shape = (max((len(i.images) for i in kept), default=1), max((len(i.texts) for i in kept), default=1))
     tensor = np.full((len(kept), *shape), np.nan)
     answered = np.ones(len(kept), dtype=bool)
+    with_texts = bool(kept) and all(rows[i.id].text_scores is not None for i in kept)
+    texts = np.full((len(kept), shape[1], shape[1]), np.nan) if with_texts else None
     for k, inst in enumerate(kept):
         row = rows[inst.id]
-        matrix = np.array([[np.nan if v is None else v for v in r] for r in row.scores or []], dtype=np.float64)
-        tensor[k, : matrix.shape[0], : matrix.shape[1]] = matrix
+        _fill(tensor[k], row.scores)
+        if texts is not None:
+            _fill(texts[k], row.text_scores)
         answered[k] = not any(d.get("abstained") for d in (row.answers or []))
-    return Outcomes(kept, tensor, answered), bool((~answered).any())
+    return Outcomes(kept, tensor, answered, texts), bool((~answered).any())
+
+
+def _fill(target: np.ndarray, stored: list[list[float | None]] | None) -> None:
+    """Write a stored matrix (``None`` where there is no score) into the top-left of ``target``."""
+    matrix = np.array([[np.nan if v is None else v for v in r] for r in stored or []], dtype=np.float64)
+    if matrix.size:
+        target[: matrix.shape[0], : matrix.shape[1]] = matrix
 
 
 def _had_coverage(cell: CellRecord) -> bool:

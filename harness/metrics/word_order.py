@@ -1,9 +1,15 @@
 """The word-order audit: does a hard negative hold exactly the positive caption's words?
 
 Captions are compared as multisets of lower-cased alphanumeric tokens ("A dog chases a cat." and
-"a cat chases a dog" hold the same words). This is computed at metric time from the instance
-texts, never stored in ``gold`` (gold feeds the instance manifest); about 3 microseconds per
-caption, one pass per cell (no cache: VL-CheckList's 246,000 captions would hold ~100 MB).
+"a cat chases a dog" hold the same words). A pair whose two strings are the same after stripping
+surrounding whitespace is ``identical-text``, not a word-order swap: scores are keyed by exact
+text, so such a pair always ties and the audit would measure duplicate captions (hard positives'
+15 same-word pairs and 111 of VL-CheckList's 113 are such duplicates). ``same-words`` is the same
+multiset of words in a different string; ``different-words`` the rest.
+
+This is computed at metric time from the instance texts, never stored in ``gold`` (gold feeds the
+instance manifest); about 3 microseconds per caption, one pass per cell (no cache: VL-CheckList's
+246,000 captions would hold ~100 MB).
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from vlc_harness.metrics.aggregate import DIFFERENT_WORDS, SAME_WORDS
+from vlc_harness.metrics.aggregate import DIFFERENT_WORDS, IDENTICAL_TEXT, SAME_WORDS
 
 TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -27,8 +33,22 @@ def same_words(a: str, b: str) -> bool:
     return word_bag(a) == word_bag(b)
 
 
+def identical_text(a: str, b: str) -> bool:
+    """True when two captions are the same string once surrounding whitespace is stripped."""
+    return a.strip() == b.strip()
+
+
+def audit_tag(gold: str, competitors: Sequence[str]) -> str:
+    """``identical-text`` when a competitor is the gold string itself, else ``same-words`` when one
+    holds the gold's words in another order, else ``different-words``."""
+    if any(identical_text(gold, other) for other in competitors):
+        return IDENTICAL_TEXT
+    bag = word_bag(gold)
+    return SAME_WORDS if any(word_bag(other) == bag for other in competitors) else DIFFERENT_WORDS
+
+
 def pairwise_tag(instance: Any, gold: str, against: str | None) -> list[str]:
-    """``same-words`` when the gold text and a competitor hold the same words, else ``different-words``."""
+    """The audit tag of the gold text against its competitor(s) (see :func:`audit_tag`)."""
     texts = instance.texts
     if against is not None and against not in instance.gold:
         return []  # not an instance of this family (a benchmark mixing instance shapes)
@@ -36,12 +56,11 @@ def pairwise_tag(instance: Any, gold: str, against: str | None) -> list[str]:
     others: Sequence[int] = (
         [int(instance.gold[against])] if against is not None else [j for j in range(len(texts)) if j != g]
     )
-    bag = word_bag(texts[g])
-    return [SAME_WORDS if any(word_bag(texts[j]) == bag for j in others) else DIFFERENT_WORDS]
+    return [audit_tag(texts[g], [texts[j] for j in others])]
 
 
 def caption_pair_tag(instance: Any) -> list[str]:
-    """For a 2x2 instance: ``same-words`` when its two captions hold the same words."""
+    """For a 2x2 instance: the audit tag of its two captions."""
     if len(instance.texts) != 2:
         return []
-    return [SAME_WORDS if same_words(instance.texts[0], instance.texts[1]) else DIFFERENT_WORDS]
+    return [audit_tag(instance.texts[0], [instance.texts[1]])]

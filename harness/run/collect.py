@@ -17,6 +17,8 @@ from vlc_harness.benchmarks import Benchmark
 from vlc_harness.choices import AnsweredQuestion, InstanceAnswers
 from vlc_harness.metrics.cell import CellMetrics, cell_metrics
 from vlc_harness.metrics.outcomes import Outcomes, choice_outcomes
+from vlc_harness.metrics.text_only import instance_text_pairs, text_pair_readers
+from vlc_harness.store.scores import text_pair_key
 from vlc_harness.store.store import Outcome
 from vlc_harness.types import Instance
 
@@ -50,6 +52,8 @@ def collect_scores(
     abstained: dict[tuple[str, str], str] | None = None,
     request_failures: dict[tuple[str, str], str] | None = None,
     coverage: bool = False,
+    text_scores: dict[tuple[str, str], float] | None = None,
+    text_problems: dict[tuple[str, str], str] | None = None,
 ) -> Collected:
     """Each instance's score matrix from the stored scores; metrics over the complete ones.
 
@@ -58,6 +62,9 @@ def collect_scores(
     metrics over answered instances reported too (see :mod:`vlc_harness.metrics.engine`);
     ``coverage`` asks for those even when every pair was answered. A failed request also leaves
     the cell ``partial``. A pair with no score for another reason fails its instance only.
+    ``text_scores`` (``None``: the model gives none, and text-text metrics are left out) fill
+    each instance's text-text matrix where the benchmark's metrics read one; a missing one fails
+    its instance, naming ``text_problems``' reason when there is one.
     """
     abstained = abstained or {}
     request_failures = request_failures or {}
@@ -82,6 +89,7 @@ def collect_scores(
             pairs.append((inst_keys[i], inst.texts[j]))
     values = np.array([scores.get(p, np.nan) for p in pairs], dtype=np.float64)
     tensor[where_k, where_i, where_j] = values
+    texts = text_matrices(benchmark, instances, errors, text_scores, text_problems or {}, worker_error)
     declined: dict[int, list[dict[str, Any]]] = {}
     for m in np.flatnonzero(np.isnan(values)):  # only the pairs without a stored score
         k, pair = where_k[m], pairs[m]
@@ -107,18 +115,52 @@ def collect_scores(
         matrix = rows[k]
         if padded[k]:
             matrix = [[None if math.isnan(v) else v for v in row[: n_texts[k]]] for row in matrix[: n_images[k]]]
+        text_matrix = None if texts is None else _listed(texts[k, : n_texts[k], : n_texts[k]])
         if k in declined:
             failed = [d["error"] for d in declined[k] if "error" in d]
             out.request_errors.extend(f"{inst.id}: {e.splitlines()[0]}" for e in failed)
             answered[k] = False
-            out.outcomes.append(Outcome(inst.id, inst.category, matrix, None, declined[k]))
+            out.outcomes.append(Outcome(inst.id, inst.category, matrix, None, declined[k], text_matrix))
             continue
-        out.outcomes.append(Outcome(inst.id, inst.category, matrix))
+        out.outcomes.append(Outcome(inst.id, inst.category, matrix, text_scores=text_matrix))
     index = np.array([k for k in range(n) if k not in errors], dtype=np.int64)
-    arrays = Outcomes([instances[k] for k in index], tensor[index], answered[index])
+    kept_texts = None if texts is None else texts[index]
+    arrays = Outcomes([instances[k] for k in index], tensor[index], answered[index], kept_texts)
     out.cell = cell_metrics(benchmark, arrays, coverage=bool(coverage or abstained or request_failures))
     out.n_scored = len(index)
     return out
+
+
+def text_matrices(
+    benchmark: Benchmark,
+    instances: list[Instance],
+    errors: dict[int, str],
+    text_scores: dict[tuple[str, str], float] | None,
+    problems: dict[tuple[str, str], str],
+    worker_error: str | None,
+) -> np.ndarray | None:
+    """``[N, T, T]``: each instance's stored text-text scores where the benchmark's metrics read
+    them (NaN elsewhere); ``None`` without text-text scores or metrics that read them. An
+    instance missing one is added to ``errors``."""
+    readers = text_pair_readers(benchmark.metric_families())
+    if text_scores is None or not readers:
+        return None
+    width = max((len(inst.texts) for inst in instances), default=1)
+    out = np.full((len(instances), width, width), np.nan)
+    for k, inst in enumerate(instances):  # decoding, as for the image-text scores
+        if k in errors:
+            continue
+        for a, b in instance_text_pairs(readers, inst):
+            key = text_pair_key(inst.texts[a], inst.texts[b])
+            if key not in text_scores:
+                errors[k] = problems.get(key) or worker_error or "text-text score was not computed"
+                break
+            out[k, a, b] = text_scores[key]
+    return out
+
+
+def _listed(matrix: np.ndarray) -> list[list[float | None]]:
+    return [[None if math.isnan(v) else v for v in row] for row in matrix.tolist()]
 
 
 def collect_answers(

@@ -28,6 +28,7 @@ from vlc_harness.models import (
     TextOnlyModel,
 )
 from vlc_harness.run.batching import AdaptiveBatches, batch_size_for, prefetch
+from vlc_harness.run.chunks import last_uses, plan_chunks
 from vlc_harness.run.jobs import (
     Abstained,
     AnswerFailed,
@@ -42,6 +43,7 @@ from vlc_harness.run.jobs import (
     QuestionTask,
     Scores,
     Spent,
+    TextScores,
     Unscored,
 )
 from vlc_harness.types import BLIND_IMAGE_KEY
@@ -112,6 +114,7 @@ def _job_events(model: Model, job: Job, phases: Phases) -> Iterator[Event]:
     wrong = {
         "questions": bool(job.questions) and model.protocol != "choose",
         "texts": bool(job.blind_texts) and model.protocol != "score_texts",
+        "text pairs": bool(job.text_pairs) and model.protocol != "embed",
         "image-text pairs": bool(job.tasks) and model.protocol not in ("embed", "score_pairs"),
     }
     for work, mismatched in wrong.items():
@@ -169,19 +172,16 @@ def _failed(task: ImageTask, error: BaseException) -> ImageFailed:
 def _run_embed(model: EmbeddingModel, job: Job, phases: Phases) -> Iterator[Event]:
     """Encode each unique text and image once, holding only what is still needed.
 
-    Images are taken in chunks; a chunk's new texts are encoded (sorted by length, so a batch
-    pads little) before its images, and a text's vector is dropped after the last chunk that
-    uses it. Images are decoded ahead in background threads while the model runs.
+    Images are taken in chunks (:mod:`vlc_harness.run.chunks`); a chunk's new texts are encoded
+    (sorted by length, so a batch pads little) before its text pairs and images, and a text's
+    vector is dropped after the last chunk that uses it. Text pairs are scored from the same
+    vectors. Images are decoded ahead in background threads while the model runs.
     """
     import numpy as np
 
     text_batches, image_batches = AdaptiveBatches(job.batch_size), AdaptiveBatches(job.batch_size)
-    chunks = list(_chunks(job.tasks, max(256, 8 * job.batch_size)))
-    last_use: dict[str, int] = {}
-    for c, chunk in enumerate(chunks):
-        for task in chunk:
-            for t in task.texts:
-                last_use[t] = c
+    chunks = plan_chunks(job.tasks, job.text_pairs, max(256, 8 * job.batch_size))
+    last_use = last_uses(chunks)
     vectors: dict[str, Any] = {}
     encoded = 0
     stream = _decoded(model, job.tasks, 2 * job.batch_size, phases)
@@ -210,14 +210,23 @@ def _run_embed(model: EmbeddingModel, job: Job, phases: Phases) -> Iterator[Even
                 scores = np.asarray(model.pair_scores(image_vecs[rows_i], np.stack(text_vecs)))
             yield Scores([(k, t, float(s)) for (k, t), s in zip(keys, scores)])
 
+    def score_texts(pairs: Sequence[tuple[str, str]]) -> TextScores:
+        a, b = np.stack([vectors[x] for x, _ in pairs]), np.stack([vectors[y] for _, y in pairs])
+        with phases.timing("model_text_pairs_s"):
+            scores = np.asarray(model.text_pair_scores(a, b))
+        _check_len(model, len(pairs), scores)
+        return TextScores([(x, y, float(s)) for (x, y), s in zip(pairs, scores)])
+
     for c, chunk in enumerate(chunks):
-        new = sorted({t for task in chunk for t in task.texts if t not in vectors}, key=lambda t: (len(t), t))
+        new = sorted({t for t in chunk.texts() if t not in vectors}, key=lambda t: (len(t), t))
         for batch, vecs in text_batches.run(phases.timed("model_texts_s", embed_texts), new):
             vectors.update(zip(batch, vecs))
             encoded += len(batch)
             yield Progress("texts", encoded, len(last_use))
+        for pairs in _chunks(chunk.pairs, job.batch_size):  # each batch stored in its own transaction
+            yield score_texts(pairs)
         ready: list[tuple[ImageTask, Any]] = []
-        for _ in range(len(chunk)):
+        for _ in range(len(chunk.tasks)):
             task, pixels, error = next(stream)
             if error is not None:
                 yield _failed(task, error)
@@ -228,10 +237,9 @@ def _run_embed(model: EmbeddingModel, job: Job, phases: Phases) -> Iterator[Even
                 ready = []
         if ready:
             yield from score(ready)
-        for task in chunk:
-            for t in task.texts:
-                if last_use[t] == c:
-                    vectors.pop(t, None)
+        for t in chunk.texts():
+            if last_use[t] == c:
+                vectors.pop(t, None)
     yield from _shrinks(text_batches)
     yield from _shrinks(image_batches)
 

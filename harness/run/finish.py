@@ -7,6 +7,7 @@ from typing import Any
 
 from vlc_harness.fingerprint import identity_record
 from vlc_harness.metrics.cell import NO_METRICS, bootstrap_samples, metrics_version
+from vlc_harness.metrics.text_only import text_pair_readers
 from vlc_harness.run.collect import Collected
 from vlc_harness.run.plan import CellPlan, ModelRun, inputs_hash
 from vlc_harness.store import CellRecord, Store
@@ -74,6 +75,11 @@ def built(run: ModelRun, cell: CellPlan, run_id: int | None, collected: Collecte
     }
     if run.cls.paid_requests:
         provenance["usage"] = usage_record(run)  # this model's requests in this run, all its cells
+    skipped = run.protocol.skipped_metrics(p.benchmark)
+    if skipped:
+        provenance["skipped_metrics"] = skipped
+    elif run.protocol.text_pairs and text_pair_readers(p.benchmark.metric_families()):
+        provenance["text_similarity"] = getattr(run.cls, "text_similarity", "cosine")
     return record(
         run,
         cell,

@@ -1,8 +1,9 @@
 """What a model's worker is asked to do, and what it reports back.
 
 A :class:`Job` lists image tasks (one image and the texts to score against it) sorted by image
-key, texts for image-blind models, or multiple-choice questions. The worker yields events batch
-by batch: :class:`Scores`, :class:`Answers`, declined pairs (:class:`Abstained`), failed requests
+key and text pairs for text-text scores (``embed`` models), texts for image-blind models, or
+multiple-choice questions. The worker yields events batch by batch: :class:`Scores`,
+:class:`TextScores`, :class:`Answers`, declined pairs (:class:`Abstained`), failed requests
 (:class:`PairFailed`, :class:`AnswerFailed`), pairs without a score (:class:`Unscored`, from a
 :class:`~vlc_harness.models.PairError`), unreadable images (:class:`ImageFailed`), API spending
 (:class:`~vlc_harness.models.Usage`), and :class:`Loaded` / :class:`Spent` /
@@ -45,10 +46,13 @@ class QuestionTask:
 
 @dataclass
 class Job:
-    """The work one model must do, in a deterministic order: pairs grouped by image, blind
-    texts, or multiple-choice questions."""
+    """The work one model must do, in a deterministic order: pairs grouped by image (and text
+    pairs), blind texts, or multiple-choice questions."""
 
     tasks: list[ImageTask] = field(default_factory=list)
+    text_pairs: list[tuple[str, str]] = field(default_factory=list)
+    """Text-text pairs to score (``embed`` models), each as the store keys it, in the order the
+    instances need them (an instance's pairs stay together)."""
     blind_texts: list[str] = field(default_factory=list)
     questions: list[QuestionTask] = field(default_factory=list)
     batch_size: int = 0
@@ -59,16 +63,19 @@ class Job:
     @property
     def n_pairs(self) -> int:
         """Number of results this job produces (scores or answers)."""
-        return sum(len(t.texts) for t in self.tasks) + len(self.blind_texts) + len(self.questions)
+        return (
+            sum(len(t.texts) for t in self.tasks) + len(self.text_pairs) + len(self.blind_texts) + len(self.questions)
+        )
 
     def split(self, parts: int) -> list[Job]:
         """Up to ``parts`` contiguous shards of about equal size (an image's texts stay together)."""
-        parts = max(1, min(parts, len(self.tasks) + len(self.blind_texts) + len(self.questions)))
+        parts = max(1, min(parts, len(self.tasks) + len(self.text_pairs) + len(self.blind_texts) + len(self.questions)))
         if parts == 1:
             return [self]
         shards = [Job(batch_size=self.batch_size, max_cost_usd=self.max_cost_usd) for _ in range(parts)]
         for name, weight in (
             ("tasks", lambda t: len(t.texts)),
+            ("text_pairs", lambda p: 1),
             ("blind_texts", lambda t: 1),
             ("questions", lambda q: 1),
         ):
@@ -85,6 +92,13 @@ class Job:
 @dataclass(frozen=True)
 class Scores:
     """A finished batch: ``(image key, text, score)`` rows."""
+
+    rows: list[tuple[str, str, float]]
+
+
+@dataclass(frozen=True)
+class TextScores:
+    """A finished batch of text-text scores: ``(text a, text b, score)`` rows."""
 
     rows: list[tuple[str, str, float]]
 
@@ -167,6 +181,7 @@ class Progress:
 
 Event = (
     Scores
+    | TextScores
     | ImageFailed
     | Answers
     | AnswerFailed

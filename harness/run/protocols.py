@@ -1,7 +1,9 @@
 """One object per scoring protocol: what work a cell is missing, how a worker runs it, and how
 stored results become a cell's outcome arrays.
 
-* :class:`Embed` (``embed``) and :class:`ScorePairs` (``score_pairs``): (image, text) scores;
+* :class:`Embed` (``embed``) and :class:`ScorePairs` (``score_pairs``): (image, text) scores, and
+  for ``embed`` the text-text scores that text-only metrics read (other protocols leave those
+  metrics out of their cells, saying why in the cell's provenance);
 * :class:`ImageBlind` (``score_texts``): one score per text, under the image key ``''``;
 * :class:`Choose` (``choose``): multiple-choice answers, keyed by the question as presented.
 
@@ -15,9 +17,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from vlc_harness.choices import Question
+from vlc_harness.metrics.text_only import instance_text_pairs, text_pair_readers
 from vlc_harness.models import ChoiceModel, EmbeddingModel, Model, PairScoringModel, TextOnlyModel, Usage
 from vlc_harness.run.collect import Collected, collect_answers, collect_scores
 from vlc_harness.run.jobs import Event, ImageTask, Job, Origin, QuestionTask
+from vlc_harness.store.scores import text_pair_key
 from vlc_harness.types import Instance
 
 if TYPE_CHECKING:
@@ -31,6 +35,8 @@ class Sink:
     instances), failed requests (which leave cells partial), and API usage."""
 
     problems: dict[Any, str] = field(default_factory=dict)
+    text_problems: dict[tuple[str, str], str] = field(default_factory=dict)
+    """Text pairs (as the store keys them) the model gave no finite score for, and why."""
     request_failures: dict[tuple[str, str], str] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
     store_seconds: float = 0.0
@@ -49,6 +55,8 @@ class Protocol:
 
     name: ClassVar[str]
     image_blind: ClassVar[bool] = False
+    text_pairs: ClassVar[bool] = False
+    """Whether the protocol gives text-text scores (only ``embed``: they come from its text vectors)."""
 
     def __init__(self, cls: type[Model]) -> None:
         self.cls = cls
@@ -56,6 +64,17 @@ class Protocol:
     def skip_reason(self, model_id: str, benchmark_id: str, benchmark: Any, instances: list[Instance]) -> str | None:
         """Why this protocol cannot score the benchmark (the cell is ``skipped``), or ``None``."""
         return None
+
+    def skipped_metrics(self, benchmark: Any) -> dict[str, str]:
+        """The benchmark's metrics this protocol cannot give, each with why (kept in the cell's
+        provenance): text-text metrics for every protocol but ``embed``."""
+        if self.text_pairs:
+            return {}
+        why = (
+            f"{self.name} models give no text-text similarity; this text-only metric needs one "
+            "(the cosine of an embed model's text vectors)"
+        )
+        return {r.id: why for f in text_pair_readers(benchmark.metric_families()) for r in f.reported()}
 
     def missing(self, cells: list[CellPlan], store: Store, model_row: int | None, batch_size: int) -> Job:
         """The work the cells need that the store lacks, in a deterministic order."""
@@ -85,10 +104,11 @@ class _Scores(Protocol):
         return None
 
     def stored(self, store: Store, model_row: int | None) -> dict[str, Any]:
+        text_scores = ({} if model_row is None else store.text_scores_for(model_row)) if self.text_pairs else None
         if model_row is None:
-            return {"scores": {}, "abstained": {}}
+            return {"scores": {}, "abstained": {}, "text_scores": text_scores}
         abstained = store.abstained_pairs(model_row) if self.cls.can_abstain else {}
-        return {"scores": store.scores_for(model_row), "abstained": abstained}
+        return {"scores": store.scores_for(model_row), "abstained": abstained, "text_scores": text_scores}
 
     def collect(self, cell: CellPlan, stored: dict[str, Any], sink: Sink, worker_error: str | None) -> Collected:
         p = cell.prepared
@@ -103,6 +123,8 @@ class _Scores(Protocol):
             abstained=stored["abstained"],
             request_failures=sink.request_failures,
             coverage=self.cls.can_abstain,
+            text_scores=stored["text_scores"],
+            text_problems=sink.text_problems,
         )
 
     def pairs(self, cells: list[CellPlan]) -> dict[tuple[str, str], list[Origin]]:
@@ -155,9 +177,33 @@ class _ImagePairs(_Scores):
 
 
 class Embed(_ImagePairs):
-    """Embeddings of each unique image and text, scored by the model's similarity."""
+    """Embeddings of each unique image and text, scored by the model's similarity; text pairs by
+    its text-text similarity, from the same text vectors."""
 
     name = "embed"
+    text_pairs = True
+
+    def missing(self, cells: list[CellPlan], store: Store, model_row: int | None, batch_size: int) -> Job:
+        job = super().missing(cells, store, model_row, batch_size)
+        stored = store.stored_text_pairs(model_row) if model_row is not None else set()
+        job.text_pairs = [p for p in needed_text_pairs(cells) if p not in stored]
+        return job
+
+
+def needed_text_pairs(cells: list[CellPlan]) -> list[tuple[str, str]]:
+    """Every text pair (as the store keys it) the cells' text-text metrics read, each once, in the
+    order the instances need them; instances whose images are missing are left out (they fail)."""
+    out: dict[tuple[str, str], None] = {}
+    for cell in cells:
+        readers = text_pair_readers(cell.prepared.benchmark.metric_families())
+        if not readers:
+            continue
+        for inst in cell.prepared.instances:
+            if isinstance(cell.keys[inst.id], str):
+                continue
+            for a, b in instance_text_pairs(readers, inst):
+                out.setdefault(text_pair_key(inst.texts[a], inst.texts[b]), None)
+    return list(out)
 
 
 class ScorePairs(_ImagePairs):

@@ -1,4 +1,5 @@
-"""Recording a worker's events: scores and answers into the store, problems into the run's sink.
+"""Recording a worker's events: scores, text-text scores and answers into the store, problems into
+the run's sink.
 
 One handler per event type (:data:`HANDLERS`); each finished batch is written in its own
 transaction. A non-finite score is never stored: its pair becomes a problem that fails the
@@ -24,10 +25,12 @@ from vlc_harness.run.jobs import (
     Progress,
     Scores,
     Spent,
+    TextScores,
     Unscored,
 )
 from vlc_harness.run.plan import ModelRun
 from vlc_harness.store import Store
+from vlc_harness.store.scores import text_pair_key
 
 
 class Recorder:
@@ -66,6 +69,19 @@ def _scores(s: Recorder, e: Scores) -> None:
             where = s.paths[key].path if key in s.paths else "(image-blind)"
             s.run.sink.problems[(key, text)] = f"model returned {score} for image {where} and text {text!r}"
     s.store.add_scores(s.row, good)
+    s.bar.update(len(e.rows))
+
+
+@_timed
+def _text_scores(s: Recorder, e: TextScores) -> None:
+    good = []
+    for text_a, text_b, score in e.rows:
+        if math.isfinite(score):
+            good.append((text_a, text_b, score))
+        else:
+            problem = f"model returned {score} for the text pair {text_a!r} and {text_b!r}"
+            s.run.sink.text_problems[text_pair_key(text_a, text_b)] = problem
+    s.store.add_text_scores(s.row, good)
     s.bar.update(len(e.rows))
 
 
@@ -122,6 +138,7 @@ def _progress(s: Recorder, e: Progress) -> None:
 def _handlers() -> dict[type, Callable[[Recorder, Any], None]]:
     return {
         Scores: _scores,
+        TextScores: _text_scores,
         ImageFailed: _image_failed,
         Answers: _answers,
         AnswerFailed: _answer_failed,

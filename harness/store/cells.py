@@ -55,13 +55,18 @@ class CellRecord:
 
 @dataclass(frozen=True)
 class Outcome:
-    """One instance of a cell: its score matrix (or its answers), or the error that kept it out."""
+    """One instance of a cell: its score matrix (or its answers), or the error that kept it out.
+
+    ``text_scores[a][b]`` is the text-text score of texts ``a`` and ``b`` where the benchmark's
+    metrics read one (SugarCrepe++'s text-only task), else ``None``.
+    """
 
     instance_id: str
     category: str
     scores: list[list[float | None]] | None
     error: str | None = None
     answers: list[dict[str, Any]] | None = None
+    text_scores: list[list[float | None]] | None = None
 
 
 class CellRows:
@@ -163,6 +168,7 @@ class CellRows:
                     "scores": json.dumps(o.scores) if o.scores is not None else None,
                     "answers": json.dumps(o.answers) if o.answers is not None else None,
                     "error": o.error,
+                    "text_scores": json.dumps(o.text_scores) if o.text_scores is not None else None,
                 }
                 for o in outcomes
             ]
@@ -249,14 +255,19 @@ class CellRows:
         """The per-instance outcomes of a cell, in instance-id order."""
         o = schema.outcomes.c
         q = (
-            select(o.instance_id, o.category, o.scores, o.error, o.answers)
+            select(o.instance_id, o.category, o.scores, o.error, o.answers, o.text_scores)
             .where(o.cell == cell_id)
             .order_by(o.instance_id)
         )
         with self.engine.connect() as conn:
-            for iid, cat, scores, err, answers in conn.execute(q):
+            for iid, cat, scores, err, answers, texts in conn.execute(q):
                 yield Outcome(
-                    iid, cat, json.loads(scores) if scores else None, err, json.loads(answers) if answers else None
+                    iid,
+                    cat,
+                    json.loads(scores) if scores else None,
+                    err,
+                    json.loads(answers) if answers else None,
+                    json.loads(texts) if texts else None,
                 )
 
 

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, inspect, text
 
 Migration = Callable[[Connection], None]
 
@@ -107,5 +107,19 @@ def _move_cells(conn: Connection, old_fp: str, new_fp: str) -> None:
             conn.execute(text("UPDATE cells SET fingerprint=:fp WHERE id=:id"), {"fp": new_fp, "id": cell_id})
 
 
-MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2, 2: _v2_to_v3}
+def _v3_to_v4(conn: Connection) -> None:
+    """Text-text similarities get a table of their own, and outcome rows a column for them.
+
+    ``text_scores`` is keyed by (model, text_a, text_b); ``outcomes.text_scores`` holds an
+    instance's text-text matrix (SugarCrepe++'s text-only task). Nothing else changes: every
+    score, answer, cell and outcome is kept as it is. Either is added only where it is missing.
+    """
+    from vlc_harness.store import schema
+
+    schema.text_scores.create(conn, checkfirst=True)
+    if "text_scores" not in {c["name"] for c in inspect(conn).get_columns("outcomes")}:
+        conn.execute(text("ALTER TABLE outcomes ADD COLUMN text_scores TEXT"))
+
+
+MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 """``MIGRATIONS[v]`` upgrades version ``v`` to ``v + 1``."""

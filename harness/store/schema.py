@@ -1,10 +1,14 @@
-"""Tables of the score store (SQLAlchemy Core), schema version 3.
+"""Tables of the score store (SQLAlchemy Core), schema version 4.
 
 * ``models``: one row per model fingerprint (type, normalised params with local paths by content,
   weights identity, dtype, protocol, scoring_version hashed together), with the identity spelled
   out as JSON.
 * ``scores``: raw pair scores, keyed by (model, image key, text); the image key is the image's
   sha256 (plus transform spec), or '' for image-blind models. Never verdicts.
+* ``text_scores``: raw text-text similarities of embedding models (SugarCrepe++'s text-only task),
+  keyed by (model, text_a, text_b) with ``text_a <= text_b`` (Python's code-point order): the
+  similarity is symmetric, so each unordered pair is computed and stored once, whichever
+  benchmark or order asked for it (:func:`vlc_harness.store.scores.text_pair_key`).
 * ``answers``: multiple-choice answers, keyed by (model, question key); the question key hashes
   the ordered candidates (the order is part of the question). A pair-scoring model's abstention
   (an API reply with neither Yes nor No) is stored here too, as a ``yes_no`` question (one
@@ -13,8 +17,9 @@
 * ``cells``: one record per (model, benchmark) evaluation, with its status and metrics, the
   metrics version they were computed under (``NULL``: by v0.1, to be rebuilt), a digest of the
   (image, text) pairs they read, and every value's bootstrap replicates (one compressed blob).
-* ``outcomes``: what each instance's metrics were computed from: its score matrix, or for a
-  multiple-choice cell its answers (question order, choice, correct candidate).
+* ``outcomes``: what each instance's metrics were computed from: its score matrix (and, for a
+  benchmark with text-text metrics, its text-text matrix), or for a multiple-choice cell its
+  answers (question order, choice, correct candidate).
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 APP_NAME = "vlc-harness"
 
 metadata = MetaData()
@@ -65,6 +70,16 @@ scores = Table(
     Column("text", Text, nullable=False),
     Column("score", Float(precision=53), nullable=False),
     PrimaryKeyConstraint("model", "image_key", "text", name="pk_scores_pair"),
+)
+
+text_scores = Table(
+    "text_scores",
+    metadata,
+    Column("model", Integer, ForeignKey("models.id"), nullable=False),
+    Column("text_a", Text, nullable=False),
+    Column("text_b", Text, nullable=False),
+    Column("score", Float(precision=53), nullable=False),
+    PrimaryKeyConstraint("model", "text_a", "text_b", name="pk_text_scores_pair"),
 )
 
 answers = Table(
@@ -127,5 +142,6 @@ outcomes = Table(
     Column("scores", Text, nullable=True),
     Column("answers", Text, nullable=True),
     Column("error", Text, nullable=True),
+    Column("text_scores", Text, nullable=True),
     PrimaryKeyConstraint("cell", "instance_id", name="pk_outcomes"),
 )

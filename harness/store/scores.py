@@ -1,4 +1,5 @@
-"""Score rows: models by fingerprint, (image, text) scores, multiple-choice answers, abstentions."""
+"""Score rows: models by fingerprint, (image, text) scores, text-text scores, multiple-choice answers,
+abstentions."""
 
 from __future__ import annotations
 
@@ -18,6 +19,15 @@ from vlc_harness.store.base import _writes, now
 ABSTAINED_KIND = "yes_no"
 """Question kind under which a pair-scoring model's abstentions are stored in ``answers``."""
 _CHUNK = 500
+
+
+def text_pair_key(text_a: str, text_b: str) -> tuple[str, str]:
+    """The store key of a text-text pair: the two texts in code-point order.
+
+    Text-text similarities are symmetric (the cosine by default; a model's own must be too), so
+    ``s(a, b)`` and ``s(b, a)`` are one stored row, computed once.
+    """
+    return (text_a, text_b) if text_a <= text_b else (text_b, text_a)
 
 
 class ScoreRows:
@@ -109,6 +119,38 @@ class ScoreRows:
                 for k, t, s in conn.execute(q.where(schema.scores.c.image_key.in_(chunk))):
                     out[(k, t)] = s
         return out
+
+    # -- text-text scores --------------------------------------------------------------------
+    def stored_text_pairs(self, model: int) -> set[tuple[str, str]]:
+        """Every text pair (as :func:`text_pair_key` orders it) already scored for a model."""
+        t = schema.text_scores.c
+        with self.engine.connect() as conn:
+            return {(a, b) for a, b in conn.execute(select(t.text_a, t.text_b).where(t.model == model))}
+
+    @_writes
+    def add_text_scores(self, model: int, rows: Iterable[tuple[str, str, float]]) -> int:
+        """Store a batch of text-text scores in one transaction, each pair under its
+        :func:`text_pair_key`; a non-finite score is refused, a pair already stored is left as it is."""
+        values: dict[tuple[str, str], dict[str, Any]] = {}
+        for text_a, text_b, score in rows:
+            score = float(score)
+            if not math.isfinite(score):
+                raise ScoreError(f"refusing to store score {score} for the texts {text_a!r} and {text_b!r}")
+            a, b = text_pair_key(text_a, text_b)
+            values.setdefault((a, b), {"model": model, "text_a": a, "text_b": b, "score": score})
+        batch = list(values.values())
+        if not batch:
+            return 0
+        with self.engine.begin() as conn:
+            for start in range(0, len(batch), _CHUNK):
+                conn.execute(self._insert_ignore(schema.text_scores), batch[start : start + _CHUNK])
+        return len(batch)
+
+    def text_scores_for(self, model: int) -> dict[tuple[str, str], float]:
+        """Every stored text-text score of a model, by :func:`text_pair_key`."""
+        t = schema.text_scores.c
+        with self.engine.connect() as conn:
+            return {(a, b): s for a, b, s in conn.execute(select(t.text_a, t.text_b, t.score).where(t.model == model))}
 
     # -- multiple-choice answers -------------------------------------------------------------
     def stored_answers(self, model: int) -> dict[str, int | None]:

@@ -136,19 +136,20 @@ class Store(ScoreRows, CellRows):
         self, cells: Collection[int], fingerprints: Collection[str] = (), dry_run: bool = False
     ) -> dict[str, int]:
         """Delete cells (by id) with their outcomes and, for each model fingerprint, its model row
-        with its scores and answers, in one transaction; the rows per table (counted, not deleted,
-        with ``dry_run``). Runs stay: they are the history of what ran."""
+        with its scores, text-text scores and answers, in one transaction; the rows per table
+        (counted, not deleted, with ``dry_run``). Runs stay: they are the history of what ran."""
         c, o, m = schema.cells.c, schema.outcomes.c, schema.models.c
         ids = sorted(cells)
         chunks = [ids[i : i + _CHUNK] for i in range(0, len(ids), _CHUNK)]
-        counts = dict.fromkeys(("cells", "outcomes", "models", "scores", "answers"), 0)
+        counts = dict.fromkeys(("cells", "outcomes", "models", "scores", "text_scores", "answers"), 0)
+        owned = (schema.scores, schema.text_scores, schema.answers)
         with self.engine.begin() as conn:
             rows = [r[0] for r in conn.execute(select(m.id).where(m.fingerprint.in_(sorted(fingerprints))))]
             for chunk in chunks:
                 counts["cells"] += conn.execute(select(func.count()).where(c.id.in_(chunk))).scalar_one()
                 counts["outcomes"] += conn.execute(select(func.count()).where(o.cell.in_(chunk))).scalar_one()
             counts["models"] = len(rows)
-            for table in (schema.scores, schema.answers):
+            for table in owned:
                 n = conn.execute(select(func.count()).where(table.c.model.in_(rows))).scalar_one() if rows else 0
                 counts[table.name] = n
             if dry_run:
@@ -157,8 +158,8 @@ class Store(ScoreRows, CellRows):
                 conn.execute(delete(schema.outcomes).where(o.cell.in_(chunk)))
                 conn.execute(delete(schema.cells).where(c.id.in_(chunk)))
             if rows:
-                conn.execute(delete(schema.scores).where(schema.scores.c.model.in_(rows)))
-                conn.execute(delete(schema.answers).where(schema.answers.c.model.in_(rows)))
+                for table in owned:
+                    conn.execute(delete(table).where(table.c.model.in_(rows)))
                 conn.execute(delete(schema.models).where(m.id.in_(rows)))
         return counts
 
@@ -168,7 +169,15 @@ class Store(ScoreRows, CellRows):
         with self.engine.connect() as conn:
             counts = {
                 t.name: conn.execute(select(func.count()).select_from(t)).scalar_one()
-                for t in (schema.models, schema.scores, schema.answers, schema.runs, schema.cells, schema.outcomes)
+                for t in (
+                    schema.models,
+                    schema.scores,
+                    schema.text_scores,
+                    schema.answers,
+                    schema.runs,
+                    schema.cells,
+                    schema.outcomes,
+                )
             }
             per_model = [
                 {"fingerprint": fp[:12], "type": typ, "scores": n}

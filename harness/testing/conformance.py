@@ -154,10 +154,14 @@ def test_plugin_module_import_is_light(vlc_model_type: str) -> None:
 
 
 def test_benchmark_metadata(vlc_benchmark_type: str) -> None:
-    """Docstring, citation, headline metric and well-formed metric specs."""
+    """Docstring, citation, where the headline comes from, and dataclass params."""
     cls = _benchmark_cls(vlc_benchmark_type)
     assert (cls.__doc__ or "").strip(), f"{cls.__qualname__} needs a docstring"
     assert cls.title and cls.citation
+    assert cls.headline_source.strip(), (
+        f"{cls.__qualname__} must state headline_source: the paper table its headline reproduces, "
+        "or 'ours: ...' and why no paper reports it"
+    )
     assert dataclasses.is_dataclass(cls.Params)
 
 

@@ -90,6 +90,7 @@ REFERENCE_FILE = Path(__file__).with_name("aro_reference.json")
 VG_FIELDS = ("image_path", "bbox_x", "bbox_y", "bbox_w", "bbox_h", "true_caption", "false_caption")
 VGA_MIN_PAIR_COUNT = 25  # VG_Attribution.evaluate_scores skips pairs with fewer cases
 ORDER_CHANCE = 0.2
+ARO_PAPER = "ARO (Yuksekgonul et al., ICLR 2023)"
 
 
 @dataclass(frozen=True)
@@ -308,6 +309,7 @@ class VGRelation(_AroVG):
 
     type_name = "aro_vg_relation"
     title = "ARO VG-Relation"
+    headline_source = f"{ARO_PAPER} Tables 2 and 6: VG-Relation macro accuracy, symmetric relations left out"
     image_pools = ("vg",)
     Params = VGRelationParams
     annotation_file = "visual_genome_relation.json"
@@ -352,6 +354,7 @@ class VGAttribution(_AroVG):
 
     type_name = "aro_vg_attribution"
     title = "ARO VG-Attribution"
+    headline_source = f"{ARO_PAPER} Table 6: VG-Attribution macro accuracy over attribute pairs with 25+ cases"
     image_pools = ("vg",)
     Params = VGAttributionParams
     annotation_file = "visual_genome_attribution.json"
@@ -408,6 +411,7 @@ class _AroOrder(_Aro):
     """Pick the original caption among it and 4 word-order perturbations (ties count right)."""
 
     headline = "i2t_accuracy"
+    headline_source = f"{ARO_PAPER} Tables 5 and 6, Order columns: accuracy over 3 seeds (ARO's procedure, our strings)"
     example_image: ClassVar[str]
 
     @property

@@ -131,6 +131,7 @@ class BiVLC(Benchmark):
     homepage = "https://github.com/IMirandaM/BiVLC"
     license = "MIT (annotations and generated images); COCO captions CC BY 4.0; COCO images under Flickr terms"
     headline = "group_score"
+    headline_source = "Miranda et al. (2024) Table 3: Group over the 2,933 test instances (mode i2t-only: I_pos2T)"
     index_metrics = ("i2t_score", "t2i_score")
     gap_metrics = ("i2t_score", "t2i_score")
     captions_redistributable = True

@@ -31,9 +31,9 @@ Attributes and Relations"); ``all`` is our own aggregate, the unweighted mean of
 Metrics (strict inequalities, as upstream ``run_eval.py``; a tie never satisfies one):
 ``orig_accuracy`` s(c) > s(c_n); ``aug_accuracy`` (headline) s(c) > s(c_n) and s(c_p) > s(c_n);
 ``brittleness`` (lower is better) s(c) > s(c_n) > s(c_p) or s(c_p) > s(c_n) > s(c);
-``accuracy_drop`` orig - aug; ``mean_score_{original,positive,negative}`` (Table 2). Ties counted:
-s(c_n) equal to s(c) or s(c_p) (``orig_accuracy``: equal to s(c)). One upstream case,
-``replace_att/10157``, has c_p identical to c_n: it always ties and is kept as upstream has it.
+``accuracy_drop`` orig - aug (a declined case is a full drop); ``mean_score_{original,positive,negative}`` (Table 2).
+Ties: s(c_n) equal to s(c) or s(c_p) (``orig_accuracy``: s(c)). ``replace_att/10157`` has c_p identical to c_n, and 15
+REPLACE cases c identical to c_n (``identical-text`` in the audit): they always tie, kept as upstream has them.
 """
 
 from __future__ import annotations
@@ -115,10 +115,12 @@ class HardPositives(Benchmark):
     homepage = "https://github.com/amitakamath/hard_positives"
     license = "none stated (no LICENSE file, no license statement); images: Visual Genome (CC BY 4.0)"
     headline = "aug_accuracy"
+    headline_source = "ours: the mean of REPLACE and SWAP; Kamath et al. (ECCV 2024) Table 1 reports each form only"
     index_metrics = ("brittleness",)
     captions_redistributable = False
     reference_file = Path(__file__).with_name("hard_positives_reference.json")
     Params = HardPositivesParams
+    metrics_version = "2"  # 2: an abstention is a full accuracy_drop; the audit reports identical-text apart
     metrics = (
         PairwiseAccuracy(
             "orig_accuracy", "s(c) > s(c_n) (Orig. Test Acc.)", AGGREGATE, gold="original", against="negative"

@@ -105,6 +105,10 @@ class MMVPVLM(Benchmark):
     homepage = HF_PAGE
     license = "MIT (Hugging Face dataset MMVP/MMVP_VLM)"
     headline = "pair_accuracy_macro"
+    headline_source = (
+        "Tong et al. (CVPR 2024) Table 1, MMVP-VLM 'Average' over the 9 patterns (also the repository's "
+        "imgs/vlm_results.png @ 7635005; scripts/evaluate_vlm.py prints each pattern)"
+    )
     captions_redistributable = True
     reference_file = Path(__file__).with_name("mmvp_vlm_reference.json")
     Params = MMVPVLMParams

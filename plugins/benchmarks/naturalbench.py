@@ -103,6 +103,10 @@ class NaturalBench(Benchmark):
     homepage = REPO
     license = "Apache-2.0 (Hugging Face dataset BaiqiL/NaturalBench)"
     headline = "g_acc"
+    headline_source = (
+        "Li et al. (NeurIPS 2024 D&B): G-Acc over the 1,900 groups, as get_scores in naturalbench_vqa.py "
+        "(Baiqi-Li/NaturalBench @ 9967605) computes it; the paper's results table number could not be read here"
+    )
     index_metrics = ("q_acc", "i_acc", "acc")
     captions_redistributable = True
     answers_only = True

@@ -38,6 +38,8 @@ answers; a model that answers yes/no scores 1/0 and keeps the default threshold 
 whose averaging text names those sources. The paper's "Avg." covers 7 sources and is kept as a
 reference row under a category our mean never takes. A source with a single class (possible
 under ``--limit``) has no AUC and is left out of the mean. Chance (and any constant score) is 0.5.
+A declined pair ranks as the worst case in the AUC over all asked pairs, so declining never raises
+it; ``auc_answered`` is over the answered pairs (:mod:`vlc_harness.metrics.auc`).
 """
 
 from __future__ import annotations
@@ -101,9 +103,14 @@ class SeeTrue(Benchmark):
     homepage = "https://huggingface.co/datasets/yonatanbitton/SeeTRUE"
     license = "unverified (gated Hugging Face dataset, research and test use only); captions not redistributed"
     headline = "auc_macro"
+    headline_source = (
+        "Yarom, Bitton et al. (NeurIPS 2023) Table 2 'Avg.', the mean of per-source AUCs: over the 3 public sources "
+        "of its 7 here, so named by its sources and never matched with the paper's"
+    )
     captions_redistributable = False
     reference_file = Path(__file__).with_name("seetrue_reference.json")
     Params = SeeTrueParams
+    metrics_version = "2"  # 2: an abstained pair ranks as the worst case in the AUC over all asked pairs
 
     def _path(self, relative: str) -> Path:
         return Path(relative) if Path(relative).is_absolute() else self.data_root / relative

@@ -80,6 +80,10 @@ class SugarCrepe(Val2017Images, Benchmark):
     homepage = "https://github.com/RAIVNLab/sugar-crepe"
     license = "MIT (annotations); COCO captions CC BY 4.0; images under Flickr terms"
     headline = "i2t_accuracy_macro"
+    headline_source = (
+        "Hsieh et al. (NeurIPS 2023) Table 6, 'Average': the unweighted mean of the seven subset accuracies "
+        "(upstream main_eval.py, RAIVNLab/sugar-crepe, prints each subset)"
+    )
     captions_redistributable = True
     reference_file = Path(__file__).with_name("sugarcrepe_reference.json")
     Params = SugarCrepeParams

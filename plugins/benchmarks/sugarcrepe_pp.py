@@ -21,11 +21,16 @@ Metrics, as upstream ``VLMs/test_Variants_CLIP.py`` computes them (strict ``>``:
   :class:`~vlc_harness.metrics.hard_positive.HardPositive`;
 * ``p1_neg_accuracy`` and ``p2_neg_accuracy``: each positive against the negative alone
   ("Accuracy Image-P1-Neg" / "Image-P2-Neg"; chance 1/2);
+* ``tot_accuracy``: the text-only task, ``s(P1, P2) > s(P1, N)`` **and** ``s(P1, P2) > s(P2, N)``
+  with ``s`` the cosine of the model's text embeddings (lines 76-78 and 88; "Accuracy text-only
+  task"; chance 1/3): :class:`~vlc_harness.metrics.text_only.TextOnlyTriplet`. Only ``embed``
+  models give text-text scores; other models' cells leave it out and say why in their provenance
+  (``skipped_metrics``).
 
 Each per subset, per type (REPLACE, SWAP) pooled, and pooled over ``all``; ``<metric>_macro`` is the
-unweighted mean of the five subsets. **The text-only task (TOT) is left out**: it compares
-text-to-text similarities (``cos(P1, P2)`` against ``cos(P1, N)`` and ``cos(P2, N)``), which the
-harness's (model, image, text) score key cannot hold.
+unweighted mean of the five subsets. Upstream prints each subset only; the pooled headline is this
+harness's own (``headline_source`` says so on the board). Text-text scores are stored under their own
+key, (model, text, text), and computed from the text vectors the image-text task already needs.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from vlc_harness.benchmarks import Benchmark, DataFile
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
 from vlc_harness.metrics.hard_positive import HardPositive
+from vlc_harness.metrics.text_only import TextOnlyTriplet
 from vlc_harness.types import ImageSource, Instance
 from vlc_harness_builtins.benchmarks.coco import Val2017Images
 
@@ -81,19 +87,25 @@ class SugarCrepePP(Val2017Images, Benchmark):
     """SugarCrepe++: an image, two meaning-preserving positive captions and SugarCrepe's hard negative."""
 
     type_name = "sugarcrepe_pp"
+    image_pools = ("coco-val2017",)  # SugarCrepe's val2017 images (upstream VLMs/download_coco_images.sh)
     title = "SugarCrepe++"
     citation = (
         "Dumpala, Jaiswal, Sastry, Milios, Oore, Sajjad. SUGARCREPE++ Dataset: Vision-Language Model Sensitivity "
         "to Semantic and Lexical Alterations. arXiv:2406.11171, 2024."
     )
     homepage = "https://github.com/Sri-Harsha/scpp"
-    image_pools = ("coco-val2017",)  # SugarCrepe's val2017 images (upstream VLMs/download_coco_images.sh)
     license = "CC BY 4.0 (data; repository code MIT); COCO captions CC BY 4.0; images under Flickr terms"
     headline = "itt_accuracy"
+    headline_source = (
+        "ours: pooled here, not in the paper: ITT accuracy over all 4,757 instances of the five subsets; "
+        "upstream VLMs/test_Variants_CLIP.py (Sri-Harsha/scpp @ c083bbf) prints it per subset file and no "
+        "pooled value of the paper could be found (each subset's value is under its category)"
+    )
     index_metrics = ("p1_neg_accuracy", "p2_neg_accuracy")
     captions_redistributable = True
     reference_file = Path(__file__).with_name("sugarcrepe_pp_reference.json")
     Params = SugarCrepePPParams
+    metrics_version = "2"  # 2: the word-order audit reports identical-text (2 P1/N pairs) apart from same-words
     metrics = (
         HardPositive(AGGREGATE, ids={"aug": "itt_accuracy"}, report=("aug",)),
         PairwiseAccuracy(
@@ -110,6 +122,7 @@ class SugarCrepePP(Val2017Images, Benchmark):
             gold="positive",
             against="negative",
         ),
+        TextOnlyTriplet(AGGREGATE),
     )
 
     def _file(self, subset: str) -> Path:

@@ -5,23 +5,29 @@ pieces and their instruments (one upstream file each): existence (``existence``)
 (``plurals``), counting (``counting-hard``: balanced, ``counting-small-quant``: small numbers,
 ``counting-adversarial``), spatial relations (``relations``), actions (``action-replacement``,
 ``actant-swap``) and coreference (``coreference-standard``, ``coreference-hard``: clean). FOIL-it!
-(``foil-it``, noun phrases) is in the repository too and kept as an eleventh instrument outside
-the pieces.
+(``foil-it``, noun phrases) is the eleventh instrument, outside the pieces.
 
 Data: the JSON files of github.com/Heidelberg-NLP/VALSE (MIT) at commit 2152d90, pinned by
 sha256: ``{key: {dataset, image_file, caption, foil, mturk: {caption, foil, other}, ...}}``. Only
 the **valid** samples are used, as the upstream README prescribes and its evaluation scripts do:
 ``mturk.caption >= 2`` (at least two of three annotators chose the caption and not the foil);
-param ``valid_only: false`` keeps every sample under its own data version. Images come from their
-original datasets (field ``dataset``), under these folders of the data root (params)::
+param ``valid_only: false`` keeps every sample under its own data version. The counts are the
+files' (``VALID_COUNTS``; e.g. actions: 648 replacement + 949 actant swap), not the paper's.
+Images come from their original datasets (field ``dataset``), under these folders of the data
+root (params)::
 
     <data root>/valse/*.json                                   # the 11 upstream files (pinned)
     <data root>/visual7w/images/v7w_<id>.jpg                   # visual7w: existence, counting-*
     <data root>/coco/val2017/000000xxxxxx.jpg                  # coco2017 (val): plurals, relations
     <data root>/swig/images_512/<verb>_<n>.jpg                 # SWiG: action-replacement, actant-swap
     <data root>/coco/train2014/COCO_train2014_*.jpg            # VisDial v1.0 train: coreference-standard
+    <data root>/coco/val2014/COCO_val2014_*.jpg                # VisDial v1.0 train (215 of coreference-
+                                                               # standard's 708) and FOIL-it!
     <data root>/visdial/VisualDialog_val2018/VisualDialog_val2018_*.jpg  # VisDial v1.0 val: coreference-hard
-    <data root>/coco/val2014/COCO_val2014_*.jpg                # FOIL dataset: foil-it
+
+VisDial v1.0 train images are COCO 2014 images of both splits, so a COCO image goes to the folder
+its file name says (``COCO_train2014_*`` or ``COCO_val2014_*``; upstream ``config.py`` reads all
+coreference images from one folder); any other name is refused.
 
 Versions: ``github-2152d90`` (default, pinned); ``custom`` reads whichever upstream-schema files
 are present, under a data version named by their hash.
@@ -30,12 +36,12 @@ Metric (strict ``>``: a tie is wrong; upstream's pairwise accuracy ``acc_r`` cou
 ``p(caption) > p(foil)``, as ``lxmert_valse_eval.py`` and EqBen's ``cal_valse_score_pair`` do):
 ``pairwise_accuracy`` per instrument; ``pairwise_accuracy_piece`` per piece, pooled over its
 instruments; ``pairwise_accuracy_piece_macro``, the unweighted mean of the piece's instruments;
-``pairwise_accuracy_macro`` (headline), the unweighted mean of the 10 instruments of the six
-pieces (FOIL-it! left out); ``pairwise_accuracy_micro``, pooled over every instance. The paper's
-"Avg." (its definition could not be read here) is kept as reference rows under category
-``paper-avg``, which our values never take. Upstream's ``acc``, ``p_c`` and ``p_f`` need a
-probability threshold (``> 0.5``) on each pair alone, which similarity scores do not have, so
-they are not reported. Chance is 1/2.
+``pairwise_accuracy_macro`` (headline), the unweighted mean of the 11 instruments, FOIL-it!
+included: the paper's Table 2 "Avg." (its CLIP and LXMERT rows, as Parcalabescu & Frank reprint
+them in MM-SHAP's Table 2, ACL 2023, average their 11 columns to the printed 64.0 and 59.6; the 10
+columns without FOIL-it! give 61.55 and 56.88); ``pairwise_accuracy_micro``, pooled over every
+instance. Upstream's ``acc``, ``p_c`` and ``p_f`` need a probability threshold (``> 0.5``) on
+each pair alone, which similarity scores do not have, so they are not reported. Chance is 1/2.
 """
 
 from __future__ import annotations
@@ -77,7 +83,6 @@ PIECES = {
     "actions": ("action-replacement", "actant-swap"),
     "coreference": ("coreference-standard", "coreference-hard"),
 }
-PIECE_INSTRUMENTS = tuple(i for members in PIECES.values() for i in members)
 VALID_COUNTS = {
     "existence": 505,
     "plurals": 851,
@@ -93,6 +98,10 @@ VALID_COUNTS = {
 }
 """Samples with ``mturk.caption >= 2`` per pinned file (counted from the files at COMMIT)."""
 FIELDS = ("dataset", "image_file", "caption", "foil", "mturk")
+VISDIAL_VAL_PREFIX = "VisualDialog_val2018_"
+"""File-name prefix of VisDial v1.0 val images (coreference-hard); its other images are COCO 2014's."""
+COCO_2014_PREFIXES = {"COCO_train2014_": "coco_train2014_dir", "COCO_val2014_": "coco_val2014_dir"}
+"""COCO 2014 file-name prefix -> the param naming its folder (VisDial v1.0 train and FOIL-it! images)."""
 
 
 @dataclass(frozen=True)
@@ -105,9 +114,31 @@ class ValseParams:
     visual7w_dir: str = "visual7w/images"
     coco2017_dir: str = "coco/val2017"
     swig_dir: str = "swig/images_512"
-    visdial_train_dir: str = "coco/train2014"
+    coco_train2014_dir: str = "coco/train2014"
+    coco_val2014_dir: str = "coco/val2014"
     visdial_val_dir: str = "visdial/VisualDialog_val2018"
-    foil_dir: str = "coco/val2014"
+
+
+def image_folder(params: ValseParams, rec: dict[str, Any], where: str) -> str:
+    """The folder (a params path) of a sample's image: by its source dataset, and for COCO 2014
+    images (VisDial v1.0 train, FOIL-it!) by the split its file name says."""
+    source, name = str(rec["dataset"]), str(rec["image_file"])
+    if source == "visual7w":
+        return params.visual7w_dir
+    if source in ("coco2017", "coco_2017"):
+        return params.coco2017_dir
+    if source == "SWiG":
+        return params.swig_dir
+    if source not in ("VisDial_v1.0", "FOIL dataset"):
+        raise DataUnavailable(f"{where} names an unknown image source {source!r}")
+    prefixes = dict(COCO_2014_PREFIXES)
+    if source == "VisDial_v1.0":
+        prefixes[VISDIAL_VAL_PREFIX] = "visdial_val_dir"
+    for prefix, param in prefixes.items():
+        if name.startswith(prefix):
+            return str(getattr(params, param))
+    expected = ", ".join(f"{p}*" for p in prefixes)
+    raise DataUnavailable(f"{where} names image {name!r} of {source}: expected {expected}, so its folder is unknown")
 
 
 class Valse(Benchmark):
@@ -122,9 +153,16 @@ class Valse(Benchmark):
     homepage = "https://github.com/Heidelberg-NLP/VALSE"
     license = "MIT (annotations); images under their source datasets' terms (Visual7W, COCO, SWiG, VisDial)"
     headline = "pairwise_accuracy_macro"
+    headline_source = (
+        "VALSE paper (Parcalabescu et al., ACL 2022) Table 2, Avg. of acc_r: the mean of the 11 instrument columns, "
+        "FOIL-it! included (checked on the CLIP and LXMERT rows as MM-SHAP's Table 2, ACL 2023, reprints them)"
+    )
+    # Visual7W's v7w_<id> images are Visual Genome's; VisDial val2018 (coreference-hard) has no pool yet
+    image_pools = ("vg", "coco-val2017", "swig", "coco-train2014", "coco-val2014")
     captions_redistributable = True
     reference_file = Path(__file__).with_name("valse_reference.json")
     Params = ValseParams
+    metrics_version = "2"  # headline over 11 instruments (FOIL-it! included), was 10
     metrics = (
         PairwiseAccuracy(
             "pairwise_accuracy",
@@ -140,8 +178,8 @@ class Valse(Benchmark):
                 ),
                 Macro(
                     "pairwise_accuracy_macro",
-                    "unweighted mean of the instruments of the six pieces (FOIL-it! left out)",
-                    over=PIECE_INSTRUMENTS,
+                    "unweighted mean of the 11 instruments, FOIL-it! included (the paper's Table 2 Avg.)",
+                    over=INSTRUMENTS,
                     what="instruments",
                     name_members=True,
                 ),
@@ -184,23 +222,6 @@ class Valse(Benchmark):
             return
         super().check_data()
 
-    def _image_folder(self, instrument: str, rec: dict[str, Any]) -> Path:
-        source = str(rec["dataset"])
-        if source == "visual7w":
-            relative = self.params.visual7w_dir
-        elif source in ("coco2017", "coco_2017"):
-            relative = self.params.coco2017_dir
-        elif source == "SWiG":
-            relative = self.params.swig_dir
-        elif source == "VisDial_v1.0":
-            train = str(rec.get("original_split")) == "train"
-            relative = self.params.visdial_train_dir if train else self.params.visdial_val_dir
-        elif source == "FOIL dataset":
-            relative = self.params.foil_dir
-        else:
-            raise DataUnavailable(f"VALSE: {self._file(instrument)} names an unknown image source {source!r}")
-        return self.path(relative)
-
     def load_instances(self) -> list[Instance]:
         """Every (valid) sample, instruments in the paper's order, keys in file order: ``<instrument>/<key>``."""
         out = []
@@ -213,16 +234,17 @@ class Valse(Benchmark):
             except ValueError as exc:
                 raise DataUnavailable(f"VALSE: cannot read {path} as JSON ({exc})") from None
             for key, rec in records.items():
+                where = f"VALSE: sample {key!r} of {path}"
                 absent = [f for f in FIELDS if f not in rec]
                 if absent:
-                    raise DataUnavailable(f"VALSE: sample {key!r} of {path} lacks {', '.join(absent)}")
+                    raise DataUnavailable(f"{where} lacks {', '.join(absent)}")
                 if self.params.valid_only and int(rec["mturk"]["caption"]) < 2:
                     continue
                 out.append(
                     Instance(
                         id=f"{instrument}/{key}",
                         category=instrument,
-                        images=(ImageSource(self._image_folder(instrument, rec) / rec["image_file"]),),
+                        images=(ImageSource(self.path(image_folder(self.params, rec, where)) / rec["image_file"]),),
                         texts=(rec["caption"], rec["foil"]),
                         gold={"positive": 0},
                     )
@@ -234,9 +256,10 @@ class Valse(Benchmark):
         return (
             "VALSE's images come from their original datasets: Visual7W (existence, counting) into "
             f"{self.params.visual7w_dir}, COCO 2017 val (plurals, relations) into {self.params.coco2017_dir}, SWiG "
-            f"images_512 (actions) into {self.params.swig_dir}, VisDial v1.0 (coreference: train = COCO train2014 into "
-            f"{self.params.visdial_train_dir}, val2018 into {self.params.visdial_val_dir}) and COCO val2014 (FOIL-it!) "
-            f"into {self.params.foil_dir}, all under the data root (or set the benchmark's *_dir params)"
+            f"images_512 (actions) into {self.params.swig_dir}, COCO 2014 (VisDial v1.0 train for "
+            f"coreference-standard, and FOIL-it!) into {self.params.coco_train2014_dir} and "
+            f"{self.params.coco_val2014_dir} as each file name says, VisDial v1.0 val2018 (coreference-hard) into "
+            f"{self.params.visdial_val_dir}, all under the data root (or set the benchmark's *_dir params)"
         )
 
     @classmethod
@@ -248,19 +271,20 @@ class Valse(Benchmark):
 
 
 SOURCES = {
-    "existence": ("visual7w", "test", "v7w_{}.jpg"),
-    "plurals": ("coco2017", "val", "{:012d}.jpg"),
-    "counting-hard": ("visual7w", "test", "v7w_{}.jpg"),
-    "counting-small-quant": ("visual7w", "test", "v7w_{}.jpg"),
-    "counting-adversarial": ("visual7w", "test", "v7w_{}.jpg"),
-    "relations": ("coco_2017", "val", "{:012d}.jpg"),
-    "action-replacement": ("SWiG", "test", "walking_{}.jpg"),
-    "actant-swap": ("SWiG", "test", "pushing_{}.jpg"),
-    "coreference-standard": ("VisDial_v1.0", "train", "COCO_train2014_{:012d}.jpg"),
-    "coreference-hard": ("VisDial_v1.0", "val", "VisualDialog_val2018_{:012d}.jpg"),
-    "foil-it": ("FOIL dataset", "test", "COCO_val2014_{:012d}.jpg"),
+    "existence": ("visual7w", "test", ("v7w_{}.jpg",)),
+    "plurals": ("coco2017", "val", ("{:012d}.jpg",)),
+    "counting-hard": ("visual7w", "test", ("v7w_{}.jpg",)),
+    "counting-small-quant": ("visual7w", "test", ("v7w_{}.jpg",)),
+    "counting-adversarial": ("visual7w", "test", ("v7w_{}.jpg",)),
+    "relations": ("coco_2017", "val", ("{:012d}.jpg",)),
+    "action-replacement": ("SWiG", "test", ("walking_{}.jpg",)),
+    "actant-swap": ("SWiG", "test", ("pushing_{}.jpg",)),
+    "coreference-standard": ("VisDial_v1.0", "train", ("COCO_train2014_{:012d}.jpg", "COCO_val2014_{:012d}.jpg")),
+    "coreference-hard": ("VisDial_v1.0", "val", ("VisualDialog_val2018_{:012d}.jpg",)),
+    "foil-it": ("FOIL dataset", "test", ("COCO_val2014_{:012d}.jpg",)),
 }
-"""Per instrument: upstream ``dataset`` value, ``original_split`` and an image file name pattern."""
+"""Per instrument: upstream ``dataset`` value, ``original_split`` and its image file name patterns (sample
+``k`` takes pattern ``k`` modulo their number: coreference-standard has both COCO 2014 splits, as upstream)."""
 
 
 def write_example(root: Path, per_instrument: int = 3) -> dict[str, dict[str, Any]]:
@@ -269,20 +293,13 @@ def write_example(root: Path, per_instrument: int = 3) -> dict[str, dict[str, An
     from vlc_harness.testing import write_standin_images
 
     params = ValseParams()
-    folders = {
-        "visual7w": params.visual7w_dir,
-        "coco2017": params.coco2017_dir,
-        "coco_2017": params.coco2017_dir,
-        "SWiG": params.swig_dir,
-        "FOIL dataset": params.foil_dir,
-    }
     (root / params.annotations_dir).mkdir(parents=True, exist_ok=True)
     written: dict[str, dict[str, Any]] = {}
-    for n, (instrument, (dataset, split, pattern)) in enumerate(SOURCES.items()):
+    for n, (instrument, (dataset, split, patterns)) in enumerate(SOURCES.items()):
         records = {}
         for k in range(per_instrument):
-            image = pattern.format(1000 * n + k)
-            records[f"{instrument}_{split}_{k}"] = {
+            key, image = f"{instrument}_{split}_{k}", patterns[k % len(patterns)].format(1000 * n + k)
+            records[key] = {
                 "dataset": dataset,
                 "original_split": split,
                 "image_file": image,
@@ -293,11 +310,7 @@ def write_example(root: Path, per_instrument: int = 3) -> dict[str, dict[str, An
                 "classes_foil": str(k + 5),
                 "mturk": {"foil": 0, "caption": 1 if k == per_instrument - 1 else 3 - k % 2, "other": 0},
             }
-            if dataset == "VisDial_v1.0":
-                folder = params.visdial_train_dir if split == "train" else params.visdial_val_dir
-            else:
-                folder = folders[dataset]
-            write_standin_images([image], root / folder, (24, 24))
+            write_standin_images([image], root / image_folder(params, records[key], key), (24, 24))
         (root / params.annotations_dir / f"{instrument}.json").write_text(json.dumps(records, indent=1))
         written[instrument] = records
     return written

@@ -37,7 +37,10 @@ the unweighted mean of its sub-types; ``i2t_accuracy_macro`` (headline), the unw
 the types present; ``i2t_accuracy_micro``, pooled over all instances. Every averaged value names
 the parts it covers: with the partial data, ``Attribute/color`` is VG only and ``Relation/action``
 is VG and SWiG only, so they are not the paper's numbers. Upstream configs may cap each file at
-``MAX_NUM / 2`` items; nothing is capped here.
+``MAX_NUM / 2`` items; nothing is capped here. In the 12 pinned files 113 items have a NEG with
+the POS caption's words; in 111 of them NEG is the POS string itself: they always tie (wrong, as
+upstream's ``pos > neg``) and the word-order audit reports them as ``identical-text``, a
+data-quality count; the other 2 are ``same-words`` (a real word-order swap).
 """
 
 from __future__ import annotations
@@ -213,9 +216,15 @@ class VLCheckList(Benchmark):
     homepage = "https://github.com/om-ai-lab/VL-CheckList"
     license = "none stated upstream; annotations not redistributed; images under VG, SWiG and HAKE terms"
     headline = "i2t_accuracy_macro"
+    headline_source = (
+        "ours: the unweighted mean of the types present (Object, Attribute, Relation; Attribute and Relation "
+        "with the pinned partial data); upstream radar.py and the SugarCrepe paper's Table 8 report each type, "
+        "and no overall number of the VL-CheckList paper could be checked here"
+    )
     captions_redistributable = False
     reference_file = Path(__file__).with_name("vl_checklist_reference.json")
     Params = VLCheckListParams
+    metrics_version = "2"  # 2: the word-order audit reports identical-text (111 pairs) apart from same-words
     metrics = (declaration(CORPUS),)
 
     def _dir(self, relative: str) -> Path:

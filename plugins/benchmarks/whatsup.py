@@ -178,6 +178,7 @@ class WhatsUp(Benchmark):
     homepage = REPO
     license = "MIT (code and annotations); COCO images under Flickr terms; Visual Genome/GQA images CC BY 4.0"
     headline = "controlled_accuracy"
+    headline_source = "Kamath, Hessel, Chang (EMNLP 2023) Table 1: macro-average of Controlled-A and -B accuracy"
     index_metrics = ("coco_spatial_accuracy", "gqa_spatial_accuracy")
     captions_redistributable = True
     reference_file = Path(__file__).with_name("whatsup_reference.json")

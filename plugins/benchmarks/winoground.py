@@ -113,6 +113,10 @@ class Winoground(Benchmark):
     homepage = HF_PAGE
     license = "Winoground: gated research-only license (images from Getty Images); why-winoground-hard tags: MIT"
     headline = "group_score"
+    headline_source = (
+        "Thrush et al. (CVPR 2022): the group score over the 400 examples, the paper's main metric in its "
+        "results table (the table number could not be read here)"
+    )
     index_metrics = ("text_score", "image_score")
     gap_metrics = ("text_score", "image_score")
     captions_redistributable = False

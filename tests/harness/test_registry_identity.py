@@ -19,6 +19,7 @@ from vlc_harness.errors import RegistryError
 from vlc_harness.fingerprint import content_addressed, fingerprint_content, model_fingerprint
 from vlc_harness.registry import load_registry
 from vlc_harness.registry_schema import registry_schema, schema_json
+from vlc_harness.store.schema import SCHEMA_VERSION
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -233,7 +234,7 @@ def test_migration_rewrites_fingerprints_keeps_scores_and_merges_models(tmp_path
         assert rows == [(row_id, new_fp)]
         assert conn.execute(text("SELECT count(*) FROM scores")).scalar() == n_scores + 1
         assert {r[0] for r in conn.execute(text("SELECT DISTINCT fingerprint FROM cells"))} == {new_fp}
-    assert migrated.info()["schema_version"] == "3"
+    assert migrated.info()["schema_version"] == str(SCHEMA_VERSION)  # and on through the later steps
     migrated.close()
     again = vlc_run("-m", spec, "-b", "sugarcrepe:version=custom", data_root=sample_root)
     assert again.exit_code == 0, again.output

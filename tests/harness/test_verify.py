@@ -9,6 +9,9 @@ import pytest
 
 from vlc_harness.errors import UserError
 from vlc_harness.params import build
+from vlc_harness.store import CellRecord
+from vlc_harness.types import ReferenceRow
+from vlc_harness.verify import compare_cell
 from vlc_harness_builtins.benchmarks.sugarcrepe import SugarCrepe
 
 MATCH = "open_clip:ViT-B-32/openai"
@@ -70,3 +73,28 @@ def test_verify_reports_agreement_and_differences(vlc_cli, tmp_path, full_root):
 
     with pytest.raises(UserError, match="meta.paper_match"):
         vlc_cli("verify", "-m", "nomatch", "--store", f"sqlite:///{tmp_path / 'c.sqlite'}", *common)
+
+
+def _row(**changes: object) -> ReferenceRow:
+    fields = {"benchmark": "eqben", "metric": "group_score", "category": "all", "value": 0.25, "citation": "c"}
+    fields |= {"table": "T", "source": "s", "protocol": "p", "matches": "x", "data_version": None}
+    return ReferenceRow(**(fields | changes))  # type: ignore[arg-type]
+
+
+def test_a_row_is_compared_on_its_entry_metric_category_and_data_version_only():
+    metrics = [{"metric": "group_score", "category": c, "value": v} for c, v in (("all", 0.2), ("eqbenk", 0.1))]
+    cell = CellRecord("m", "eqben-mini", "eqben", "ok", data_version="mini-abc", metrics=metrics)
+    rows = [
+        _row(),  # no data version: any data the benchmark reads
+        _row(category="eqbenk", value=0.3, data_version="mini-abc"),
+        _row(value=0.4, data_version="full-def"),  # the paper's other data: never compared
+        _row(matches="y"),
+        _row(metric="text_score"),
+        _row(category="eqbensd"),  # a category the cell lacks
+    ]
+    got = compare_cell(cell, rows, "x")
+    assert [(c.metric, c.category, c.ours, c.paper) for c in got] == [
+        ("group_score", "all", 0.2, 0.25),
+        ("group_score", "eqbenk", 0.1, 0.3),
+    ]
+    assert got[0].within(0.05) and not got[0].within(0.049)

@@ -19,10 +19,17 @@ from cases import Case, generated_cases, shared_cases  # noqa: E402
 from inputs import cell_with  # noqa: E402
 
 EXPECTED = json.loads((GOLDEN / "golden_metrics.json").read_text(encoding="utf-8"))
-ABSTENTION_RULE_CHANGES = {"brittleness", "mean_score_original", "mean_score_positive", "mean_score_negative"}
+ABSTENTION_RULE_CHANGES = {
+    "brittleness",
+    "accuracy_drop",
+    "mean_score_original",
+    "mean_score_positive",
+    "mean_score_negative",
+}
 """Over all asked instances, v0.1 gave an abstention credit 0 everywhere; now an abstention counts
-as brittle and mean scores are over answered instances by definition (tests/metrics/test_abstentions.py).
-Only these values of the cases with abstentions may differ from the goldens."""
+as brittle and as a full accuracy drop, and mean scores are over answered instances by definition
+(tests/metrics/test_abstentions.py, test_abstention_property.py). Only these values of the cases
+with abstentions may differ from the goldens; the drop's per-category values are checked below."""
 SHARED_NAMES = [name for name, *_ in shared_cases(Path("."))]
 
 
@@ -55,6 +62,20 @@ def compare(name: str, got: dict) -> None:
             assert math.isnan(g["value"]), (name, key)
         else:
             assert abs(g["value"] - w["value"]) <= 1e-12, (name, key, g["value"], w["value"])
+    if exempt:
+        check_drop_moved_by_the_abstentions(name, have, expected)
+
+
+def check_drop_moved_by_the_abstentions(name: str, have: dict, expected: dict) -> None:
+    """Per category, v0.1's drop gave each abstention 0; now each is a drop of 1, so the value moved
+    by exactly the category's share of abstentions (1 - coverage), its n unchanged."""
+    coverage = {c: m["value"] for (metric, c), m in have.items() if metric == "coverage" and c != "all"}
+    moved = [(key, w) for key, w in expected.items() if key[0] == "accuracy_drop" and key[1] in coverage]
+    assert moved or not any(k[0] == "accuracy_drop" for k in expected), name
+    for key, w in moved:
+        g = have[key]
+        assert g["n"] == w["n"], (name, key)
+        assert abs(g["value"] - (w["value"] + 1 - coverage[key[1]])) <= 1e-12, (name, key, g["value"], w["value"])
 
 
 @pytest.mark.parametrize("name", sorted(n for n in EXPECTED if n not in SHARED_NAMES))

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 from tests.conftest import shared_data_dir
 from tests.plugins.benchmarks.hf_standins import StandInSplit, stand_in_datasets
@@ -22,6 +23,8 @@ from vlc_harness_builtins.benchmarks.colorswap import ColorSwap, write_example
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "colorswap_sample"
 REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "colorswap_reference.json"
+REGISTRY = Path(__file__).resolve().parents[3] / "registry.yaml"
+ITM_ABSTRACT = "Abstract (main ITM metric)"
 VLM_RESULTS = {  # github.com/Top34051/colorswap @ 4f2c9e4, vlm_results/
     "text-gpt4v-colorswap.json": "46232e65cf3d837f0db1abe9ec124f0c19cd51489a862a6b21e95afada196853",
     "image-gpt4v-colorswap.json": "abae4b46aaa74e9e8e2e1c2ebc72457042c92ad0b62e60c75f0e48dc21ba0850",
@@ -246,6 +249,61 @@ def test_golden_vlm_group_scores_of_the_abstract(tmp_path):
         text = np.mean([v[0] and v[1] for v in outcomes.values()])
         assert got[("text_score", "all")].value == pytest.approx(text)
         assert got[("group_score", "all")].n == 300 and got[("group_score", "all")].ties == 0
+
+
+# -- the abstract's ITM numbers, and verify comparing a cell with them ------------------------------
+
+
+def test_abstract_itm_rows_are_group_scores_no_registry_entry_claims():
+    """CLIP 12%, SigLIP 30%, BLIP ITM 87% (arXiv:2402.04492 abstract). Their checkpoints and split are
+    in the ITM table, which could not be read here, so no shipped entry may be compared with them."""
+    rows = [r for r in load_reference_rows(REFERENCE) if r.table == ITM_ABSTRACT]
+    assert {r.source: r.value for r in rows} == {"CLIP": 0.12, "SigLIP": 0.30, "BLIP ITM": 0.87}
+    assert {(r.metric, r.category, r.data_version) for r in rows} == {("group_score", "all", None)}
+    assert all(r.matches.startswith("paper-only: ") and "checkpoint not read here" in r.matches for r in rows)
+    entries = yaml.safe_load(REGISTRY.read_text())["models"]
+    claimed = {(e.get("meta") or {}).get("paper_match") for e in entries}
+    assert not claimed & {r.matches for r in rows}
+
+
+def _verify_registry(tmp_path: Path, root: Path, paper_match: str, right: int) -> Path:
+    """A registry replaying scores that make the first ``right`` of the examples wholly right, the rest wholly wrong."""
+    b = bench(root, version="custom")
+    lines = []
+    for k, inst in enumerate(b.load_instances()):
+        s = scores_for((True,) * 4) if k < right else scores_for((False,) * 4)
+        for i in (0, 1):
+            for j in (0, 1):
+                key = {"benchmark": "colorswap", "version": b.data_version, "instance": inst.id}
+                lines.append(json.dumps(key | {"image": i, "text": j, "score": float(s[i, j])}))
+    scores = tmp_path / f"scores-{right}.jsonl"
+    scores.write_text("\n".join(lines) + "\n")
+    registry = tmp_path / f"verify-{right}.yaml"
+    registry.write_text(
+        f"models:\n  - {{id: replay, type: precomputed, params: {{path: '{scores}'}}, "
+        f"meta: {{paper_match: '{paper_match}'}}}}\n"
+        "benchmarks:\n  - {id: colorswap, type: colorswap, params: {version: custom}}\n"
+    )
+    return registry
+
+
+def test_verify_prints_our_group_score_next_to_the_abstract_row(vlc_cli, tmp_path):
+    root = tmp_path / "data"
+    write_example(root, 100)
+    (clip,) = [r for r in load_reference_rows(REFERENCE) if r.table == ITM_ABSTRACT and r.source == "CLIP"]
+    common = ["-m", "replay", "--data-root", str(root), "--no-progress"]
+    registry = _verify_registry(tmp_path, root, clip.matches, right=12)
+    out = vlc_cli("verify", "--registry", str(registry), "--store", f"sqlite:///{tmp_path / 'a.sqlite'}", *common)
+    assert out.exit_code == 0, out.output
+    assert "1 numbers compared, 0 problem(s)" in out.output
+    (line,) = [x for x in out.output.splitlines() if x.startswith("colorswap ")]
+    assert line.split()[1:3] == ["group_score", "all"] and "ours  12.00  paper  12.00" in line
+    assert line.endswith(f"ok  ({ITM_ABSTRACT})")
+
+    registry = _verify_registry(tmp_path, root, clip.matches, right=20)
+    out = vlc_cli("verify", "--registry", str(registry), "--store", f"sqlite:///{tmp_path / 'b.sqlite'}", *common)
+    assert out.exit_code == 1
+    assert "ours  20.00  paper  12.00  diff  +8.00 pts  DIFFERS" in out.output
 
 
 def test_real_splits_have_the_published_sizes():

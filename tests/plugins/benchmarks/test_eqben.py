@@ -139,3 +139,11 @@ def test_board_renders_eqben_with_its_gap(vlc_run, tmp_path, root):
     assert vlc_run.cli("render", "--out", str(out), "--registry", str(registry)).exit_code == 0
     assert "EqBen" in (out / "benchmarks" / "eqben-mini.html").read_text()
     assert 'class="num gap' in (out / "index.html").read_text()
+
+
+def test_chance_rows_are_the_declared_chance_levels(root):
+    b = bench(root, version="custom")
+    chance = {s.id: s.chance for s in b.metric_specs()}
+    rows = [r for r in b.reference_rows() if r.matches == "chance"]
+    assert {r.metric for r in rows} == {"text_score", "image_score", "group_score"}
+    assert all(abs(r.value - chance[r.metric]) < 5e-5 for r in rows)  # printed to four decimals

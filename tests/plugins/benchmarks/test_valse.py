@@ -1,4 +1,5 @@
-"""VALSE: the upstream schema, the README's mturk filter, image sources, acc_r per instrument and piece,
+"""VALSE: the upstream schema, the README's mturk filter, image sources (COCO 2014 images by file name),
+acc_r per instrument and piece, the paper's Avg. over 11 instruments (recomputed from the paper's rows),
 the pinned files, the real-data counts (counted from the pinned files) and the board."""
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from vlc_harness.errors import DataUnavailable
 from vlc_harness.params import build
 from vlc_harness_builtins.benchmarks.valse import (
     INSTRUMENTS,
-    PIECE_INSTRUMENTS,
     PIECES,
     SHA256,
     UPSTREAM,
@@ -59,6 +59,9 @@ def test_valid_samples_only_with_images_from_their_sources(root):
     assert by_id["plurals/plurals_val_1"].images[0].path == root / "coco/val2017/000000001001.jpg"
     assert by_id["actant-swap/actant-swap_test_0"].images[0].path.parent == root / "swig/images_512"
     assert by_id["coreference-standard/coreference-standard_train_0"].images[0].path.parent == root / "coco/train2014"
+    assert by_id["coreference-standard/coreference-standard_train_1"].images[0].path == (
+        root / "coco/val2014/COCO_val2014_000000008001.jpg"  # VisDial v1.0 train holds COCO val2014 images too
+    )
     assert (
         by_id["coreference-hard/coreference-hard_val_0"].images[0].path.parent == root / "visdial/VisualDialog_val2018"
     )
@@ -78,9 +81,26 @@ def test_pairwise_accuracy_per_instrument_piece_and_macro(root):
     assert got[("pairwise_accuracy_piece", "counting")].n == 6
     assert got[("pairwise_accuracy_piece_macro", "actions")].value == 0.5
     macro = got[("pairwise_accuracy_macro", "all")]
-    assert macro.value == 0.5 and "foil-it" not in macro.averaging and "10 instruments" in macro.averaging
+    assert macro.value == 0.5 and "foil-it" in macro.averaging and "11 instruments" in macro.averaging
     assert got[("pairwise_accuracy_micro", "all")].n == 22 and macro.tie_rule == "wrong"
-    assert set(PIECE_INSTRUMENTS) == set(INSTRUMENTS) - {"foil-it"} and len(PIECES) == 6
+    assert {i for members in PIECES.values() for i in members} == set(INSTRUMENTS) - {"foil-it"}
+    # FOIL-it! counts in the headline: winning only its instances gives the mean of 11 instruments 1/11
+    foil_only = [
+        InstanceScores(i, np.array([[0.9, 0.1] if i.category == "foil-it" else [0.5, 0.5]])) for i in instances
+    ]
+    assert values(b.compute(foil_only))[("pairwise_accuracy_macro", "all")].value == pytest.approx(1 / 11)
+
+
+def test_an_image_name_of_no_known_folder_is_refused(root):
+    path = root / "valse" / "coreference-standard.json"
+    records = json.loads(path.read_text())
+    records["coreference-standard_train_0"]["image_file"] = "VisualDialog_train2018_000000000001.jpg"
+    path.write_text(json.dumps(records))
+    with pytest.raises(
+        DataUnavailable,
+        match=r"coreference-standard_train_0.*COCO_train2014_\*, COCO_val2014_\*, VisualDialog_val2018_\*",
+    ):
+        bench(root, version="custom").load_instances()
 
 
 def test_pinned_files_and_missing_data(root, tmp_path):
@@ -93,8 +113,28 @@ def test_pinned_files_and_missing_data(root, tmp_path):
         bench(root).check_data()  # generated files are not the pinned ones
     with pytest.raises(DataUnavailable, match="no instrument file"):
         bench(tmp_path, version="custom").check_data()
-    rows = load_reference_rows(REFERENCE)
-    assert {r.category for r in rows if r.matches != "chance"} == {"paper-avg"}  # shown, never compared
+
+
+def test_the_papers_avg_is_the_mean_of_its_11_instrument_columns():
+    """The Avg. of VALSE's Table 2 (CLIP 64.0, LXMERT 59.6) recomputed from the rows' 11 acc_r columns."""
+    rows = [r for r in load_reference_rows(REFERENCE) if r.matches != "chance"]
+    avg = {r.source: r.value * 100 for r in rows if (r.metric, r.category) == ("pairwise_accuracy_macro", "all")}
+    assert set(avg) == {
+        "CLIP",
+        "ViLBERT 12-in-1",
+        "ViLBERT",
+        "LXMERT",
+        "VisualBERT",
+        "GPT2 (text only)",
+        "GPT1 (text only)",
+    }
+    for source in ("CLIP", "LXMERT"):
+        columns = {r.category: r.value * 100 for r in rows if r.source == source and r.metric == "pairwise_accuracy"}
+        assert list(columns) == list(INSTRUMENTS)
+        assert abs(np.mean(list(columns.values())) - avg[source]) <= 0.05 + 1e-9  # printed to one decimal
+        without_foil = np.mean([v for k, v in columns.items() if k != "foil-it"])
+        assert abs(without_foil - avg[source]) > 1  # the 10 instruments without FOIL-it! are not the Avg.
+    assert Valse.headline == "pairwise_accuracy_macro" and "11 instrument" in Valse.headline_source
 
 
 def test_real_files_give_the_valid_counts():
@@ -108,6 +148,10 @@ def test_real_files_give_the_valid_counts():
     b.check_data()
     instances = b.load_instances()
     assert {i: sum(x.category == i for x in instances) for i in INSTRUMENTS} == VALID_COUNTS
+    coreference = [x.images[0].path for x in instances if x.category == "coreference-standard"]
+    folders = {name: shared / "coco" / name for name in ("train2014", "val2014")}
+    assert all(p.parent == folders[p.name.split("_")[1]] for p in coreference)  # COCO_<split>_<id>.jpg
+    assert sum(p.parent == folders["val2014"] for p in coreference) == 215 and len(coreference) == 708
     raw = sum(len(json.loads((folder / f"{i}.json").read_text())) for i in INSTRUMENTS)
     assert len(bench(shared, valid_only=False).load_instances()) == raw
 

@@ -1,5 +1,6 @@
-"""VisMin: the exported schema, upstream metric.py's scores per category (strict), the pinned snapshot
-export (stand-in huggingface_hub and datasets), the real-data counts and the board."""
+"""VisMin: the exported schema, upstream metric.py's scores per category (strict), the paper's AVG over the
+12 per-category scores (values and bootstrap), the table's rows recomputed, the pinned snapshot export
+(stand-in huggingface_hub and datasets), the real-data counts and the board."""
 
 from __future__ import annotations
 
@@ -13,12 +14,18 @@ import pytest
 
 from tests.conftest import shared_data_dir
 from tests.plugins.benchmarks.hf_standins import StandInSplit, stand_in_datasets
-from vlc_harness.benchmarks import InstanceScores
+from vlc_harness.benchmarks import InstanceScores, load_reference_rows
 from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics.cell import cell_metrics
+from vlc_harness.metrics.outcomes import outcomes_from_matrices
 from vlc_harness.params import build
 from vlc_harness_builtins.benchmarks.vismin import COUNTS, HF_DATASET, HF_REVISION, ROWS, VisMin, write_example
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "vismin_sample"
+REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "vismin_reference.json"
+SCORES = ("text_score", "image_score", "group_score")
+TABLE_COLUMNS = [(c, m) for c in ("object", "attribute", "relation", "counting") for m in SCORES]
+"""The paper table's 12 columns in its order (Object, Attribute, S. Relation, Count; T, I, G each)."""
 
 
 def bench(root: Path, **params) -> VisMin:
@@ -60,7 +67,63 @@ def test_scores_equal_upstreams_per_category_with_ties(root):
         assert got[("group_score", category)].value == pytest.approx(group)
     per_cat = [got[("group_score", c)].value for c in COUNTS]
     assert got[("group_score_macro", "all")].value == pytest.approx(np.mean(per_cat))
-    assert got[("group_score", "all")].n == 8 and got[("group_score", "all")].tie_rule == "wrong"
+    pooled = got[("group_score_pooled", "all")]
+    assert pooled.n == 8 and pooled.tie_rule == "wrong" and ("group_score", "all") not in got
+    assert pooled.value == pytest.approx(np.mean([t and i for t, i in verdicts]))
+    twelve = [got[(m, c)].value for c in COUNTS for m in SCORES]
+    assert got[("avg_score", "all")].value == pytest.approx(np.mean(twelve))  # the paper's AVG
+    for c in COUNTS:
+        assert got[("avg_score", c)].value == pytest.approx(np.mean([got[(m, c)].value for m in SCORES]))
+    halves = [got[(f"{m}_ties_half", c)].value for c in COUNTS for m in SCORES]
+    assert got[("avg_score_ties_half", "all")].value == pytest.approx(np.mean(halves))
+
+
+def test_average_is_the_headline_and_its_interval_follows_the_categories(root):
+    b = bench(root, version="custom")
+    write_example(root, per_category=5)
+    instances = b.load_instances()[3:]  # categories of 2, 5, 5 and 5 samples: a pooled mean would differ
+    rng = np.random.default_rng(11)
+    matrices = [rng.normal(size=(2, 2)) + np.eye(2) * rng.uniform(0, 2) for _ in instances]
+    cell = cell_metrics(b, outcomes_from_matrices(instances, matrices), samples=300)
+    headline = [m for m in cell.metrics if m.get("headline")]
+    assert [(m["metric"], m["category"]) for m in headline] == [("avg_score", "all")] and "ci95" in headline[0]
+    got = {(m["metric"], m["category"]): m["value"] for m in cell.metrics}
+    assert headline[0]["value"] == pytest.approx(np.mean([got[(m, c)] for c in COUNTS for m in SCORES]))
+    assert headline[0]["value"] != pytest.approx(np.mean([got[(f"{m}_pooled", "all")] for m in SCORES]))
+    reps = cell.replicates
+    # every resample's AVG is the mean of that resample's 12 per-category scores (drawn within categories)
+    twelve = np.mean([reps[(m, c)] for c in COUNTS for m in SCORES], axis=0)
+    assert reps[("avg_score", "all")].shape == (300,)
+    np.testing.assert_allclose(reps[("avg_score", "all")], twelve, rtol=0, atol=1e-12)
+    assert b.headline_source.startswith("VisMin index.html @29ce2c0, AVG")
+
+
+def test_the_tables_avg_is_the_mean_of_its_12_columns():
+    """Golden: each row of the paper table (index.html @29ce2c0) recomputed from its 12 columns."""
+    rows = [r for r in load_reference_rows(REFERENCE) if r.matches != "chance"]
+    by_source: dict[str, dict[tuple[str, str], float]] = {}
+    for r in rows:
+        by_source.setdefault(r.source, {})[(r.category, r.metric)] = r.value
+    assert len(by_source) == 12 and "MTurk Human" in by_source  # 11 models and the human row
+    kept_apart = set()
+    for source, values in by_source.items():
+        columns = [values[c] for c in TABLE_COLUMNS]
+        mean = np.mean(columns) * 100
+        if ("all", "avg_score") in values:
+            # printed to two decimals from two-decimal columns: within half a unit of the last place
+            assert abs(mean - values[("all", "avg_score")] * 100) <= 0.005 + 1e-9, source
+        else:
+            kept_apart.add(source)
+            assert abs(mean - values[("table-avg", "avg_score")] * 100) > 1, source
+    assert kept_apart == {"LlaVa1.6 (7B)", "Gemini1.0 Pro", "GPT4-o"}
+    for source in ("Gemini1.0 Pro", "GPT4-o"):  # their printed AVG is the mean of their group scores
+        groups = [by_source[source][(c, "group_score")] for c in ("object", "attribute", "relation", "counting")]
+        assert abs(np.mean(groups) - by_source[source][("table-avg", "avg_score")]) <= 0.00005 + 1e-12
+    clip = by_source["CLIP (ViT-B/32)"]
+    assert clip[("all", "avg_score")] == 0.4115 and np.mean([clip[c] for c in TABLE_COLUMNS]) * 100 == pytest.approx(
+        41.145
+    )
+    assert {r.matches for r in rows if r.source == "CLIP (ViT-B/32)"} == {"open_clip:ViT-B-32/openai"}
 
 
 def test_counts_are_checked_unless_custom(root, tmp_path):
@@ -115,4 +178,4 @@ def test_board_renders_vismin_with_its_gap(vlc_run, tmp_path, root):
     out = tmp_path / "site"
     assert vlc_run.cli("render", "--out", str(out), "--registry", str(registry)).exit_code == 0
     assert "VisMin" in (out / "benchmarks" / "vismin.html").read_text()
-    assert 'class="num gap' in (out / "index.html").read_text()
+    assert 'class="num gap' in (out / "index.html").read_text()  # text_score_macro - image_score_macro

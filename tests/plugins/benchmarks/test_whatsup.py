@@ -232,3 +232,12 @@ def test_fetch_downloads_the_annotation_files_unpinned(tmp_path, monkeypatch, ro
     assert all(line.startswith("fetched") for line in lines)
     assert all(line.startswith("present") for line in bench(target).fetch(progress=False)) and len(urls) == 6
     assert bench(target).data_version == bench(root).data_version
+
+
+def test_chance_rows_are_the_declared_chance_levels(root):
+    b = bench(root, version="custom")
+    chance = {s.id: s.chance for s in b.metric_specs()}
+    rows = [r for r in b.reference_rows() if r.matches == "chance"]
+    individual = {"controlled_accuracy", "spatial_accuracy", "coco_spatial_accuracy", "gqa_spatial_accuracy"}
+    assert {r.metric for r in rows} == individual | {"controlled_pair_accuracy", "controlled_set_accuracy"}
+    assert all(r.value == chance[r.metric] for r in rows)  # 1/4, 1/2, (1/4)^2 and (1/4)^4 are exact
