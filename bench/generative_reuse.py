@@ -69,8 +69,8 @@ def main() -> None:
     from vlc_harness.params import build
     from vlc_harness.testing import standin_image
     from vlc_harness_builtins.models.generative import GenerativeRun
-    from vlc_harness_builtins.models.tiny_generative import save_tiny_llava
     from vlc_harness_builtins.models.vqascore import VqaScore
+    from vlc_harness_builtins.testing.tiny_generative import save_tiny_llava
 
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -57,11 +57,13 @@ def data_root(work: Path) -> tuple[Path, int]:
 
 def main() -> None:
     sys.path.insert(0, str(REPO))
-    from vlc_harness_builtins.models.openclip import TINY_CONFIG, OpenClip
+    from vlc_harness.testing.examples import example_for
+    from vlc_harness_builtins.models.openclip import OpenClip
+    from vlc_harness_builtins.testing.tiny_openclip import TINY_CONFIG
 
     work = Path(tempfile.mkdtemp(prefix="vlc-mem-"))
     root, n_images = data_root(work)
-    params = OpenClip.conformance_example(work)
+    params = example_for(OpenClip, work)
     config = work / "tiny.json"
     config.write_text(json.dumps(TINY_CONFIG))
     spec = f"open_clip:arch=@{config},pretrained={params['pretrained']}"

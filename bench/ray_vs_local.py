@@ -22,7 +22,9 @@ REPO = Path(__file__).resolve().parents[1]
 def main() -> None:
     sys.path.insert(0, str(REPO))
     from vlc_harness.testing import write_standin_images
-    from vlc_harness_builtins.models.openclip import TINY_CONFIG, OpenClip
+    from vlc_harness.testing.examples import example_for
+    from vlc_harness_builtins.models.openclip import OpenClip
+    from vlc_harness_builtins.testing.tiny_openclip import TINY_CONFIG
 
     work = Path(tempfile.mkdtemp(prefix="vlc-ray-bench-"))
     root = work / "data"
@@ -30,7 +32,7 @@ def main() -> None:
     (root / "sugarcrepe").symlink_to(REPO.parent / "shared" / "data" / "sugarcrepe")
     names = {r["filename"] for f in (root / "sugarcrepe").glob("*.json") for r in json.loads(f.read_text()).values()}
     write_standin_images(names, root / "coco" / "val2017", size=(64, 48))
-    params = OpenClip.conformance_example(work)
+    params = example_for(OpenClip, work)
     config = work / "tiny.json"
     config.write_text(json.dumps(TINY_CONFIG))
     spec = f"open_clip:arch=@{config},pretrained={params['pretrained']}"

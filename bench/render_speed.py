@@ -31,6 +31,7 @@ from vlc_harness.params import build
 from vlc_harness.plugins import get_plugins
 from vlc_harness.registry import BenchmarkEntry, ModelEntry, Registry
 from vlc_harness.store.store import CellRecord
+from vlc_harness.testing.examples import example_for
 from vlc_leaderboard.board import build_board
 from vlc_leaderboard.site import render_site
 
@@ -68,7 +69,7 @@ def synthetic_cells(
     cells = []
     for b_index, name in enumerate(benchmarks or BENCHMARKS):
         cls = plugins.benchmarks.get(name).cls
-        example = cls.conformance_example(work / name)
+        example = example_for(cls, work / name)
         assert example is not None, name
         params, root = example
         bench = cls(build(cls.Params, params), root)

@@ -72,6 +72,10 @@ class Results:
         """Why the cell is not ``ok`` (failed instances, a worker's traceback, missing data); ``None`` when ok."""
         return self.cell(benchmark_id).error
 
+    def reason_code(self, benchmark_id: str) -> str | None:
+        """Why the cell is not ``ok``, as a code (:data:`vlc_harness.errors.REASONS`); ``None`` when ok."""
+        return self.cell(benchmark_id).reason_code
+
     def value(self, benchmark_id: str, metric: str, category: str = "all") -> float:
         """One metric value of an ``ok`` or ``partial`` cell.
 
@@ -99,6 +103,7 @@ class Results:
                 "benchmark": c.benchmark_id,
                 "status": c.status,
                 "error": c.error,
+                "reason_code": c.reason_code,
                 "metrics": c.metrics,
             }
             for c in self.cells

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from vlc_harness.cli_cache import cache
+from vlc_harness.cli_store import store_group
 from vlc_harness.errors import HarnessError, PluginError, UserError
 from vlc_harness.options import App, data_root_option, pass_app, registry_option, store_option
 
@@ -84,7 +85,9 @@ def run(
     """Evaluate models on benchmarks; computed once, cached in the store.
 
     A stored cell is reused as it is when the model, the instances, the data version and the
-    metric code are unchanged (the report says "stored"); --recompute-metrics rebuilds it.
+    metric code are unchanged (the report says "stored"); a cell whose metric code changed is
+    rebuilt from its stored scores; --recompute-metrics rebuilds it anyway. Cells this run does
+    not touch are left as they are (`vlc-harness store upgrade` rebuilds stale ones).
 
     Inline model specs need no registry entry, e.g.
     -m 'open_clip:arch=ViT-B-32,pretrained=/ckpt/model.pt' or
@@ -97,7 +100,7 @@ def run(
     registry = app.registry(registries, required=run_all)
     chosen_models, chosen_benchmarks = select_grid(registry, app.plugins, run_all, list(models), list(benchmarks))
     root = Path(data_root) if data_root else default_data_root()
-    store = app.store(store_url, root)
+    store = app.store(store_url)
 
     def report(cell: Any) -> None:
         line = f"{cell.status:<11} {cell.model_id} x {cell.benchmark_id}"
@@ -252,6 +255,7 @@ def instances(
 
 
 cli.add_command(cache)
+cli.add_command(store_group)
 
 
 @cli.command()

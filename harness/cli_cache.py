@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from vlc_harness.options import App, pass_app, registry_option, store_option
+from vlc_harness.options import UPGRADE_COMMAND, App, pass_app, registry_option, store_option
 
 
 @click.group()
@@ -19,7 +19,7 @@ def cache() -> None:
 @store_option
 @pass_app
 def cache_stats(app: App, store_url: str | None) -> None:
-    """Row counts per table and scores per model fingerprint."""
+    """Row counts per table, scores per model fingerprint, and the cells whose metrics are stale."""
     store = app.store(store_url)
     stats = store.stats()
     click.echo(f"store: {store.engine.url.render_as_string(hide_password=True)}")
@@ -28,6 +28,8 @@ def cache_stats(app: App, store_url: str | None) -> None:
         click.echo(f"{table:<10} {n}")
     for m in stats["models"]:
         click.echo(f"  model {m['fingerprint']} {m['type']:<14} {m['scores']} scores")
+    stale = app.stale_cells(store)
+    click.echo(f"stale cells: {len(stale)}" + (f" (`{UPGRADE_COMMAND}` rebuilds them)" if stale else ""))
 
 
 @cache.command("forget")

@@ -22,11 +22,13 @@ Every hook below is documented in docs/plugin_hooks.md (a test checks it).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import click
 
     from vlc_harness.benchmarks import Benchmark
@@ -64,4 +66,17 @@ def register_commands(cli: click.Group) -> None:
 
     :param cli: the top-level :class:`click.Group`; add commands with ``@cli.command()``.
         The leaderboard adds ``show`` (and ``render``) this way, so the core never imports it.
+    """
+
+
+@hookspec(firstresult=True)
+def conformance_example(cls: type, tmp_path: Path) -> Any:
+    """A tiny offline example of a registered type, for the shared conformance checks.
+
+    Return what the type's own ``conformance_example(tmp_path)`` would (a model: its params; a
+    benchmark: ``(params, data_root)``), building any files under ``tmp_path``, or ``None`` for a
+    class this plugin has no example for. The first answer wins; with none, the class's own
+    ``conformance_example`` is used. Implement it in a module named by an entry point of the
+    ``vlc_harness_testing`` group (loaded only by the conformance checks, never by ``vlc-harness
+    run``) to keep tiny checkpoints and generated data out of the plugin's production modules.
     """

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from vlc_harness.errors import PAIR_ERROR
 from vlc_harness.params import NoParams
 
 if TYPE_CHECKING:
@@ -123,11 +124,14 @@ class Abstention:
 
     Without ``error`` it is a real answer (an API reply with neither Yes nor No among its top
     tokens): stored as an abstention, never asked again, counted wrong. With ``error`` the request
-    failed (rate limit, timeout): nothing is stored, the cell is ``partial``, a rerun asks again.
+    failed (rate limit, timeout): nothing is stored, the cell is ``partial``, a rerun asks again;
+    ``code`` says why (:data:`~vlc_harness.errors.AUTH`; default
+    :data:`~vlc_harness.errors.REQUEST_FAILED`).
     """
 
     raw: str = ""
     error: str | None = None
+    code: str | None = None
 
 
 @dataclass(frozen=True)
@@ -135,10 +139,13 @@ class PairError:
     """In place of a pair's score (or a text's, for image-blind models): this pair has no score.
 
     For a fault that touches only some pairs (a precomputed file that lacks a pair). Nothing is
-    stored for the pair; only the instances that need it fail, each listed with ``reason``.
+    stored for the pair; only the instances that need it fail, each listed with ``reason``;
+    ``code`` is the reason code (:data:`~vlc_harness.errors.SCORES_MISSING` for a scores file
+    that lacks the pair).
     """
 
     reason: str
+    code: str = PAIR_ERROR
 
 
 class Model:
@@ -327,13 +334,14 @@ class ChoiceAnswer:
     """A model's answer: the chosen candidate's index, or ``None`` for an abstention.
 
     An abstention with ``error`` set is a request that failed (network, rate limit): it is never
-    stored, so a rerun asks again. An abstention without ``error`` (a refusal, an unparsable
-    reply) is a real answer and is stored like any other.
+    stored, so a rerun asks again (``code``: why, as for :class:`Abstention`). An abstention
+    without ``error`` (a refusal, an unparsable reply) is a real answer and is stored like any other.
     """
 
     choice: int | None
     raw: str = ""
     error: str | None = None
+    code: str | None = None
 
 
 class ChoiceModel(Model):

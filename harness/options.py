@@ -18,6 +18,8 @@ import click
 from vlc_harness.errors import UserError
 
 F = TypeVar("F", bound=Callable[..., Any])
+UPGRADE_COMMAND = "vlc-harness store upgrade"
+"""The command that rebuilds stale cells (named by every command that reads them)."""
 
 
 class App:
@@ -51,24 +53,37 @@ class App:
             return Registry()
         return load_registry(files, self.plugins)
 
-    def store(self, url: str | None, data_root: str | Path | None = None) -> Any:
+    def store(self, url: str | None) -> Any:
         """Open the store at ``url`` (default: $VLC_HARNESS_STORE or the user cache dir).
 
-        Cells a v0.1 harness wrote are rebuilt from their stored scores on opening, with the
-        benchmarks' data under ``data_root`` (default: $VLC_HARNESS_DATA); those whose data is
-        not there are reported and kept as they are until it is.
+        Opening migrates an older schema (:mod:`vlc_harness.store.migrations`) and never rebuilds
+        a metric: cells whose metrics are stale stay as stored until ``vlc-harness store upgrade``
+        (or a ``run`` that touches them) rebuilds them; see :meth:`stale_cells`.
         """
-        from vlc_harness.metrics.rebuild import rebuild_stale
-        from vlc_harness.paths import default_data_root, default_store_url
+        from vlc_harness.paths import default_store_url
         from vlc_harness.store import open_store
 
-        store = open_store(url or default_store_url())
-        report = rebuild_stale(store, self.plugins, Path(data_root) if data_root else default_data_root())
-        if report is not None:
-            click.echo(f"rebuilt {len(report.rebuilt)} cells of an older harness from their stored scores", err=True)
-            for reason in list(report.skipped.values())[:3]:
-                click.echo(f"  not rebuilt (shown without ranks until it is): {reason}", err=True)
-        return store
+        return open_store(url or default_store_url())
+
+    def stale_cells(self, store: Any) -> list[Any]:
+        """The latest cells of ``store`` whose metrics older metric code computed
+        (:func:`vlc_harness.metrics.rebuild.stale_cells`)."""
+        from vlc_harness.metrics.rebuild import stale_cells
+        from vlc_harness.paths import default_data_root
+
+        return stale_cells(store, self.plugins, default_data_root())
+
+    def note_stale(self, store: Any, how: str = "shown as stored") -> list[Any]:
+        """Say on stderr how many of the cells a command reads are stale and what rebuilds them;
+        return those cells."""
+        stale = self.stale_cells(store)
+        if stale:
+            click.echo(
+                f"note: {len(stale)} cells hold metrics computed by older metric code ({how}); "
+                f"`{UPGRADE_COMMAND}` rebuilds them from their stored scores",
+                err=True,
+            )
+        return stale
 
 
 def registry_option(f: F) -> F:

@@ -1,8 +1,9 @@
 """What the published site may say: reasons phrased for readers, and no local path anywhere.
 
 A cell that is not published keeps its full reason in the store; ``vlc-harness show`` prints it as
-it is. The site shows :func:`public_reason` instead: one plain sentence per kind of problem, with
-no local path, environment variable or stack trace. Where a technical text must ship (the JSON
+it is. The site shows :func:`public_reason` instead: one plain sentence per reason code (stored
+with the cell where its error was raised, :mod:`vlc_harness.errors`), with no local path,
+environment variable or stack trace; no message is matched to choose it. Where a technical text must ship (the JSON
 download, per-instance errors, a model id that is an inline spec holding a path),
 :func:`redact_paths` replaces every local path by ``<local folder>/`` and the file's name.
 """
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+
+from vlc_harness import errors
 
 LOCAL = "<local folder>"
 """What stands for the folders of a local path on the published site."""
@@ -77,62 +80,33 @@ _GENERIC = {
     "partial": "Only part of the benchmark was scored (a limited or interrupted run), so no number is published.",
     "not run": "This model has not been evaluated on this benchmark yet.",
 }
+"""What a cell says by its status alone, when its reason code has no words of its own."""
 
-_PATTERNS: tuple[tuple[str, re.Pattern[str], str], ...] = (
-    (
-        "",
-        re.compile(r"hugging ?face|huggingface\.co|HF_HUB_OFFLINE|hub cache|local_files_only|gated repo", re.I),
-        "Not evaluated: the model's weights could not be downloaded when this board was built.",
-    ),
-    (
-        "",
-        re.compile(r"data is not ready|data files? (?:is|are) missing|missing .*\(get |not under the data root", re.I),
-        "Not evaluated: the benchmark's data files were not present when this board was built.",
-    ),
-    (
-        "",
-        re.compile(r"has no score for|precomputed scores file", re.I),
-        "The submitted scores file has no scores for this benchmark.",
-    ),
-    (
-        "",
-        re.compile(r"API key|OPENAI_API_KEY|api_key|401|unauthori[sz]ed", re.I),
-        "Not evaluated: this API model was not queried for this board.",
-    ),
-    (
-        "",
-        re.compile(r"out of memory|OOM\b|MemoryError", re.I),
-        "The evaluation ran out of memory.",
-    ),
-    (
-        "",
-        re.compile(r"timed? ?out|no progress|timeout_s", re.I),
-        "The evaluation stopped making progress and was stopped.",
-    ),
-    (
-        "",
-        re.compile(r"requires? [\w.-]+ ?(?:>=|==|version)|needs [\w.-]+ (?:>=|version)|version .* needed", re.I),
-        "Not evaluated: the software versions on the build machine cannot run this model.",
-    ),
-    (
-        "skipped",
-        re.compile(r".*", re.S),
-        _GENERIC["skipped"],
-    ),
-)
+_WEIGHTS = "Not evaluated: the model's weights could not be downloaded when this board was built."
+_INSTANCES = "Some instances could not be scored, so no number is published."
+
+_WORDS: dict[str, str] = {
+    errors.WEIGHTS_MISSING: _WEIGHTS,
+    errors.GATED: _WEIGHTS,
+    errors.DATA_MISSING: "Not evaluated: the benchmark's data files were not present when this board was built.",
+    errors.SCORES_MISSING: "The submitted scores file has no scores for this benchmark.",
+    errors.AUTH: "Not evaluated: this API model was not queried for this board.",
+    errors.OUT_OF_MEMORY: "The evaluation ran out of memory.",
+    errors.TIMEOUT: "The evaluation stopped making progress and was stopped.",
+    errors.VERSION_TOO_OLD: "Not evaluated: the software versions on the build machine cannot run this model.",
+    errors.NOT_APPLICABLE: _GENERIC["skipped"],
+    errors.INSTANCES_FAILED: _INSTANCES,
+    errors.SCORE_ERROR: _INSTANCES,
+    errors.IMAGE_ERROR: _INSTANCES,
+    errors.PAIR_ERROR: _INSTANCES,
+    errors.NOT_COMPUTED: _INSTANCES,
+}
+"""The words of each reason code (:data:`vlc_harness.errors.REASONS`) that has its own; the
+others (a worker's error, a missing package, ``--limit``, failed requests, ``other``) are worded
+by the cell's status."""
 
 
-def public_reason(status: str, raw: str | None) -> str:
-    """Why a cell shows no number, as one sentence for readers: no local path, no environment
-    variable, no exception text (the full reason stays in the store, ``show`` and the JSON)."""
-    text = (raw or "").strip()
-    for only, pattern, phrase in _PATTERNS:
-        if only and status != only:
-            continue
-        if text and pattern.search(text):
-            return phrase
-    if status == "partial":
-        return _GENERIC["partial"]
-    if status == "failed" and re.search(r"instance", text, re.I) and re.search(r"\d+ of \d+|some", text):
-        return "Some instances could not be scored, so no number is published."
-    return _GENERIC.get(status, "No published result for this cell.")
+def public_reason(status: str, code: str | None) -> str:
+    """Why a cell shows no number, as one sentence for readers: the words of its reason code, else
+    of its status. It reads no message: the full reason stays in the store, ``show`` and the JSON."""
+    return _WORDS.get(code or "") or _GENERIC.get(status, "No published result for this cell.")

@@ -35,7 +35,8 @@ def render(
     data_root: str | None,
 ) -> None:
     """Render index, benchmark and model pages: the registry's entries (``--include-adhoc``: also
-    one-off runs); only complete cells are published."""
+    one-off runs); only complete cells are published. Refuses while a cell it would publish holds
+    stale metrics (older metric code): ``vlc-harness store upgrade`` rebuilds them first."""
     from vlc_harness.errors import UserError
     from vlc_harness.paths import default_data_root
     from vlc_harness.provenance import run_provenance
@@ -57,6 +58,7 @@ def render(
                 hint="pass --registry FILE, or --include-adhoc to publish every model in the store",
             )
         board = build_board(cells, registry, app.plugins, include_adhoc=include_adhoc)
+        _refuse_stale(board, app.stale_cells(store))
         instances = instance_results(board, store, root)
         try:
             written = render_site(
@@ -82,6 +84,24 @@ def render(
         adhoc = sorted({c.model_id for c in cells if c.model_id not in registry.models})
         if adhoc:
             click.echo(f"not published (no registry entry; --include-adhoc publishes them): {len(adhoc)} models")
+
+
+def _refuse_stale(board: Any, stale: list[Any]) -> None:
+    """A published number must come from the metric code the page describes: refuse to render
+    while a cell the board would publish holds metrics older metric code computed."""
+    from vlc_harness.errors import UserError
+    from vlc_harness.options import UPGRADE_COMMAND
+
+    ids = {c.id for c in stale}
+    shown = [cv.cell for row in board.rows for cv in row.cells.values() if cv.published and cv.cell.id in ids]
+    if shown:
+        names = ", ".join(f"{c.model_id} x {c.benchmark_id}" for c in shown[:3])
+        raise UserError(
+            f"{len(shown)} cells the board would publish hold metrics computed by older metric code ({names}"
+            + (", ..." if len(shown) > 3 else "")
+            + ")",
+            hint=f"run `{UPGRADE_COMMAND}` with their data at hand, or `vlc-harness cache forget` them",
+        )
 
 
 def _public(runs: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:

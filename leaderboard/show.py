@@ -44,6 +44,7 @@ def show(
         _print_board(app, store_url, registries)
         return
     store = app.store(store_url)
+    app.note_stale(store)
     cells = select_cells(store, include_partial=partial, models=models, benchmarks=benchmarks)
     rows = metric_rows(cells) + chance_rows(cells, app.plugins.benchmarks)
     if references:
@@ -62,6 +63,7 @@ def show(
                 "n_failed": c.n_failed,
                 "limit": c.instance_limit,
                 "error": c.error,
+                "reason_code": c.reason_code,
                 "metrics": [{k: v for k, v in m.items() if k != "replicates"} for m in c.metrics],
                 "created_at": c.created_at,
             }
@@ -107,6 +109,7 @@ def _print_board(app: App, store_url: str | None, registries: tuple[str, ...]) -
     from vlc_leaderboard.site import pct
 
     store = app.store(store_url)
+    app.note_stale(store, "shown as stored, without ranks where their resamples differ")
     try:
         board = build_board(
             store.latest_cells(with_replicates=True), app.registry(registries, required=False), app.plugins

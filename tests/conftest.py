@@ -113,10 +113,12 @@ def tiny_clip(tmp_path_factory: pytest.TempPathFactory) -> dict:
     from vlc_harness.testing import require
 
     require("open_clip")
-    from vlc_harness_builtins.models.openclip import TINY_CONFIG, OpenClip
+    from vlc_harness.testing.examples import example_for
+    from vlc_harness_builtins.models.openclip import OpenClip
+    from vlc_harness_builtins.testing.tiny_openclip import TINY_CONFIG
 
     folder = tmp_path_factory.mktemp("tiny_clip")
-    params = OpenClip.conformance_example(folder)
+    params = example_for(OpenClip, folder)
     config = folder / "tiny_config.json"
     config.write_text(json.dumps(TINY_CONFIG))
     return {"config": str(config), "checkpoint": params["pretrained"]}

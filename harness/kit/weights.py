@@ -18,7 +18,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from vlc_harness.errors import WeightsUnavailable
+from vlc_harness.errors import GATED, WeightsUnavailable
 from vlc_harness.hashing import sha256_file, sha256_tree
 
 HUB_TIMEOUT_S = 10.0
@@ -120,7 +120,9 @@ def hub_identity(
                 if info.sha:
                     return f"hf:{repo_id}@{info.sha}"
             except RepositoryNotFoundError:
-                raise WeightsUnavailable(f"Hugging Face repository {repo_id} does not exist or is gated") from None
+                raise WeightsUnavailable(
+                    f"Hugging Face repository {repo_id} does not exist or is gated", GATED
+                ) from None
             except Exception as exc:  # no route, DNS, timeout, proxy: all mean "not now"
                 reason = f"huggingface.co is unreachable ({type(exc).__name__})"
     found = _cached_file(repo_id, filenames, revision)

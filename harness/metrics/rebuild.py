@@ -2,14 +2,18 @@
 
 A cell keeps each instance's score matrix (or its answers) in the store's ``outcomes`` table, so
 its metrics, intervals and replicates can be computed again whenever the metric code changes.
-Cells written by v0.1 (no metrics version: 200 resamples, replicates of the overall values only)
-are rebuilt this way when a v2 harness first opens their store. A benchmark's instances supply
-the gold structure (which text is the positive, a label, tags); they are loaded from the data
-root and must match the cell's instance manifest, or the cell is left as it is and reported.
+A cell is *stale* (:func:`stale_cells`) when its metrics version is not the one its benchmark's
+declaration gives now: cells written by v0.1 (no metrics version: 200 resamples, replicates of
+the overall values only), or after a benchmark's ``metrics_version``, families or the engine
+changed. Nothing rebuilds them on opening a store: ``vlc-harness store upgrade`` does
+(:func:`rebuild_cells`), and ``run`` rebuilds the cells it touches. A benchmark's instances
+supply the gold structure (which text is the positive, a label, tags); they are loaded from the
+data root and must match the cell's instance manifest, or the cell is left as it is and reported.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from vlc_harness.errors import Unavailable
+from vlc_harness.manifest import limit_per_category, manifest_hash
 from vlc_harness.metrics.cell import NO_METRICS, cell_metrics, metrics_version
 from vlc_harness.metrics.outcomes import ChoiceOutcomes, Outcomes
 from vlc_harness.store.store import CellRecord, Outcome, Store
@@ -31,44 +36,72 @@ class RebuildReport:
     """Cell id -> why it was left as it is."""
 
 
-def rebuild_cells(store: Store, plugins: Any, data_root: Path, cells: list[CellRecord]) -> RebuildReport:
-    """Recompute the metrics of ``cells`` from their stored outcomes (see the module docstring)."""
-    from vlc_harness.params import build
-    from vlc_harness.run.prepare import limit_per_category, manifest_hash
-
+def rebuild_cells(
+    store: Store,
+    plugins: Any,
+    data_root: Path,
+    cells: list[CellRecord],
+    done: Callable[[CellRecord], None] | None = None,
+) -> RebuildReport:
+    """Recompute the metrics of ``cells`` from their stored outcomes (see the module docstring),
+    in place; ``done(cell)`` is called after each (a progress bar)."""
     report = RebuildReport()
     loaded: dict[tuple[str, str], Any] = {}
     for cell in cells:
-        assert cell.id is not None
-        if cell.status in ("unavailable", "skipped") or not cell.n_scored:
-            store.update_metrics(cell.id, cell.metrics, {}, NO_METRICS)
-            report.rebuilt.append(cell)
-            continue
-        try:
-            key = (cell.benchmark_type, repr(sorted(cell.provenance.get("benchmark_params", {}).items())))
-            if key not in loaded:
-                cls = plugins.benchmarks.get(cell.benchmark_type).cls
-                benchmark = cls(build(cls.Params, cell.provenance.get("benchmark_params", {})), data_root)
-                benchmark.check_data()
-                loaded[key] = (benchmark, benchmark.load_instances())
-            benchmark, instances = loaded[key]
-        except Unavailable as exc:
-            report.skipped[cell.id] = f"{cell.benchmark_id}: {exc}"
-            continue
-        except Exception as exc:  # an unknown type or bad params: say so, keep the cell
-            report.skipped[cell.id] = f"{cell.benchmark_id}: {type(exc).__name__}: {exc}"
-            continue
-        chosen = limit_per_category(instances, cell.instance_limit)
-        if manifest_hash(benchmark.data_version, chosen) != cell.manifest_hash:
-            report.skipped[cell.id] = f"{cell.benchmark_id}: the data under {data_root} is not the data of this cell"
-            continue
-        rows = {o.instance_id: o for o in store.outcomes(cell.id)}
-        outcomes, coverage = outcome_arrays(chosen, rows)
-        computed = cell_metrics(benchmark, outcomes, coverage=coverage or _had_coverage(cell))
-        version = metrics_version(benchmark, computed.samples)
-        store.update_metrics(cell.id, computed.metrics, computed.replicates, version)
-        report.rebuilt.append(cell)
+        _rebuild(store, plugins, data_root, cell, loaded, report)
+        if done is not None:
+            done(cell)
     return report
+
+
+def _rebuild(
+    store: Store,
+    plugins: Any,
+    data_root: Path,
+    cell: CellRecord,
+    loaded: dict[tuple[str, str], Any],
+    report: RebuildReport,
+) -> None:
+    assert cell.id is not None
+    if cell.status in ("unavailable", "skipped") or not cell.n_scored:
+        store.update_metrics(cell.id, cell.metrics, {}, NO_METRICS)
+        report.rebuilt.append(cell)
+        return
+    try:
+        key = _benchmark_key(cell)
+        if key not in loaded:
+            benchmark = _benchmark(plugins, cell, data_root)
+            benchmark.check_data()
+            loaded[key] = (benchmark, benchmark.load_instances())
+        benchmark, instances = loaded[key]
+    except Unavailable as exc:
+        report.skipped[cell.id] = f"{cell.benchmark_id}: {exc}"
+        return
+    except Exception as exc:  # an unknown type or bad params: say so, keep the cell
+        report.skipped[cell.id] = f"{cell.benchmark_id}: {type(exc).__name__}: {exc}"
+        return
+    chosen = limit_per_category(instances, cell.instance_limit)
+    if manifest_hash(benchmark.data_version, chosen) != cell.manifest_hash:
+        report.skipped[cell.id] = f"{cell.benchmark_id}: the data under {data_root} is not the data of this cell"
+        return
+    rows = {o.instance_id: o for o in store.outcomes(cell.id)}
+    outcomes, coverage = outcome_arrays(chosen, rows)
+    computed = cell_metrics(benchmark, outcomes, coverage=coverage or _had_coverage(cell))
+    version = metrics_version(benchmark, computed.samples)
+    store.update_metrics(cell.id, computed.metrics, computed.replicates, version)
+    report.rebuilt.append(cell)
+
+
+def _benchmark_key(cell: CellRecord) -> tuple[str, str]:
+    return cell.benchmark_type, repr(sorted(cell.provenance.get("benchmark_params", {}).items()))
+
+
+def _benchmark(plugins: Any, cell: CellRecord, data_root: Path) -> Any:
+    """The cell's benchmark with the params it ran with (nothing is read from the data root yet)."""
+    from vlc_harness.params import build
+
+    cls = plugins.benchmarks.get(cell.benchmark_type).cls
+    return cls(build(cls.Params, cell.provenance.get("benchmark_params", {})), data_root)
 
 
 def outcome_arrays(instances: list[Any], rows: dict[str, Outcome]) -> tuple[Outcomes | ChoiceOutcomes, bool]:
@@ -110,9 +143,38 @@ def _had_coverage(cell: CellRecord) -> bool:
     return any(m.get("metric") == "coverage" for m in cell.metrics)
 
 
-def rebuild_stale(store: Store, plugins: Any, data_root: Path) -> RebuildReport | None:
-    """Rebuild every cell a v0.1 harness wrote (no metrics version); ``None`` when there is none."""
-    stale = store.cells_without_metrics_version()
-    if not stale:
-        return None
-    return rebuild_cells(store, plugins, data_root, stale)
+def stale_cells(store: Store, plugins: Any, data_root: Path) -> list[CellRecord]:
+    """The latest cells (one per model and benchmark, as ``show`` and the board read them) whose
+    metrics were computed under another metrics version than their benchmark's declaration gives
+    now, at the cell's own resample count: v0.1 cells (none recorded) and cells from before a
+    change to the engine, the benchmark's families or its ``metrics_version``. A cell without
+    metrics (``unavailable``, ``skipped``) is stale only when v0.1 wrote it; a cell whose benchmark
+    type is not loaded here cannot be judged and is left out. Nothing is read from the data root."""
+    out = []
+    benchmarks: dict[tuple[str, str], Any] = {}
+    for cell in store.latest_cells():
+        if cell.metrics_version == NO_METRICS:
+            continue
+        if cell.metrics_version is None:
+            out.append(cell)
+            continue
+        key = _benchmark_key(cell)
+        if key not in benchmarks:
+            try:
+                benchmarks[key] = _benchmark(plugins, cell, data_root)
+            except Exception:  # not loaded here (a third party's type), or params it no longer takes
+                benchmarks[key] = None
+        samples = resamples_of(cell.metrics_version)
+        if benchmarks[key] is not None and samples is not None:
+            if metrics_version(benchmarks[key], samples) != cell.metrics_version:
+                out.append(cell)
+    return out
+
+
+def resamples_of(version: str) -> int | None:
+    """The resample count a metrics version was computed with (``e2.b1000.<digest>``, see
+    :func:`vlc_harness.metrics.cell.metrics_version`), or ``None`` for another form."""
+    parts = version.split(".")
+    if len(parts) == 3 and parts[1].startswith("b") and parts[1][1:].isdigit():
+        return int(parts[1][1:])
+    return None

@@ -8,6 +8,7 @@ metric, interval and replicate is then computed by :mod:`vlc_harness.metrics`.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,7 @@ import numpy as np
 
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.choices import AnsweredQuestion, InstanceAnswers
+from vlc_harness.errors import IMAGE_ERROR, NOT_COMPUTED, REQUEST_FAILED, SCORE_ERROR, WORKER_ERROR
 from vlc_harness.metrics.cell import CellMetrics, cell_metrics
 from vlc_harness.metrics.outcomes import Outcomes, choice_outcomes
 from vlc_harness.metrics.text_only import instance_text_pairs, text_pair_readers
@@ -33,6 +35,10 @@ class Collected:
     outcomes: list[Outcome] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     request_errors: list[str] = field(default_factory=list)
+    failure_codes: set[str] = field(default_factory=set)
+    """The reason codes of :attr:`failures` (:mod:`vlc_harness.errors`)."""
+    request_codes: set[str] = field(default_factory=set)
+    """The reason codes of :attr:`request_errors`."""
     cell: CellMetrics = field(default_factory=CellMetrics)
     n_scored: int = 0
 
@@ -54,6 +60,8 @@ def collect_scores(
     coverage: bool = False,
     text_scores: dict[tuple[str, str], float] | None = None,
     text_problems: dict[tuple[str, str], str] | None = None,
+    codes: Mapping[Any, str] | None = None,
+    worker_code: str | None = None,
 ) -> Collected:
     """Each instance's score matrix from the stored scores; metrics over the complete ones.
 
@@ -64,15 +72,19 @@ def collect_scores(
     the cell ``partial``. A pair with no score for another reason fails its instance only.
     ``text_scores`` (``None``: the model gives none, and text-text metrics are left out) fill
     each instance's text-text matrix where the benchmark's metrics read one; a missing one fails
-    its instance, naming ``text_problems``' reason when there is one.
+    its instance, naming ``text_problems``' reason when there is one. ``codes`` gives the reason
+    code of each problem and failed request (same keys), ``worker_code`` that of ``worker_error``.
     """
     abstained = abstained or {}
     request_failures = request_failures or {}
+    codes = codes or {}
+    unscored = (worker_code or WORKER_ERROR) if worker_error else NOT_COMPUTED  # a pair nobody reported on
     n = len(instances)
     n_images = np.fromiter((len(i.images) for i in instances), dtype=np.int64, count=n)
     n_texts = np.fromiter((len(i.texts) for i in instances), dtype=np.int64, count=n)
     tensor = np.full((n, int(n_images.max(initial=1)), int(n_texts.max(initial=1))), np.nan)
     errors: dict[int, str] = {}
+    error_codes: dict[int, str] = {}
     where_k: list[int] = []
     where_i: list[int] = []
     where_j: list[int] = []
@@ -80,7 +92,7 @@ def collect_scores(
     for k, inst in enumerate(instances):  # decoding: the one per-instance loop
         inst_keys = keys[inst.id]
         if isinstance(inst_keys, str):
-            errors[k] = inst_keys
+            errors[k], error_codes[k] = inst_keys, IMAGE_ERROR
             continue
         for i, j in inst.needed_pairs():
             where_k.append(k)
@@ -89,8 +101,11 @@ def collect_scores(
             pairs.append((inst_keys[i], inst.texts[j]))
     values = np.array([scores.get(p, np.nan) for p in pairs], dtype=np.float64)
     tensor[where_k, where_i, where_j] = values
-    texts = text_matrices(benchmark, instances, errors, text_scores, text_problems or {}, worker_error)
+    texts = text_matrices(
+        benchmark, instances, errors, text_scores, text_problems or {}, worker_error, error_codes, unscored
+    )
     declined: dict[int, list[dict[str, Any]]] = {}
+    declined_codes: dict[int, set[str]] = {}
     for m in np.flatnonzero(np.isnan(values)):  # only the pairs without a stored score
         k, pair = where_k[m], pairs[m]
         if k in errors:
@@ -100,8 +115,10 @@ def collect_scores(
             declined.setdefault(k, []).append(entry | {"raw": abstained[pair]})
         elif pair in request_failures:
             declined.setdefault(k, []).append(entry | {"error": request_failures[pair]})
+            declined_codes.setdefault(k, set()).add(codes.get(pair, REQUEST_FAILED))
         else:
             errors[k] = problems.get(pair) or worker_error or "score was not computed"
+            error_codes[k] = codes.get(pair, SCORE_ERROR) if pair in problems else unscored
     out = Collected()
     rows = tensor.tolist()
     padded = (n_images != tensor.shape[1]) | (n_texts != tensor.shape[2]) | np.isnan(tensor).any(axis=(1, 2))
@@ -110,6 +127,7 @@ def collect_scores(
         if k in errors:
             error = errors[k]
             out.failures.append(f"{inst.id}: {error.splitlines()[0]}")
+            out.failure_codes.add(error_codes[k])
             out.outcomes.append(Outcome(inst.id, inst.category, None, error))
             continue
         matrix = rows[k]
@@ -119,6 +137,7 @@ def collect_scores(
         if k in declined:
             failed = [d["error"] for d in declined[k] if "error" in d]
             out.request_errors.extend(f"{inst.id}: {e.splitlines()[0]}" for e in failed)
+            out.request_codes |= declined_codes.get(k, set())
             answered[k] = False
             out.outcomes.append(Outcome(inst.id, inst.category, matrix, None, declined[k], text_matrix))
             continue
@@ -138,10 +157,13 @@ def text_matrices(
     text_scores: dict[tuple[str, str], float] | None,
     problems: dict[tuple[str, str], str],
     worker_error: str | None,
+    error_codes: dict[int, str] | None = None,
+    unscored: str = NOT_COMPUTED,
 ) -> np.ndarray | None:
     """``[N, T, T]``: each instance's stored text-text scores where the benchmark's metrics read
     them (NaN elsewhere); ``None`` without text-text scores or metrics that read them. An
-    instance missing one is added to ``errors``."""
+    instance missing one is added to ``errors``, and its reason code to ``error_codes``
+    (:data:`~vlc_harness.errors.SCORE_ERROR` for a problem, else ``unscored``)."""
     readers = text_pair_readers(benchmark.metric_families())
     if text_scores is None or not readers:
         return None
@@ -154,6 +176,8 @@ def text_matrices(
             key = text_pair_key(inst.texts[a], inst.texts[b])
             if key not in text_scores:
                 errors[k] = problems.get(key) or worker_error or "text-text score was not computed"
+                if error_codes is not None:
+                    error_codes[k] = SCORE_ERROR if key in problems else unscored
                 break
             out[k, a, b] = text_scores[key]
     return out
@@ -170,14 +194,20 @@ def collect_answers(
     answers: dict[str, int | None],
     problems: dict[Any, str],
     worker_error: str | None,
+    codes: Mapping[Any, str] | None = None,
+    worker_code: str | None = None,
 ) -> Collected:
-    """Each instance's answers; a question without a stored answer is an abstention with its error."""
+    """Each instance's answers; a question without a stored answer is an abstention with its error
+    (``codes``: the reason code of each problem; ``worker_code``: that of ``worker_error``)."""
+    codes = codes or {}
+    unasked = (worker_code or WORKER_ERROR) if worker_error else NOT_COMPUTED
     out = Collected()
     results = []
     for inst in instances:
         inst_keys = keys[inst.id]
         if isinstance(inst_keys, str):
             out.failures.append(f"{inst.id}: {inst_keys}")
+            out.failure_codes.add(IMAGE_ERROR)
             out.outcomes.append(Outcome(inst.id, inst.category, None, inst_keys))
             continue
         answered = []
@@ -188,6 +218,7 @@ def collect_answers(
             else:
                 error = problems.get(key) or worker_error or "question was not asked"
                 out.request_errors.append(f"{inst.id}: {error.splitlines()[0]}")
+                out.request_codes.add(codes.get(key, REQUEST_FAILED) if key in problems else unasked)
                 answered.append(AnsweredQuestion(q, None, error))
         results.append(InstanceAnswers(inst, answered))
         record = [

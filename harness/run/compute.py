@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from vlc_harness.devices import resolve_device
+from vlc_harness.errors import IMAGE_ERROR, REQUEST_FAILED
 from vlc_harness.images import load_image
 from vlc_harness.models import (
     Abstention,
@@ -141,7 +142,7 @@ def _run_texts(model: TextOnlyModel, job: Job, phases: Phases) -> Iterator[Event
         _check_len(model, len(batch), scores)
         for t, s in zip(batch, scores):
             if isinstance(s, PairError):
-                yield Unscored(BLIND_IMAGE_KEY, t, s.reason)
+                yield Unscored(BLIND_IMAGE_KEY, t, s.reason, s.code)
         yield Scores([(BLIND_IMAGE_KEY, t, float(s)) for t, s in zip(batch, scores) if not isinstance(s, PairError)])
     yield from _shrinks(batches)
 
@@ -273,11 +274,11 @@ def _score_groups(
             _check_len(model, len(group.texts), scores)
             for t, s in zip(group.texts, scores):
                 if isinstance(s, PairError):
-                    yield Unscored(group.image_key, t, s.reason)
+                    yield Unscored(group.image_key, t, s.reason, s.code)
                 elif not isinstance(s, Abstention):
                     rows.append((group.image_key, t, float(s)))
                 elif s.error is not None:
-                    yield PairFailed(group.image_key, t, s.error)
+                    yield PairFailed(group.image_key, t, s.error, s.code or REQUEST_FAILED)
                 else:
                     abstained.append((group.image_key, t, s.raw))
         yield Scores(rows)
@@ -301,7 +302,7 @@ def _run_choices(model: ChoiceModel, job: Job, phases: Phases) -> Iterator[Event
                         with phases.timing("decode_s"):
                             decoded[key] = model.preprocess(load_image(path, transform))
             except Exception as exc:
-                yield AnswerFailed(task.key, f"cannot read image {path}: {type(exc).__name__}: {exc}")
+                yield AnswerFailed(task.key, f"cannot read image {path}: {type(exc).__name__}: {exc}", IMAGE_ERROR)
                 continue
             images = [decoded[key] for key, _, _ in task.images]
             keys = [key for key, _, _ in task.images]
@@ -314,7 +315,7 @@ def _run_choices(model: ChoiceModel, job: Job, phases: Phases) -> Iterator[Event
         rows = []
         for (task, _), answer in zip(asked, answers):
             if answer.error is not None:
-                yield AnswerFailed(task.key, answer.error)
+                yield AnswerFailed(task.key, answer.error, answer.code or REQUEST_FAILED)
             else:
                 rows.append((task.key, answer.choice, answer.raw))
         yield Answers(rows)

@@ -21,7 +21,7 @@ from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
 from vlc_harness.devices import cpu_threads_per_worker, worker_slots
-from vlc_harness.errors import WorkerFailed
+from vlc_harness.errors import TIMEOUT, WORKER_DIED, WorkerFailed, reason_of
 from vlc_harness.models import Model
 from vlc_harness.plugins import class_locator
 from vlc_harness.run.jobs import Event, Job
@@ -95,8 +95,8 @@ class LocalWorker:
                 yield rest[0]
             elif kind == "done":
                 return
-            else:
-                raise WorkerFailed(f"{self.label}: {rest[0] if rest else kind}")
+            else:  # ("error", message, reason code)
+                raise WorkerFailed(f"{self.label}: {rest[0] if rest else kind}", rest[1] if len(rest) > 1 else None)
 
     def close(self) -> None:
         """Stop the worker (politely, then by force)."""
@@ -115,7 +115,7 @@ class LocalWorker:
         try:
             self._conn.send(message)
         except OSError:
-            raise WorkerFailed(f"{self.label}: {self._death()}") from None
+            raise WorkerFailed(f"{self.label}: {self._death()}", WORKER_DIED) from None
 
     def _receive(self) -> tuple[Any, ...]:
         deadline = time.monotonic() + self.timeout_s
@@ -124,14 +124,14 @@ class LocalWorker:
                 try:
                     return self._conn.recv()
                 except (EOFError, OSError):
-                    raise WorkerFailed(f"{self.label}: {self._death()}") from None
+                    raise WorkerFailed(f"{self.label}: {self._death()}", WORKER_DIED) from None
             if self._proc.poll() is not None:
                 if self._conn.poll(0):  # drain anything it sent before dying
                     continue
-                raise WorkerFailed(f"{self.label}: {self._death()}")
+                raise WorkerFailed(f"{self.label}: {self._death()}", WORKER_DIED)
             if time.monotonic() > deadline:
                 self._proc.kill()
-                raise WorkerFailed(f"{self.label}: no progress for {self.timeout_s:.0f} s; worker killed")
+                raise WorkerFailed(f"{self.label}: no progress for {self.timeout_s:.0f} s; worker killed", TIMEOUT)
 
     def _death(self) -> str:
         try:
@@ -169,7 +169,7 @@ class InProcessWorker:
                 self._loaded = True
             yield from run_job(self.model, job)
         except Exception as exc:
-            raise WorkerFailed(f"{self.label}: {describe(exc)}") from exc
+            raise WorkerFailed(f"{self.label}: {describe(exc)}", reason_of(exc)) from exc
 
     def close(self) -> None:
         """Nothing to stop; the caller owns the model."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from vlc_harness.errors import BUDGET_SPENT, INSTANCES_FAILED, LIMITED, REQUEST_FAILED
 from vlc_harness.fingerprint import identity_record
 from vlc_harness.metrics.cell import NO_METRICS, bootstrap_samples, metrics_version
 from vlc_harness.metrics.text_only import text_pair_readers
@@ -28,11 +29,11 @@ def finish(run: ModelRun, store: Store, run_id: int | None, stopped: str | None)
             cell.reuse.reused = True
             out.append((cell.reuse, None))
         elif cell.status is not None:
-            out.append((record(run, cell, run_id, cell.status, error=cell.error), []))
+            out.append((record(run, cell, run_id, cell.status, error=cell.error, reason_code=cell.code), []))
         else:
             if stored is None:
                 stored = run.protocol.stored(store, store.model_row(run.fingerprint))
-            collected = run.protocol.collect(cell, stored, run.sink, run.worker_error)
+            collected = run.protocol.collect(cell, stored, run.sink, run.worker_error, run.worker_code)
             out.append((built(run, cell, run_id, collected, stopped), collected.outcomes))
     return out
 
@@ -61,6 +62,7 @@ def built(run: ModelRun, cell: CellPlan, run_id: int | None, collected: Collecte
     p = cell.prepared
     assert p.benchmark is not None and run.identity is not None
     status, error = status_and_error(collected, run.worker_error, len(p.instances), p.limit is not None, stopped)
+    code = reason_code(status, collected, run.worker_code, stopped)
     provenance = {
         "model": identity_record(run.content, run.identity),
         "fingerprint": run.fingerprint,
@@ -89,6 +91,7 @@ def built(run: ModelRun, cell: CellPlan, run_id: int | None, collected: Collecte
         n_failed=len(collected.failures),
         complete=status == "ok",
         error=error,
+        reason_code=code,
         metrics=collected.metrics,
         replicates=collected.cell.replicates,
         metrics_version=metrics_version(p.benchmark, collected.cell.samples or bootstrap_samples()),
@@ -127,3 +130,25 @@ def status_and_error(
     else:
         status = "ok"
     return status, "\n".join(lines) or None
+
+
+def reason_code(status: str, collected: Collected, worker_code: str | None, stopped: str | None) -> str | None:
+    """The reason code of a built cell that is not ``ok``, in the order :func:`status_and_error`
+    reports (:mod:`vlc_harness.errors`): the worker's failure, then failed instances (their one
+    code, or :data:`~vlc_harness.errors.INSTANCES_FAILED` for several), then the budget, failed
+    requests (likewise), and ``--limit``."""
+    if status == "ok":
+        return None
+    if worker_code is not None:
+        return worker_code
+    if collected.failures:
+        return _one(collected.failure_codes, INSTANCES_FAILED)
+    if stopped:
+        return BUDGET_SPENT
+    if collected.request_errors:
+        return _one(collected.request_codes, REQUEST_FAILED)
+    return LIMITED
+
+
+def _one(codes: set[str], several: str) -> str:
+    return next(iter(codes)) if len(codes) == 1 else several

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from vlc_harness.errors import PAIR_ERROR, REQUEST_FAILED
 from vlc_harness.models import Usage
 
 Origin = tuple[str, str, str, int, int]
@@ -121,10 +122,12 @@ class Answers:
 
 @dataclass(frozen=True)
 class AnswerFailed:
-    """A question whose request failed (or whose image could not be read): not an answer."""
+    """A question whose request failed (or whose image could not be read): not an answer.
+    ``code`` is the reason code (:mod:`vlc_harness.errors`)."""
 
     key: str
     message: str
+    code: str = REQUEST_FAILED
 
 
 @dataclass(frozen=True)
@@ -136,21 +139,24 @@ class Abstained:
 
 @dataclass(frozen=True)
 class PairFailed:
-    """A pair whose request failed (rate limit, timeout): not stored; a rerun asks it again."""
+    """A pair whose request failed (rate limit, timeout): not stored; a rerun asks it again.
+    ``code`` is the reason code (:mod:`vlc_harness.errors`)."""
 
     key: str
     text: str
     message: str
+    code: str = REQUEST_FAILED
 
 
 @dataclass(frozen=True)
 class Unscored:
     """A pair the model reported as having no score (:class:`~vlc_harness.models.PairError`): nothing
-    is stored; the instances that need it fail with ``reason``."""
+    is stored; the instances that need it fail with ``reason`` (the text) and ``code``."""
 
     key: str
     text: str
     reason: str
+    code: str = PAIR_ERROR
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,14 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from vlc_harness.errors import Unavailable
+from vlc_harness.errors import (
+    BENCHMARK_ERROR,
+    DATA_MISSING,
+    MODEL_ERROR,
+    NOT_APPLICABLE,
+    Unavailable,
+    reason_of,
+)
 from vlc_harness.fingerprint import fingerprint_content, model_fingerprint
 from vlc_harness.metrics.cell import bootstrap_samples, metrics_version
 from vlc_harness.models import Identity, Model
@@ -30,14 +37,16 @@ InstanceKeys = dict[str, "list[str] | str"]
 class CellPlan:
     """One (model, benchmark) cell: its benchmark, the instances' image keys, and its fate.
 
-    ``status``/``error`` are set for a cell decided while planning (``unavailable``, ``failed``,
-    ``skipped``); ``reuse`` holds the stored cell when nothing it depends on changed.
+    ``status``/``error``/``code`` (the reason code, :mod:`vlc_harness.errors`) are set for a cell
+    decided while planning (``unavailable``, ``failed``, ``skipped``); ``reuse`` holds the stored
+    cell when nothing it depends on changed.
     """
 
     prepared: PreparedBenchmark
     keys: InstanceKeys = field(default_factory=dict)
     status: str | None = None
     error: str | None = None
+    code: str | None = None
     reuse: CellRecord | None = None
 
     @property
@@ -62,6 +71,8 @@ class ModelRun:
     model_row: int | None = None
     sink: Sink = field(default_factory=Sink)
     worker_error: str | None = None
+    worker_code: str | None = None
+    """The reason code of ``worker_error`` (:mod:`vlc_harness.errors`)."""
     device: str | None = None
 
     @property
@@ -97,13 +108,13 @@ def plan_model(
     for cell in run.cells:
         p = cell.prepared
         if p.unavailable:
-            cell.status, cell.error = "unavailable", p.unavailable
+            cell.status, cell.error, cell.code = "unavailable", p.unavailable, p.unavailable_code
         elif p.load_error:
-            cell.status, cell.error = "failed", p.load_error
+            cell.status, cell.error, cell.code = "failed", p.load_error, BENCHMARK_ERROR
         else:
             skip = protocol.skip_reason(entry.id, p.entry.id, p.benchmark, p.instances)
             if skip:
-                cell.status, cell.error = "skipped", skip
+                cell.status, cell.error, cell.code = "skipped", skip, NOT_APPLICABLE
             else:
                 _resolve_keys(cell, protocol.image_blind)
     if not any(c.status is None for c in run.cells):
@@ -111,9 +122,9 @@ def plan_model(
     try:  # in this process, without loading the model (see Model.identify)
         run.identity = (live_model if live_model is not None else cls(entry.params, entry.run)).identify()
     except Unavailable as exc:
-        return _decide(run, "unavailable", str(exc))
+        return _decide(run, "unavailable", str(exc), exc.code)
     except Exception as exc:  # a plugin's bug fails its cells, never the run
-        return _decide(run, "failed", f"identify failed: {type(exc).__name__}: {exc}")
+        return _decide(run, "failed", f"identify failed: {type(exc).__name__}: {exc}", reason_of(exc, MODEL_ERROR))
     run.content = fingerprint_content(entry.type, entry.params_dict(), run.identity, cls.scoring_version)
     run.fingerprint = model_fingerprint(run.content)
     for cell in run.cells:
@@ -131,15 +142,15 @@ def _resolve_keys(cell: CellPlan, blind: bool) -> None:
     if not blind:
         reason = p.resolve_images()
         if reason:
-            cell.status, cell.error = "unavailable", reason
+            cell.status, cell.error, cell.code = "unavailable", reason, DATA_MISSING
             return
     cell.keys = {inst.id: p.instance_keys(inst, blind) for inst in p.instances}
 
 
-def _decide(run: ModelRun, status: str, error: str) -> ModelRun:
+def _decide(run: ModelRun, status: str, error: str, code: str) -> ModelRun:
     for cell in run.cells:
         if cell.status is None:
-            cell.status, cell.error = status, error
+            cell.status, cell.error, cell.code = status, error, code
     return run
 
 

@@ -6,7 +6,6 @@ needs them (image-blind models run with no image files present).
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 from collections import Counter
@@ -17,8 +16,9 @@ from vlc_harness.benchmarks import Benchmark
 from vlc_harness.catalog import Registrar
 from vlc_harness.errors import Unavailable
 from vlc_harness.hashing import sha256_files
+from vlc_harness.manifest import limit_per_category, manifest_hash
 from vlc_harness.registry import BenchmarkEntry
-from vlc_harness.types import BLIND_IMAGE_KEY, Instance, canonical_json
+from vlc_harness.types import BLIND_IMAGE_KEY, Instance
 
 
 @dataclass
@@ -31,6 +31,8 @@ class PreparedBenchmark:
     n_total: int = 0
     limit: int | None = None
     unavailable: str | None = None
+    unavailable_code: str | None = None
+    """The reason code of ``unavailable`` (the :class:`~vlc_harness.errors.Unavailable`'s)."""
     load_error: str | None = None
     manifest_hash: str = ""
     _hashes: dict[Path, str] | None = None
@@ -118,28 +120,6 @@ class PreparedBenchmark:
         return (self._hashes or {}).get(path)
 
 
-def limit_per_category(instances: list[Instance], limit: int | None) -> list[Instance]:
-    """The first ``limit`` instances of each category, in load order (deterministic)."""
-    if limit is None:
-        return list(instances)
-    seen: Counter[str] = Counter()
-    out = []
-    for inst in instances:
-        if seen[inst.category] < limit:
-            seen[inst.category] += 1
-            out.append(inst)
-    return out
-
-
-def manifest_hash(data_version: str, instances: list[Instance]) -> str:
-    """sha256 over the data version and every instance's content (ids, files, texts, gold)."""
-    h = hashlib.sha256(data_version.encode())
-    for inst in instances:
-        h.update(canonical_json(inst.manifest_entry()).encode())
-        h.update(b"\n")
-    return h.hexdigest()
-
-
 def prepare(
     entry: BenchmarkEntry, registrar: Registrar[Benchmark], data_root: Path, limit: int | None
 ) -> PreparedBenchmark:
@@ -152,7 +132,7 @@ def prepare(
         benchmark.check_data()
         instances = benchmark.load_instances()
     except Unavailable as exc:
-        prepared.unavailable = str(exc)
+        prepared.unavailable, prepared.unavailable_code = str(exc), exc.code
         return prepared
     except Exception as exc:
         prepared.load_error = f"loading {entry.id} failed: {type(exc).__name__}: {exc}"

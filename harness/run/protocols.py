@@ -38,6 +38,9 @@ class Sink:
     text_problems: dict[tuple[str, str], str] = field(default_factory=dict)
     """Text pairs (as the store keys them) the model gave no finite score for, and why."""
     request_failures: dict[tuple[str, str], str] = field(default_factory=dict)
+    codes: dict[Any, str] = field(default_factory=dict)
+    """The reason code (:mod:`vlc_harness.errors`) of each entry of ``problems`` and ``request_failures``
+    (same keys); text problems are non-finite scores, all :data:`~vlc_harness.errors.SCORE_ERROR`."""
     usage: Usage = field(default_factory=Usage)
     store_seconds: float = 0.0
     """Wall time the main process spent writing this model's results."""
@@ -90,8 +93,11 @@ class Protocol:
         """What :meth:`collect` reads of the store for this model."""
         raise NotImplementedError
 
-    def collect(self, cell: CellPlan, stored: dict[str, Any], sink: Sink, worker_error: str | None) -> Collected:
-        """The cell's outcome arrays and metrics from the stored results."""
+    def collect(
+        self, cell: CellPlan, stored: dict[str, Any], sink: Sink, worker_error: str | None, worker_code: str | None
+    ) -> Collected:
+        """The cell's outcome arrays and metrics from the stored results (``worker_code``: the
+        reason code of ``worker_error``)."""
         raise NotImplementedError
 
 
@@ -110,7 +116,9 @@ class _Scores(Protocol):
         abstained = store.abstained_pairs(model_row) if self.cls.can_abstain else {}
         return {"scores": store.scores_for(model_row), "abstained": abstained, "text_scores": text_scores}
 
-    def collect(self, cell: CellPlan, stored: dict[str, Any], sink: Sink, worker_error: str | None) -> Collected:
+    def collect(
+        self, cell: CellPlan, stored: dict[str, Any], sink: Sink, worker_error: str | None, worker_code: str | None
+    ) -> Collected:
         p = cell.prepared
         assert p.benchmark is not None
         return collect_scores(
@@ -125,6 +133,8 @@ class _Scores(Protocol):
             coverage=self.cls.can_abstain,
             text_scores=stored["text_scores"],
             text_problems=sink.text_problems,
+            codes=sink.codes,
+            worker_code=worker_code,
         )
 
     def pairs(self, cells: list[CellPlan]) -> dict[tuple[str, str], list[Origin]]:
@@ -255,10 +265,14 @@ class Choose(Protocol):
     def stored(self, store: Store, model_row: int | None) -> dict[str, Any]:
         return {"answers": store.stored_answers(model_row) if model_row is not None else {}}
 
-    def collect(self, cell: CellPlan, stored: dict[str, Any], sink: Sink, worker_error: str | None) -> Collected:
+    def collect(
+        self, cell: CellPlan, stored: dict[str, Any], sink: Sink, worker_error: str | None, worker_code: str | None
+    ) -> Collected:
         p = cell.prepared
         assert p.benchmark is not None
-        return collect_answers(p.benchmark, p.instances, cell.keys, stored["answers"], sink.problems, worker_error)
+        return collect_answers(
+            p.benchmark, p.instances, cell.keys, stored["answers"], sink.problems, worker_error, sink.codes, worker_code
+        )
 
 
 def question_task(inst: Instance, q: Question, keys: list[str]) -> QuestionTask:

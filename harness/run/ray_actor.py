@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
-from vlc_harness.errors import WorkerFailed
+from vlc_harness.errors import TIMEOUT, WorkerFailed, reason_of
 from vlc_harness.models import Model
 from vlc_harness.run.jobs import Job
 
@@ -90,9 +90,10 @@ class RayWorker:
         try:
             return ray.get(ref, timeout=self.timeout_s)
         except ray.exceptions.GetTimeoutError:
-            raise WorkerFailed(f"{self.label}: no progress for {self.timeout_s:.0f} s (timeout_s)") from None
-        except ray.exceptions.RayError as exc:
-            raise WorkerFailed(f"{self.label}: {type(exc).__name__}: {str(exc).splitlines()[0]}") from None
+            raise WorkerFailed(f"{self.label}: no progress for {self.timeout_s:.0f} s (timeout_s)", TIMEOUT) from None
+        except ray.exceptions.RayError as exc:  # a task's error carries the model's exception as its cause
+            code = reason_of(getattr(exc, "cause", None) or exc)
+            raise WorkerFailed(f"{self.label}: {type(exc).__name__}: {str(exc).splitlines()[0]}", code) from None
 
     def load(self) -> None:
         """Nothing ahead of time: the actor loads the model on its first job."""
@@ -105,7 +106,7 @@ class RayWorker:
         while True:
             ready, _ = ray.wait([stream], timeout=self.timeout_s)
             if not ready:
-                raise WorkerFailed(f"{self.label}: no progress for {self.timeout_s:.0f} s (timeout_s)")
+                raise WorkerFailed(f"{self.label}: no progress for {self.timeout_s:.0f} s (timeout_s)", TIMEOUT)
             try:
                 ref = next(stream)
             except StopIteration:

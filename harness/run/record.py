@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from vlc_harness.errors import IMAGE_ERROR, SCORE_ERROR
 from vlc_harness.models import Usage
 from vlc_harness.run.jobs import (
     Abstained,
@@ -68,6 +69,7 @@ def _scores(s: Recorder, e: Scores) -> None:
         else:
             where = s.paths[key].path if key in s.paths else "(image-blind)"
             s.run.sink.problems[(key, text)] = f"model returned {score} for image {where} and text {text!r}"
+            s.run.sink.codes[(key, text)] = SCORE_ERROR
     s.store.add_scores(s.row, good)
     s.bar.update(len(e.rows))
 
@@ -88,6 +90,7 @@ def _text_scores(s: Recorder, e: TextScores) -> None:
 def _image_failed(s: Recorder, e: ImageFailed) -> None:
     for text in s.paths[e.key].texts:
         s.run.sink.problems[(e.key, text)] = f"cannot read image {e.path}: {e.message}"
+        s.run.sink.codes[(e.key, text)] = IMAGE_ERROR
     s.bar.update(len(s.paths[e.key].texts))
 
 
@@ -99,6 +102,7 @@ def _answers(s: Recorder, e: Answers) -> None:
 
 def _answer_failed(s: Recorder, e: AnswerFailed) -> None:
     s.run.sink.problems[e.key] = e.message
+    s.run.sink.codes[e.key] = e.code
     s.bar.update(1)
 
 
@@ -110,11 +114,13 @@ def _abstained(s: Recorder, e: Abstained) -> None:
 
 def _pair_failed(s: Recorder, e: PairFailed) -> None:
     s.run.sink.request_failures[(e.key, e.text)] = e.message
+    s.run.sink.codes[(e.key, e.text)] = e.code
     s.bar.update(1)
 
 
 def _unscored(s: Recorder, e: Unscored) -> None:
     s.run.sink.problems[(e.key, e.text)] = e.reason
+    s.run.sink.codes[(e.key, e.text)] = e.code
     s.bar.update(1)
 
 

@@ -103,13 +103,14 @@ class Schedule:
                 self._free.put(s)
         errors = [e for e, _ in results if e]
         devices = sorted({d for _, d in results if d})
-        run.worker_error, run.device = ("\n".join(errors) or None), (", ".join(devices) or None)
+        run.worker_error, run.device = ("\n".join(map(str, errors)) or None), (", ".join(devices) or None)
+        run.worker_code = errors[0].code if errors else None
 
     def _shards_run(
         self, run: ModelRun, worker: Worker, slot: Slot, spare: list[Slot], shards: list[Job]
-    ) -> list[tuple[str | None, str | None]]:
+    ) -> list[tuple[WorkerFailed | None, str | None]]:
         """Shard 0 on the model's worker, the others on new workers on the spare slots."""
-        results: list[tuple[str | None, str | None]] = [(None, None)] * len(shards)
+        results: list[tuple[WorkerFailed | None, str | None]] = [(None, None)] * len(shards)
 
         def extra(k: int) -> None:
             other = self._start(run, spare[k - 1])
@@ -131,8 +132,8 @@ class Schedule:
 
     def _events(
         self, run: ModelRun, worker: Worker, job: Job, label: str, position: int
-    ) -> tuple[str | None, str | None]:
-        """Stream a job's events into the store and the run's sink; ``(worker error, device)``."""
+    ) -> tuple[WorkerFailed | None, str | None]:
+        """Stream a job's events into the store and the run's sink; ``(worker failure, device)``."""
         from tqdm import tqdm
 
         bar = tqdm(
@@ -151,7 +152,7 @@ class Schedule:
                     raise Cancelled(f"{label}: cancelled")
                 HANDLERS[type(event)](state, event)
         except WorkerFailed as exc:
-            return str(exc), state.device
+            return exc, state.device
         finally:
             bar.close()
         return None, state.device

@@ -4,8 +4,9 @@ Started as a module (not through ``multiprocessing``), so a script that calls
 :func:`vlc_harness.evaluate` needs no ``if __name__ == "__main__":`` guard. The parent sends
 ``("init", locator, params, run)`` first, then any of ``("load",)``, ``("compute", job)`` and
 ``("stop",)``; the worker answers ``("event", event)`` for each event, ``("done",)`` after a job,
-and ``("error", message)`` when something raised. Thread limits arrive in the environment,
-before torch is imported.
+and ``("error", message, reason code)`` when something raised (the code by the exception's type,
+:func:`vlc_harness.errors.reason_of`: only this process sees the exception itself). Thread limits
+arrive in the environment, before torch is imported.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import sys
 import traceback
 from multiprocessing.connection import Connection
 from typing import Any
+
+from vlc_harness.errors import reason_of
 
 
 def describe(exc: BaseException) -> str:
@@ -33,7 +36,7 @@ def serve(conn: Connection) -> None:
         cls = resolve_locator(locator)
         model = cls(build(cls.Params, params), build(cls.Run, run))
     except BaseException as exc:  # report, never hang the parent
-        conn.send(("error", describe(exc)))
+        conn.send(("error", describe(exc), reason_of(exc)))
         return
     loaded = False
     while True:
@@ -53,7 +56,7 @@ def serve(conn: Connection) -> None:
                 model.close()
                 return
         except BaseException as exc:
-            conn.send(("error", describe(exc)))
+            conn.send(("error", describe(exc), reason_of(exc)))
 
 
 if __name__ == "__main__":

@@ -21,7 +21,9 @@ class CellRecord:
     """The record of one (model, benchmark) evaluation.
 
     ``status`` is one of ``ok``, ``partial`` (``--limit`` or interrupted), ``failed``,
-    ``unavailable`` (data or weights cannot be had here) and ``skipped``.
+    ``unavailable`` (data or weights cannot be had here) and ``skipped``; a cell that is not
+    ``ok`` says why in ``error`` (for people) and ``reason_code`` (one of
+    :data:`vlc_harness.errors.REASONS`, for the board).
     """
 
     model_id: str
@@ -37,6 +39,7 @@ class CellRecord:
     instance_limit: int | None = None
     complete: bool = False
     error: str | None = None
+    reason_code: str | None = None
     metrics: list[dict[str, Any]] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
     run_id: int | None = None
@@ -151,6 +154,7 @@ class CellRows:
                     complete=record.complete,
                     status=record.status,
                     error=record.error,
+                    reason_code=record.reason_code,
                     metrics=json.dumps(record.metrics),
                     provenance=json.dumps(record.provenance, sort_keys=True, default=str),
                     created_at=record.created_at,
@@ -243,14 +247,6 @@ class CellRows:
         with self.engine.connect() as conn:
             return [_record(row) for row in conn.execute(select(*columns).where(where).order_by(c.id)).mappings()]
 
-    def cells_without_metrics_version(self) -> list[CellRecord]:
-        """Cells whose metrics were computed by v0.1 (no metrics version): to be rebuilt."""
-        c = schema.cells.c
-        columns = [col for col in schema.cells.c if col.name != "replicates"]
-        with self.engine.connect() as conn:
-            rows = conn.execute(select(*columns).where(c.metrics_version.is_(None)).order_by(c.id)).mappings()
-            return [_record(row) for row in rows]
-
     def outcomes(self, cell_id: int) -> Iterator[Outcome]:
         """The per-instance outcomes of a cell, in instance-id order."""
         o = schema.outcomes.c
@@ -288,6 +284,7 @@ def _record(row: Any) -> CellRecord:
         complete=bool(row["complete"]),
         status=row["status"],
         error=row["error"],
+        reason_code=row["reason_code"],
         metrics=json.loads(row["metrics"]),
         provenance=json.loads(row["provenance"]),
         created_at=row["created_at"],

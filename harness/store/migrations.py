@@ -10,6 +10,7 @@ store of the previous version.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,8 +23,9 @@ def _v1_to_v2(conn: Connection) -> None:
     """Cells gain ``metrics_version``, ``inputs_hash`` and ``replicates``.
 
     v0.1 cells keep ``metrics_version`` NULL: their metrics came from v0.1's code (200 resamples,
-    replicates of the overall values only), so they are rebuilt from their stored scores the next
-    time the store is opened with the benchmark's data at hand (:mod:`vlc_harness.metrics.rebuild`).
+    replicates of the overall values only), so they are stale until ``vlc-harness store upgrade``
+    (or a run that touches them) rebuilds them from their stored scores
+    (:mod:`vlc_harness.metrics.rebuild`).
     """
     from vlc_harness.store import schema
 
@@ -121,5 +123,65 @@ def _v3_to_v4(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE outcomes ADD COLUMN text_scores TEXT"))
 
 
-MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
+def _v4_to_v5(conn: Connection) -> None:
+    """Cells gain ``reason_code``: why a cell that is not ``ok`` has no number, as a code
+    (:data:`vlc_harness.errors.REASONS`) the board words for readers.
+
+    A schema-4 cell kept only its text, so its code is derived here, once, from that text's first
+    line (what the board read) by the patterns the board matched before codes existed
+    (:func:`legacy_reason_code`); every later cell gets its code where its error is raised. Nothing
+    else changes.
+    """
+    if "reason_code" not in {c["name"] for c in inspect(conn).get_columns("cells")}:
+        conn.execute(text("ALTER TABLE cells ADD COLUMN reason_code VARCHAR(32)"))
+    rows = conn.execute(
+        text("SELECT id, status, error, instance_limit FROM cells WHERE status <> 'ok' AND reason_code IS NULL")
+    ).all()
+    codes = [{"id": i, "code": legacy_reason_code(status, error, limit)} for i, status, error, limit in rows]
+    if codes:
+        conn.execute(text("UPDATE cells SET reason_code=:code WHERE id=:id"), codes)
+
+
+_LEGACY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "weights_missing",
+        re.compile(r"hugging ?face|huggingface\.co|HF_HUB_OFFLINE|hub cache|local_files_only|gated repo", re.I),
+    ),
+    (
+        "data_missing",
+        re.compile(r"data is not ready|data files? (?:is|are) missing|missing .*\(get |not under the data root", re.I),
+    ),
+    ("scores_missing", re.compile(r"has no score for|precomputed scores file", re.I)),
+    ("auth", re.compile(r"API key|OPENAI_API_KEY|api_key|401|unauthori[sz]ed", re.I)),
+    ("out_of_memory", re.compile(r"out of memory|OOM\b|MemoryError", re.I)),
+    ("timeout", re.compile(r"timed? ?out|no progress|timeout_s", re.I)),
+    (
+        "version_too_old",
+        re.compile(r"requires? [\w.-]+ ?(?:>=|==|version)|needs [\w.-]+ (?:>=|version)|version .* needed", re.I),
+    ),
+)
+"""The board's patterns over a cell's text before schema 5 (``leaderboard/public.py`` at commit
+1f81e18), in its order, with the code whose words are the phrase each pattern chose."""
+
+
+def legacy_reason_code(status: str, error: str | None, instance_limit: int | None) -> str:
+    """The code of a schema-4 cell that is not ``ok``, derived from its text as the board read it
+    then, so that it words the cell as before: the first pattern matching the text's first line;
+    else by status (``skipped``: not applicable; ``partial``: ``--limit`` or failed requests;
+    ``failed`` naming failed instances: instances failed); else ``other``. The only place in the
+    harness where a cell's text is matched."""
+    line = (error or "").splitlines()[0].strip() if error else ""
+    for code, pattern in _LEGACY_PATTERNS:
+        if line and pattern.search(line):
+            return code
+    if status == "skipped":
+        return "not_applicable"
+    if status == "partial":
+        return "limited" if instance_limit is not None else "request_failed"
+    if status == "failed" and re.search(r"instance", line, re.I) and re.search(r"\d+ of \d+|some", line):
+        return "instances_failed"
+    return "other"
+
+
+MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5}
 """``MIGRATIONS[v]`` upgrades version ``v`` to ``v + 1``."""

@@ -1,4 +1,4 @@
-"""Tables of the score store (SQLAlchemy Core), schema version 4.
+"""Tables of the score store (SQLAlchemy Core), schema version 5.
 
 * ``models``: one row per model fingerprint (type, normalised params with local paths by content,
   weights identity, dtype, protocol, scoring_version hashed together), with the identity spelled
@@ -17,6 +17,8 @@
 * ``cells``: one record per (model, benchmark) evaluation, with its status and metrics, the
   metrics version they were computed under (``NULL``: by v0.1, to be rebuilt), a digest of the
   (image, text) pairs they read, and every value's bootstrap replicates (one compressed blob).
+  A cell that is not ``ok`` keeps its human text (``error``) and a reason code (``reason_code``,
+  one of :data:`vlc_harness.errors.REASONS`).
 * ``outcomes``: what each instance's metrics were computed from: its score matrix (and, for a
   benchmark with text-text metrics, its text-text matrix), or for a multiple-choice cell its
   answers (question order, choice, correct candidate).
@@ -40,7 +42,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 APP_NAME = "vlc-harness"
 
 metadata = MetaData()
@@ -128,6 +130,7 @@ cells = Table(
     Column("metrics_version", String(100), nullable=True),
     Column("inputs_hash", String(64), nullable=True),
     Column("replicates", LargeBinary, nullable=True),
+    Column("reason_code", String(32), nullable=True),
     UniqueConstraint("model_id", "fingerprint", "benchmark_id", "manifest_hash", name="uq_cells_key"),
     sqlite_autoincrement=True,  # a replaced cell gets a new id, never a reused one
 )

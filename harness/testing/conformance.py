@@ -4,9 +4,11 @@ Import these tests into a test module to run them over every registered type::
 
     from vlc_harness.testing.conformance import *  # noqa: F401,F403
 
-Each model type is loaded from its ``conformance_example`` (a tiny offline instance) and scores
-a 2 images x 2 texts grid; each benchmark type loads its example data and computes its metrics
-on random, tied and NaN scores.
+Each model type is loaded from its conformance example (a tiny offline instance) and scores a
+2 images x 2 texts grid; each benchmark type loads its example data and computes its metrics on
+random, tied and NaN scores. A type's example comes from the ``conformance_example`` hook of a
+testing plugin (the ``vlc_harness_testing`` entry-point group), else from the class's own
+``conformance_example`` (:func:`vlc_harness.testing.examples.example_for`).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from vlc_harness.testing import (
     CONFORMANCE_VERSION,
     write_standin_images,
 )
+from vlc_harness.testing.examples import example_for
 
 HEAVY_MODULES = ("torch", "transformers", "open_clip", "openai", "tensorflow", "jax")
 SPEC_TIE_RULES = (*TIE_RULES, "half", TIES_HALF_RULE, "n/a", CHOICE_TIE_RULE)
@@ -111,7 +114,7 @@ def _grid_job(cls: type[Model], tmp_path: Path) -> Job:
 def test_model_example_scores(vlc_model_type: str, tmp_path: Path) -> None:
     """The example loads offline, identifies itself stably, and scores the grid finitely and deterministically."""
     cls = _model_cls(vlc_model_type)
-    example = cls.conformance_example(tmp_path)
+    example = example_for(cls, tmp_path)
     if example is None:
         pytest.skip(f"{vlc_model_type} offers no offline example")
     params = build(cls.Params, example)
@@ -166,7 +169,7 @@ def test_benchmark_metadata(vlc_benchmark_type: str) -> None:
 
 
 def _example(cls: type[Benchmark], tmp_path: Path) -> Benchmark:
-    example = cls.conformance_example(tmp_path)
+    example = example_for(cls, tmp_path)
     if example is None:
         pytest.skip(f"{cls.type_name} offers no example data")
     params, root = example

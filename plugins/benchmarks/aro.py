@@ -341,13 +341,6 @@ class VGRelation(_AroVG):
             "'macro accuracy'); categories spatial and verb: the same over ARO Table 2's groups",
         )
 
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
-        """Generated relation cases (one symmetric relation among them) and stand-in images."""
-        root = tmp_path / "aro_vgr_example"
-        write_vg_example(root, relation=True)
-        return {"version": "custom"}, root
-
 
 class VGAttribution(_AroVG):
     """ARO VG-Attribution: attributes swapped between two objects; macro over attribute pairs."""
@@ -375,13 +368,6 @@ class VGAttribution(_AroVG):
             f"unweighted mean of the attribute-pair accuracies over pairs with at least {count} cases (ARO's "
             "'macro accuracy'; ARO's code skips pairs with fewer than 25)",
         )
-
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
-        """Generated attribution cases (one pair above the 25-case threshold) and stand-in images."""
-        root = tmp_path / "aro_vga_example"
-        write_vg_example(root, relation=False)
-        return {"version": "custom"}, root
 
 
 # --------------------------------------------------------------------------------------------
@@ -412,7 +398,6 @@ class _AroOrder(_Aro):
 
     headline = "i2t_accuracy"
     headline_source = f"{ARO_PAPER} Tables 5 and 6, Order columns: accuracy over 3 seeds (ARO's procedure, our strings)"
-    example_image: ClassVar[str]
 
     @property
     def data_version(self) -> str:
@@ -501,13 +486,6 @@ class _AroOrder(_Aro):
         ),
     )
 
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
-        """Generated captions with a tag table (no spaCy needed) and stand-in images."""
-        root = tmp_path / f"{cls.type_name}_example"
-        params = write_order_example(root, cls.annotation_file, cls.example_image, cls.Params().images_dir)
-        return params, root
-
 
 class COCOOrder(_AroOrder):
     """ARO COCO-Order: COCO Karpathy test captions (5,000 val2014 images) and 4 perturbations each."""
@@ -517,7 +495,6 @@ class COCOOrder(_AroOrder):
     image_pools = ("coco-karpathy-test",)
     Params = COCOOrderParams
     annotation_file = "coco_karpathy_test.json"
-    example_image = "val2014/COCO_val2014_{:012d}.jpg"
     license = "ARO code MIT; COCO captions CC BY 4.0; images under Flickr terms"
     captions_redistributable = True
 
@@ -544,7 +521,6 @@ class Flickr30kOrder(_AroOrder):
     image_pools = ("flickr30k-karpathy-test",)
     Params = Flickr30kOrderParams
     annotation_file = "flickr30k_test.json"
-    example_image = "flickr30k-images/{:d}.jpg"
     license = "ARO code MIT; Flickr30k captions and images under the Flickr30k terms (non-commercial research)"
     captions_redistributable = False
 
@@ -554,88 +530,6 @@ class Flickr30kOrder(_AroOrder):
             f"Flickr30k images need a sign-up at {FLICKR30K_FORM}; put them so that "
             f"{self.image_dir()}/flickr30k-images/<id>.jpg exist, or set images_dir"
         )
-
-
-# --------------------------------------------------------------------------------------------
-# Generated examples (conformance and tests): upstream schemas, synthetic captions, stand-in images
-
-EXAMPLE_RELATIONS = (("on", 3), ("behind", 2), ("wearing", 2), ("holding", 1), ("near", 2), ("floating above", 1))
-EXAMPLE_PAIRS = (("white", "black", 26), ("red", "blue", 3), ("wooden", "metal", 2))
-EXAMPLE_OBJECTS = ("dog", "table", "man", "shirt", "cup", "boat", "cat", "chair")
-
-
-def write_vg_example(root: Path, relation: bool) -> Path:
-    """Write a generated VG-Relation or VG-Attribution file (upstream schema) and stand-in images."""
-    from vlc_harness.testing import write_standin_images
-
-    records: list[dict[str, Any]] = []
-    groups = EXAMPLE_RELATIONS if relation else EXAMPLE_PAIRS
-    for g, group in enumerate(groups):
-        count = group[-1]
-        for k in range(count):
-            a = EXAMPLE_OBJECTS[(g + k) % len(EXAMPLE_OBJECTS)]
-            b = EXAMPLE_OBJECTS[(g + k + 3) % len(EXAMPLE_OBJECTS)]
-            rec: dict[str, Any] = {
-                "image_path": f"{9_000_000 + 100 * g + k % 2}.jpg",
-                "bbox_x": 2 + k % 3,
-                "bbox_y": 1,
-                "bbox_w": 40,
-                "bbox_h": 30 + k % 5,
-            }
-            if relation:
-                rel = group[0]
-                rec |= {"relation_name": rel, "true_caption": f"the {a} is {rel} the {b}"}
-                rec["false_caption"] = f"the {b} is {rel} the {a}"
-            else:
-                x, y = group[0], group[1]
-                rec |= {"attributes": [x, y], "true_caption": f"the {x} {a} and the {y} {b}"}
-                rec["false_caption"] = f"the {y} {a} and the {x} {b}"
-            records.append(rec)
-    name = "visual_genome_relation.json" if relation else "visual_genome_attribution.json"
-    (root / "aro").mkdir(parents=True, exist_ok=True)
-    (root / "aro" / name).write_text(json.dumps(records, indent=1), encoding="utf-8")
-    write_standin_images({r["image_path"] for r in records}, root / "aro" / "images")
-    return root
-
-
-EXAMPLE_CAPTIONS = (
-    ("A small dog sleeping on a red sofa.", "DT JJ NN VBG IN DT JJ NN ."),
-    ("Two men riding horses on the beach.", "CD NNS VBG NNS IN DT NN ."),
-    ("A cat.", "DT NN ."),
-    ("The tall man holds an old umbrella near the door.", "DT JJ NN VBZ DT JJ NN IN DT NN ."),
-    ("A bowl of fruit on a wooden table.", "DT NN IN NN IN DT JJ NN ."),
-    ("Green bus", "JJ NN"),
-)
-
-
-def example_tag_entries() -> list[tuple[str, list[tuple[str, str]], list[str]]]:
-    """The generated captions with hand-written PTB tags; words split as NLTK would split them."""
-    out = []
-    for caption, tags in EXAMPLE_CAPTIONS:
-        tokens = caption.replace(".", " .").split()
-        tagged = list(zip(tokens, tags.split()))
-        assert len(tagged) == len(tokens)
-        out.append((caption, tagged, tokens))
-    return out
-
-
-def write_order_example(root: Path, annotation_file: str, image_pattern: str, images_dir: str) -> dict[str, Any]:
-    """Write a generated Karpathy-style file, its tag table and stand-in images; returns the params."""
-    from vlc_harness.testing import write_standin_images
-    from vlc_harness_builtins.benchmarks.pos_tagging import write_table
-
-    captions = [c for c, _ in EXAMPLE_CAPTIONS]
-    annotations = [
-        {"image": image_pattern.format(100 + k), "caption": captions[2 * k : 2 * k + 2]}
-        for k in range(len(captions) // 2)
-    ]
-    (root / "karpathy").mkdir(parents=True, exist_ok=True)
-    (root / "karpathy" / annotation_file).write_text(json.dumps(annotations, indent=1), encoding="utf-8")
-    write_table(root / "karpathy" / "order_tags.json", example_tag_entries())
-    for ann in annotations:
-        image = Path(ann["image"])
-        write_standin_images([image.name], root / images_dir / image.parent)
-    return {"version": "custom", "tagger": "table:karpathy/order_tags.json", "seeds": [0, 1]}
 
 
 @hookimpl

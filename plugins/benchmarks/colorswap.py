@@ -191,13 +191,6 @@ class ColorSwap(Benchmark):
                 return [done]
         return export_hf_split(_load_hf_split(self.params.split, progress), path, self.image_dir(), progress)
 
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
-        """Six generated examples (invented captions) with stand-in images."""
-        root = tmp_path / "colorswap_example"
-        write_example(root, 6)
-        return {"version": "custom"}, root
-
 
 def _load_hf_split(split: str, progress: bool) -> Any:
     """The split with undecoded images (``datasets`` imported here only)."""
@@ -235,37 +228,6 @@ def export_hf_split(split: Any, path: Path, images: Path, progress: bool = True)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(path, json.dumps(records, indent=1, ensure_ascii=False).encode("utf-8"))
     return [f"fetched  {path} ({len(records)} examples) and {2 * len(records)} images into {images} from {HF_DATASET}"]
-
-
-def write_example(root: Path, n: int = 6, split: str = "test") -> list[dict[str, Any]]:
-    """Write a generated ColorSwap folder in the authors' schema (invented captions, stand-in images)."""
-    from vlc_harness.testing import write_standin_images
-
-    folder = root / "colorswap"
-    colours = ["red", "blue", "green", "yellow", "white", "black"]
-    objects = [("umbrella", "dress"), ("cup", "plate"), ("car", "door"), ("hat", "scarf")]
-    sources = ["midjourney", "dalle3", "stable_diffusion"]
-    records = []
-    for i in range(n):
-        a, b = colours[i % 6], colours[(i + 3) % 6]
-        x, y = objects[i % 4]
-        records.append(
-            {
-                "id": 10 * i + 3,
-                "caption_1": f"someone holding a {a} {x} wearing a {b} {y}",
-                "caption_2": f"someone holding a {b} {x} wearing a {a} {y}",
-                "image_1": f"images/img_{10 * i + 3}_1.png",
-                "image_2": f"images/img_{10 * i + 3}_2.png",
-                "image_source": sources[i % 3],
-                "caption_source": "human" if i % 2 else "gpt-4",
-            }
-        )
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{split}.json").write_text(json.dumps(records, indent=1), encoding="utf-8")
-    write_standin_images(
-        [Path(r[k]).name for r in records for k in ("image_1", "image_2")], folder / "images", (32, 32)
-    )
-    return records
 
 
 @hookimpl

@@ -240,13 +240,6 @@ class MMVPVLM(Benchmark):
             raise FetchError(f"{HF_DATASET}@{HF_REVISION[:7]} did not provide {QUESTIONS}: its layout has changed")
         return [f"fetched  {folder} (from {HF_DATASET}@{HF_REVISION[:7]})"]
 
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
-        """Two generated patterns of 15 pairs (invented statements) and stand-in images."""
-        root = tmp_path / "mmvp_vlm_example"
-        write_example(root, patterns=2)
-        return {"version": "custom"}, root
-
 
 TYPES = (
     "Orientation",
@@ -260,34 +253,6 @@ TYPES = (
     "Camera_Perspective",
 )
 """Folder names for generated data (the real ``Type`` values are whatever the CSV holds)."""
-
-
-def write_example(root: Path, patterns: int = len(PATTERNS)) -> Path:
-    """Write a generated MMVP-VLM folder: Questions.csv in the upstream schema and stand-in images.
-
-    ``patterns`` blocks of 15 pairs (upstream's positional rule needs full blocks), with invented
-    statements; Question IDs run 1, 2, ... as upstream's do.
-    """
-    from vlc_harness.testing import write_standin_images
-
-    folder = root / "mmvp_vlm"
-    folder.mkdir(parents=True, exist_ok=True)
-    rows = [["Question ID", "Type", "Statement"]]
-    states = (("open", "closed"), ("up", "down"), ("lit", "dark"), ("on", "off"), ("red", "blue"))
-    qid = 1
-    for p in range(patterns):
-        kind = TYPES[p]
-        names = []
-        for k in range(PAIRS_PER_PATTERN):
-            a, b = states[k % len(states)]
-            rows.append([str(qid), kind, f"the door number {k} is {a}"])
-            rows.append([str(qid + 1), kind, f"the door number {k} is {b}"])
-            names += [f"{qid}.jpg", f"{qid + 1}.jpg"]
-            qid += 2
-        write_standin_images(names, folder / IMAGES / kind, (32, 24))
-    with open(folder / QUESTIONS, "w", newline="", encoding="utf-8") as f:
-        csv.writer(f).writerows(rows)
-    return root
 
 
 @hookimpl

@@ -183,13 +183,6 @@ class NaturalBench(Benchmark):
                 return [done]
         return export_split(_load_split(progress), path, self.image_dir(), progress)
 
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
-        """Four generated groups (invented questions) with stand-in images."""
-        root = tmp_path / "naturalbench_example"
-        write_example(root, 4)
-        return {"version": "custom"}, root
-
 
 def _checked(row: dict[str, Any]) -> dict[str, Any]:
     """A row (with ``FIELDS``) and its normalized ``type`` and gold ``answers`` in answer-column
@@ -248,37 +241,6 @@ def export_split(split: Any, path: Path, images: Path, progress: bool = True) ->
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(path, ("\n".join(lines) + "\n").encode("utf-8"))
     return [f"fetched  {path} ({len(lines)} groups) and {2 * len(lines)} images from {HF_DATASET}@{HF_REVISION[:7]}"]
-
-
-def write_example(root: Path, groups: int = 4) -> list[dict[str, Any]]:
-    """Write a generated NaturalBench export (invented questions, stand-in images), both question types."""
-    from vlc_harness.testing import write_standin_images
-
-    rows = []
-    for k in range(groups):
-        multiple = k % 2 == 1
-        yes, no = OPTIONS["multiple_choice" if multiple else "yes_no"]
-        option = " Option: A: red; B: blue;" if multiple else ""
-        rows.append(
-            {
-                "Index": k,
-                "Image_0": f"{k}_0.png",
-                "Image_1": f"{k}_1.png",
-                "Question_0": f"Is the ball in scene {k} red?{option}",
-                "Question_1": f"Is the ball in scene {k} blue?{option}",
-                "Image_0_Question_0": yes,
-                "Image_1_Question_0": no,
-                "Image_0_Question_1": no,
-                "Image_1_Question_1": yes,
-                "Question_Type": "multiple_choice" if multiple else "yes_no",
-                "Source": "generated",
-            }
-        )
-    folder = root / "naturalbench"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / ROWS).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    write_standin_images([r[f"Image_{i}"] for r in rows for i in (0, 1)], folder / "images", (32, 32))
-    return rows
 
 
 @hookimpl

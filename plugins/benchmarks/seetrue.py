@@ -279,25 +279,6 @@ class SeeTrue(Benchmark):
         shutil.rmtree(downloads, ignore_errors=True)
         return f"fetched  {target} (from {HF_DATASET}@{HF_REVISION[:7]} images.zip)"
 
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
-        """Three generated sources of 4 pairs each (both labels), stand-in images; nothing from SeeTRUE."""
-        from vlc_harness.testing import write_standin_images
-
-        root = tmp_path / "seetrue_example"
-        (root / "seetrue").mkdir(parents=True, exist_ok=True)
-        rows = []
-        for s, source in enumerate(("source_a", "source_b", "source_c")):
-            for k in range(4):
-                name = f"gen_{s}_{k}.png"
-                rows.append([name, f"a {('red', 'blue')[k % 2]} square number {k}", k % 2, f"{s}_{k}", source])
-        with open(root / "seetrue" / "generated.csv", "w", encoding="utf-8", newline="") as f:
-            writer = csv.writer(f)
-            writer.writerow(COLUMNS)
-            writer.writerows(rows)
-        write_standin_images([r[0] for r in rows], root / "seetrue" / "images")
-        return {"version": "custom", "csv": "seetrue/generated.csv"}, root
-
 
 def winoground_pairs(examples_path: Path) -> list[Instance]:
     """Winoground in SeeTRUE form: per example, image k x caption j, label 1 when k == j.

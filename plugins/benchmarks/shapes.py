@@ -314,26 +314,6 @@ class Shapes(Benchmark):
         """``group_score``; ``aug_accuracy`` when only the hard positives are selected."""
         return "aug_accuracy" if self.params.parts == "hard-positives" else self.headline
 
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
-        """Six scenes of 32 px: every kind, a few instances each."""
-        return write_example(tmp_path / "shapes_example")
-
-
-def write_example(
-    root: Path, n_scenes: int = 6, image_size: int = 32, seed: int = 0, parts: str = "all"
-) -> tuple[dict[str, Any], Path]:
-    """Generate a small shapes data root; returns ``(params, data_root)`` for ``Shapes`` or a run.
-
-    Other tests use it as a fixture: ``parts="2x2"`` gives a small 2 images x 2 captions
-    benchmark (image-to-text and text-to-image) with real, distinct images.
-    """
-    params = {"seed": seed, "n_scenes": n_scenes, "image_size": image_size, "parts": parts}
-    from vlc_harness.params import build
-
-    Shapes(build(ShapesParams, params), root).check_data()
-    return params, root
-
 
 @hookimpl
 def register_benchmarks(register: Any) -> None:

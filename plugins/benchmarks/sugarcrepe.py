@@ -151,26 +151,6 @@ class SugarCrepe(Val2017Images, Benchmark):
         """The GPT-4V protocol's form: pick the caption, asked with the positive first and second."""
         return i2t_questions(instance, 0, int(instance.gold["positive"]))
 
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
-        """Two generated cases per subset (synthetic captions) and stand-in images."""
-        from vlc_harness.testing import write_standin_images
-
-        root, colours = tmp_path / "sugarcrepe_example", ["red", "blue", "green", "yellow"]
-        (root / "sugarcrepe").mkdir(parents=True, exist_ok=True)
-        for i, subset in enumerate(SUBSETS):
-            records = {
-                str(k): {
-                    "filename": f"{i:06d}{k:06d}.jpg",
-                    "caption": f"a {colours[k]} square",
-                    "negative_caption": f"a {colours[(k + 1 + i) % 4]} square",
-                }
-                for k in range(2)
-            }
-            (root / "sugarcrepe" / f"{subset}.json").write_text(json.dumps(records))
-            write_standin_images([r["filename"] for r in records.values()], root / "coco" / "val2017", (32, 24))
-        return {"version": "custom"}, root
-
 
 def _numeric_key(key: str) -> tuple[int, str]:
     return (int(key), "") if key.isdigit() else (1 << 62, key)

@@ -185,40 +185,6 @@ class SugarCrepePP(Val2017Images, Benchmark):
                 )
         return out
 
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
-        """Two generated cases per subset (invented captions) and stand-in images."""
-        root = tmp_path / "sugarcrepe_pp_example"
-        write_example(root, per_subset=2)
-        return {"version": "custom"}, root
-
-
-def write_example(root: Path, per_subset: int = 2) -> dict[str, list[dict[str, Any]]]:
-    """Write generated subset files in the upstream schema and stand-in COCO-named images."""
-    from vlc_harness.testing import write_standin_images
-
-    folder = root / "sugarcrepe_pp"
-    folder.mkdir(parents=True, exist_ok=True)
-    colours = ["red", "blue", "green", "yellow"]
-    written = {}
-    for s, subset in enumerate(SUBSETS):
-        records = []
-        for k in range(per_subset):
-            a, b = colours[k % 4], colours[(k + 1 + s) % 4]
-            records.append(
-                {
-                    "id": k,
-                    "filename": f"{s:06d}{k:06d}.jpg",
-                    "caption": f"A {a} bus parked next to a {b} car.",
-                    "caption2": f"Next to a {b} car, a {a} bus is parked.",
-                    "negative_caption": f"A {b} bus parked next to a {a} car.",
-                }
-            )
-        (folder / f"{subset}.json").write_text(json.dumps(records, indent=1), encoding="utf-8")
-        write_standin_images([r["filename"] for r in records], root / "coco" / "val2017", (32, 24))
-        written[subset] = records
-    return written
-
 
 @hookimpl
 def register_benchmarks(register: Any) -> None:

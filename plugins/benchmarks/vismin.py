@@ -223,13 +223,6 @@ class VisMin(Benchmark):
             _load_snapshot(self.data_root / "downloads" / "vismin-bench", progress), path, self.image_dir(), progress
         )
 
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
-        """Two generated samples per category (invented captions) with stand-in images."""
-        root = tmp_path / "vismin_example"
-        write_example(root, per_category=2)
-        return {"version": "custom"}, root
-
 
 def _load_snapshot(folder: Path, progress: bool) -> Any:
     """The ``test`` split of the pinned snapshot, images undecoded (``datasets`` imported here only)."""
@@ -267,37 +260,6 @@ def export_split(split: Any, path: Path, images: Path, progress: bool = True) ->
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(path, ("\n".join(lines) + "\n").encode("utf-8"))
     return [f"fetched  {path} ({len(lines)} samples) and {2 * len(lines)} images from {HF_DATASET}@{HF_REVISION[:7]}"]
-
-
-def write_example(root: Path, per_category: int = 2) -> list[dict[str, Any]]:
-    """Write a generated VisMin folder in the exported schema (invented captions, stand-in images)."""
-    from vlc_harness.testing import write_standin_images
-
-    folder = root / "vismin"
-    changes = {
-        "object": ("a dog sits on the sofa", "a cat sits on the sofa"),
-        "attribute": ("a red car parked by the road", "a blue car parked by the road"),
-        "counting": ("two apples on a plate", "three apples on a plate"),
-        "relation": ("a lamp to the left of a chair", "a lamp to the right of a chair"),
-    }
-    rows = []
-    for category, (a, b) in changes.items():
-        for k in range(per_category):
-            key = f"{category[:3]}{k}"
-            rows.append(
-                {
-                    "id": key,
-                    "text_0": f"{a}, scene {k}",
-                    "text_1": f"{b}, scene {k}",
-                    "image_0": f"{key}_0.png",
-                    "image_1": f"{key}_1.png",
-                    "category": category,
-                }
-            )
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / ROWS).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    write_standin_images([r[k] for r in rows for k in ("image_0", "image_1")], folder / "images", (32, 32))
-    return rows
 
 
 @hookimpl

@@ -297,35 +297,6 @@ class VLCheckList(Benchmark):
         """Where to get the VG, SWiG and HAKE images."""
         return IMAGES_HINT
 
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path]:
-        """Two generated items in each of six corpus files (one Object, Attribute and Relation each
-        from two sources), stand-in images; nothing from VL-CheckList."""
-        from vlc_harness.testing import write_standin_images
-
-        root = tmp_path / "vl_checklist_example"
-        chosen = [
-            "Attribute/color/vg",
-            "Attribute/color/vaw",
-            "Relation/action/vg",
-            "Relation/action/swig",
-            "Object/Size/large/vg_obj",
-            "Object/Size/large/swig_agent",
-        ]
-        colours = ["red", "blue", "green", "yellow"]
-        for n, f in enumerate(c for c in CORPUS if c.category in chosen):
-            items = []
-            for k in range(2):
-                image = f"VG_100K/{n}{k}.jpg" if IMAGE_ROOTS[f.source] == "vg" else f"made_{n}{k}.jpg"
-                pos, neg = colours[k], colours[(k + n + 1) % 4]
-                items.append([image, {"POS": [f"{pos} square"], "NEG": [f"{neg} square"]}])
-                target = root / "images" / IMAGE_ROOTS[f.source] / image
-                write_standin_images([target.name], target.parent)
-            path = root / "data" / f.relpath
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(items))
-        return {"version": "custom", "annotations_dir": "data", "images_dir": "images"}, root
-
 
 @hookimpl
 def register_benchmarks(register: Any) -> None:

@@ -24,7 +24,6 @@ in the unpadded caption (causal attention).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from vlc_harness import hookimpl
@@ -114,38 +113,6 @@ class CausalLMLogLikelihood(TextOnlyModel):
             else:
                 out.append(s)
         return out
-
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> dict[str, Any]:
-        """A tiny random-weight GPT-2 with a byte-level tokenizer built locally; per-token mean."""
-        from vlc_harness.testing import require
-
-        require("transformers")
-        folder = tmp_path / "tiny_causal_lm"
-        if not folder.exists():
-            build_tiny_gpt2(folder)
-        return {"checkpoint": str(folder), "reduction": "mean"}
-
-
-def build_tiny_gpt2(folder: Path, seed: int = 0, n_layer: int = 2, with_bos: bool = True) -> Path:
-    """Save a random 16-dim GPT-2 and its byte-level tokenizer (``with_bos=False``: no BOS/EOS)."""
-    from transformers import GPT2Config, GPT2LMHeadModel
-
-    from vlc_harness_builtins.models.blind_hf import save_tiny, seeded, tiny_gpt2_tokenizer
-
-    tokenizer = tiny_gpt2_tokenizer(with_bos=with_bos)
-    special = tokenizer.bos_token_id if with_bos else None
-    config = GPT2Config(
-        vocab_size=len(tokenizer),
-        n_positions=128,
-        n_embd=16,
-        n_layer=n_layer,
-        n_head=2,
-        bos_token_id=special,
-        eos_token_id=special,
-    )
-    model = seeded(lambda: GPT2LMHeadModel(config), seed)
-    return save_tiny(model, tokenizer, folder)
 
 
 @hookimpl

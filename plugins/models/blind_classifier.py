@@ -22,7 +22,6 @@ tie (and ties are wrong).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from vlc_harness import hookimpl
@@ -81,31 +80,6 @@ class SequenceClassifierScorer(TextOnlyModel):
         shifted = np.exp(logits - logits.max(axis=-1, keepdims=True))
         probs = shifted / shifted.sum(axis=-1, keepdims=True)
         return [float(p) for p in probs[:, self.params.label_index]]
-
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> dict[str, Any]:
-        """A tiny random-weight DistilBERT classifier with a locally built WordPiece tokenizer."""
-        from vlc_harness.testing import require
-
-        require("transformers")
-        folder = tmp_path / "tiny_classifier"
-        if not folder.exists():
-            build_tiny_classifier(folder)
-        return {"checkpoint": str(folder)}
-
-
-def build_tiny_classifier(folder: Path, seed: int = 0) -> Path:
-    """Save a 2-layer, 16-dim random DistilBERT classifier (2 labels) and its tokenizer."""
-    from transformers import DistilBertConfig, DistilBertForSequenceClassification
-
-    from vlc_harness_builtins.models.blind_hf import save_tiny, seeded, tiny_bert_tokenizer
-
-    tokenizer = tiny_bert_tokenizer()
-    config = DistilBertConfig(
-        vocab_size=len(tokenizer), dim=16, hidden_dim=32, n_layers=2, n_heads=2, max_position_embeddings=64
-    )
-    model = seeded(lambda: DistilBertForSequenceClassification(config), seed)
-    return save_tiny(model, tokenizer, folder)
 
 
 @hookimpl

@@ -66,14 +66,6 @@ class HarperLint(TextOnlyModel):
         """Minus the lint count per text."""
         return [-float(len(self.lints(t))) for t in texts]
 
-    @classmethod
-    def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
-        """Default params (needs the ``harper`` module: skipped without it, a failure in CI)."""
-        from vlc_harness.testing import require
-
-        require("harper", f"{PACKAGE} is not installed")
-        return {}
-
 
 @hookimpl
 def register_models(register: Any) -> None:

@@ -5,8 +5,6 @@
 * :func:`load_checked`: ``from_pretrained`` pinned to the identified commit, refusing a checkpoint
   that leaves any weight of the architecture uninitialised (a classifier head missing from a base
   model checkpoint would otherwise score with random weights).
-* ``tiny_*``: random-weight checkpoints and tokenizers built locally (no hub), for the
-  conformance examples and the tests.
 
 Heavy imports (torch, transformers, tokenizers) happen inside the functions only.
 """
@@ -27,11 +25,6 @@ HF_WEIGHT_FILES = (
 )
 """The weight files whose presence in the local hub cache identifies a cached checkpoint."""
 PRECISIONS = ("fp32", "bf16", "fp16")
-TINY_WORDS = (
-    "a an the red blue green yellow square circle above below on in of with man woman dog cat "
-    "riding horse beach table sitting standing next to is are two people street car"
-).split()
-"""Words of the tiny test vocabularies (the conformance texts are made of them)."""
 
 
 def is_local_path(checkpoint: str) -> bool:
@@ -93,67 +86,3 @@ def load_checked(model_cls: Any, source: str, dtype: Any, device: str, **kwargs:
             f"{len(mismatched)} mismatched weight(s) ({shown}); refusing to score with random weights"
         )
     return model.to(device).eval()
-
-
-def tiny_bert_tokenizer(words: Sequence[str] = TINY_WORDS) -> Any:
-    """An uncased WordPiece tokenizer over ``words`` plus the letters (built locally)."""
-    from transformers import BertTokenizer
-
-    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    letters = [*"abcdefghijklmnopqrstuvwxyz0123456789.,!?'-", *(f"##{c}" for c in "abcdefghijklmnopqrstuvwxyz")]
-    tokens = list(dict.fromkeys([*specials, *words, *letters]))
-    return BertTokenizer(vocab={t: i for i, t in enumerate(tokens)})
-
-
-def tiny_t5_tokenizer(words: Sequence[str] = TINY_WORDS) -> Any:
-    """A T5 tokenizer (Unigram, Metaspace, ``</s>`` appended) built from a ``tokenizers`` object.
-
-    Ids: ``<pad>`` 0, ``</s>`` 1, ``<unk>`` 2, as in T5's SentencePiece vocabulary.
-    """
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors
-    from transformers import T5Tokenizer
-
-    pieces = [("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0), ("\u2581", -3.0)]
-    pieces += [("\u2581" + w, -2.0) for w in dict.fromkeys(words)]
-    pieces += [(c, -5.0) for c in "abcdefghijklmnopqrstuvwxyz0123456789.,!?'-"]
-    tok = Tokenizer(models.Unigram(pieces, unk_id=2))
-    tok.pre_tokenizer = pre_tokenizers.Metaspace()
-    tok.decoder = decoders.Metaspace()
-    tok.post_processor = processors.TemplateProcessing(
-        single="$A </s>", pair="$A </s> $B </s>", special_tokens=[("</s>", 1)]
-    )
-    return T5Tokenizer(tokenizer_object=tok, extra_ids=0)
-
-
-def tiny_gpt2_tokenizer(with_bos: bool = True) -> Any:
-    """A byte-level BPE tokenizer with no merges (one token per byte) plus ``<|endoftext|>``.
-
-    ``with_bos=False`` gives a tokenizer with neither a BOS nor an EOS token.
-    """
-    from tokenizers import pre_tokenizers
-    from transformers import GPT2Tokenizer
-
-    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
-    vocab = {c: i for i, c in enumerate(alphabet)}
-    vocab["<|endoftext|>"] = len(vocab)
-    tokenizer = GPT2Tokenizer(vocab=vocab, merges=[])
-    if not with_bos:
-        tokenizer.bos_token = None
-        tokenizer.eos_token = None
-    return tokenizer
-
-
-def save_tiny(model: Any, tokenizer: Any, folder: Path) -> Path:
-    """Save a model and its tokenizer into ``folder`` (a local checkpoint folder)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
-
-
-def seeded(model_factory: Any, seed: int = 0) -> Any:
-    """Build a model under a fixed torch seed (random but reproducible weights)."""
-    import torch
-
-    torch.manual_seed(seed)
-    return model_factory()

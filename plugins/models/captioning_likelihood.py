@@ -217,13 +217,6 @@ class CaptioningLikelihood(GenerativePairModel):
             return [float(sum(lp)) for lp in logprobs]
         return [float(sum(lp) / len(lp)) for lp in logprobs]
 
-    @classmethod
-    def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
-        """A tiny BLIP captioner with random weights, saved locally."""
-        from vlc_harness_builtins.models.tiny_generative import save_tiny_blip_captioner
-
-        return {"checkpoint": str(save_tiny_blip_captioner(tmp_path / "tiny_blip_captioner"))}
-
 
 @hookimpl
 def register_models(register: Any) -> None:

@@ -184,13 +184,6 @@ class HfContrastive(EmbeddingModel):
             return cosine * self._scale + self._bias
         return cosine
 
-    @classmethod
-    def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
-        """A tiny CLIP with random weights, saved with the real CLIP tokenizer's vocabulary."""
-        from vlc_harness_builtins.models.tiny_hf import save_tiny_clip
-
-        return {"checkpoint": str(save_tiny_clip(tmp_path / "tiny_hf_clip"))}
-
 
 def _features(out: Any) -> Any:
     """transformers 5 returns a model output whose ``pooler_output`` is projected; 4.x a tensor."""

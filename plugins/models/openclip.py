@@ -44,11 +44,6 @@ from vlc_harness_builtins.models.openclip_repos import check_text_repos
 from vlc_harness_builtins.models.versions import check_open_clip_name, require_open_clip_model
 
 HF_WEIGHT_FILES = ("open_clip_model.safetensors", "open_clip_pytorch_model.bin")
-TINY_CONFIG: dict[str, Any] = {
-    "embed_dim": 32,
-    "vision_cfg": {"image_size": 32, "layers": 2, "width": 64, "patch_size": 8, "head_width": 32},
-    "text_cfg": {"context_length": 77, "vocab_size": 49408, "width": 64, "heads": 2, "layers": 2},
-}
 
 
 @dataclass(frozen=True)
@@ -191,19 +186,6 @@ class OpenClip(EmbeddingModel):
             else:
                 features = self._model.encode_text(tokens, normalize=True)
             return features.float().cpu().numpy()
-
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> dict[str, Any]:
-        """A tiny ViT config with random weights saved as a local checkpoint."""
-        import open_clip
-        import torch
-
-        torch.manual_seed(0)
-        checkpoint = tmp_path / "tiny_openclip.pt"
-        if not checkpoint.exists():
-            model = open_clip.create_model(register_inline_config(TINY_CONFIG), pretrained=None, pretrained_text=False)
-            torch.save(model.state_dict(), checkpoint)
-        return {"arch": TINY_CONFIG, "pretrained": str(checkpoint)}
 
 
 def causal_argmax_text_tower(model: Any) -> bool:

@@ -98,4 +98,4 @@ def check_text_repos(arch: str | dict[str, Any], commit: str | None = None) -> N
                 hub_identity(repo, ["config.json"])
         except WeightsUnavailable as exc:
             name = arch if isinstance(arch, str) else "the inline config"
-            raise WeightsUnavailable(f"{name} needs the {what} {repo}: {exc}") from None
+            raise WeightsUnavailable(f"{name} needs the {what} {repo}: {exc}", exc.code) from None

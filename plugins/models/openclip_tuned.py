@@ -44,11 +44,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from vlc_harness import hookimpl
-from vlc_harness.errors import WeightsUnavailable
+from vlc_harness.errors import WEIGHTS_MISMATCH, WeightsUnavailable
 from vlc_harness.kit.precision import check_precision
 from vlc_harness.kit.weights import file_identity, hub_identity, pinned_revision
 from vlc_harness.models import Identity
-from vlc_harness_builtins.models.openclip import TINY_CONFIG, OpenClip, causal_argmax_text_tower, register_inline_config
+from vlc_harness_builtins.models.openclip import OpenClip, causal_argmax_text_tower
 from vlc_harness_builtins.models.openclip_repos import check_text_repos
 from vlc_harness_builtins.models.versions import require_open_clip_model
 
@@ -212,7 +212,7 @@ class OpenClipTuned(OpenClip):
                 )
             weights = file_identity(path)
             if p.sha256 and weights != f"sha256:{p.sha256.lower()}":
-                raise WeightsUnavailable(f"{path} has {weights}, not the published sha256 {p.sha256}")
+                raise WeightsUnavailable(f"{path} has {weights}, not the published sha256 {p.sha256}", WEIGHTS_MISMATCH)
         return Identity(weights=weights, dtype=p.precision, protocol=protocol)
 
     def _file(self) -> Path:
@@ -246,43 +246,6 @@ class OpenClipTuned(OpenClip):
         self._device = device
         self._torch = torch
         self._truncate = self.run.truncate_text and causal_argmax_text_tower(model)
-
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> dict[str, Any]:
-        """A tiny CLIP saved as a DDP training checkpoint with LoRA factors (layout ``open_clip_lora``)."""
-        checkpoint = tmp_path / "tiny_tuned_lora.pt"
-        if not checkpoint.exists():
-            write_tiny_lora_checkpoint(checkpoint)
-        return {"arch": TINY_CONFIG, "checkpoint": str(checkpoint), "layout": "open_clip_lora"}
-
-
-def write_tiny_lora_checkpoint(path: Path, rank: int = 2, seed: int = 0) -> dict[str, Any]:
-    """A random tiny CLIP (QuickGELU) as an open_clip training checkpoint with LoRA factors on the
-    attention input projections, attention output and MLP ``Linear`` layers and the patch
-    ``Conv2d``, as DAC's and FSC-CLIP's layers hold them; returns the merged state dict it stands for."""
-    import open_clip
-    import torch
-
-    torch.manual_seed(seed)
-    model = open_clip.create_model(register_inline_config(TINY_CONFIG), pretrained=None, force_quick_gelu=True)
-    base = model.state_dict()
-    state: dict[str, Any] = dict(base)
-    for key, weight in base.items():
-        if (
-            key.endswith(("mlp.c_fc.weight", "mlp.c_proj.weight", "attn.out_proj.weight"))
-            or key == "visual.conv1.weight"
-        ):
-            kernel = int(weight.shape[-1]) if weight.dim() == 4 else 1
-            out_f, in_f = int(weight.shape[0]), int(weight.shape[1])
-            state[key[: -len("weight")] + "lora_A"] = torch.randn(rank * kernel, in_f * kernel) * 0.1
-            state[key[: -len("weight")] + "lora_B"] = torch.randn(out_f * kernel, rank * kernel) * 0.1
-        elif key.endswith("attn.in_proj_weight"):
-            state[key + "_lora_A"] = torch.randn(rank, int(weight.shape[1])) * 0.1
-            state[key + "_lora_B"] = torch.randn(int(weight.shape[0]), rank) * 0.1
-    path.parent.mkdir(parents=True, exist_ok=True)
-    wrapped = {"epoch": 5, "name": "tiny-lora", "state_dict": {"module." + k: v for k, v in state.items()}}
-    torch.save(wrapped, path)
-    return merge_lora(state, 1.0)
 
 
 @hookimpl

@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from vlc_harness import hookimpl
-from vlc_harness.errors import WeightsUnavailable
+from vlc_harness.errors import SCORES_MISSING, WeightsUnavailable
 from vlc_harness.kit.weights import file_identity, hub_offline
 from vlc_harness.models import Identity, PairError, PairGroup, PairScoringModel
 from vlc_harness.params import ParamError
@@ -175,7 +175,7 @@ class Precomputed(PairScoringModel):
                 found = {o: self._scores[o] for o in origins if o in self._scores}
                 values = set(found.values())
                 if not found:
-                    row.append(PairError(self._missing_message(origins[0])))
+                    row.append(PairError(self._missing_message(origins[0]), SCORES_MISSING))
                 elif len(values) > 1:
                     row.append(PairError(f"conflicting scores for one image-text pair: {found}"))
                 else:
@@ -190,15 +190,6 @@ class Precomputed(PairScoringModel):
         if versions:
             message += f"; the file has {benchmark} versions {', '.join(versions)}"
         return message
-
-    @classmethod
-    def conformance_example(cls, tmp_path: Path) -> dict[str, Any]:
-        """A scores file covering the shared conformance grid."""
-        from vlc_harness.testing import conformance_grid_lines
-
-        path = tmp_path / "precomputed_example.jsonl"
-        path.write_text("".join(json.dumps(line) + "\n" for line in conformance_grid_lines()))
-        return {"path": str(path)}
 
 
 def check_submitted(entry: Any, cls: type) -> list[str]:

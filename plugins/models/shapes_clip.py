@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from vlc_harness import hookimpl
-from vlc_harness.errors import WeightsUnavailable
+from vlc_harness.errors import PACKAGE_MISSING, WeightsUnavailable
 from vlc_harness.kit.weights import file_identity
 from vlc_harness.models import EmbeddingModel, Identity
 
@@ -175,7 +175,9 @@ class ShapesClip(EmbeddingModel):
             raise WeightsUnavailable(f"shapes_clip weights {path} are missing (train: scripts/train_shapes_clip.py)")
         for module in ("torch", "safetensors"):
             if importlib.util.find_spec(module) is None:
-                raise WeightsUnavailable(f"shapes_clip needs {module}: pip install 'vlc-harness[openclip]'")
+                raise WeightsUnavailable(
+                    f"shapes_clip needs {module}: pip install 'vlc-harness[openclip]'", PACKAGE_MISSING
+                )
         return Identity(weights=file_identity(path), dtype="fp32", protocol="embed/cosine/shapes-vocab")
 
     def load(self, device: str) -> None:

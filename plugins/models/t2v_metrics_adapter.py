@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from vlc_harness import hookimpl
-from vlc_harness.errors import WeightsUnavailable
+from vlc_harness.errors import PACKAGE_MISSING, WeightsUnavailable
 from vlc_harness.models import Identity, PairGroup, PairScoringModel
 
 MISSING_MESSAGE = (
@@ -69,7 +69,7 @@ class T2vMetrics(PairScoringModel):
             import t2v_metrics
         except Exception as exc:  # ffmpeg missing, LLaVA-NeXT missing, version clashes
             raise WeightsUnavailable(
-                f"t2v_metrics is installed but does not import here: {type(exc).__name__}: {exc}"
+                f"t2v_metrics is installed but does not import here: {type(exc).__name__}: {exc}", PACKAGE_MISSING
             ) from None
         return t2v_metrics
 

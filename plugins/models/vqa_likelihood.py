@@ -96,13 +96,6 @@ class VqaLikelihood(ChoiceModel):
             answers.append(ChoiceAnswer(best[0] if len(best) == 1 else None, raw=raw))
         return answers
 
-    @classmethod
-    def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
-        """A tiny LLaVA with random weights, saved locally."""
-        from vlc_harness_builtins.models.tiny_generative import save_tiny_llava
-
-        return {"checkpoint": str(save_tiny_llava(tmp_path / "tiny_llava"))}
-
 
 def family_scorers() -> dict[str, type[VlmScorer]]:
     """The scorer class of each model type whose ``vqascore_*`` type has its own (imported on use)."""

@@ -167,13 +167,6 @@ class VqaScore(GenerativePairModel):
         n_core = len(self._answer) - (self.params.scoring == "t2v_metrics")
         return [answer_score(lp, self.params.scoring, n_core) for lp in logprobs]
 
-    @classmethod
-    def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
-        """A tiny LLaVA with random weights, saved locally."""
-        from vlc_harness_builtins.models.tiny_generative import save_tiny_llava
-
-        return {"checkpoint": str(save_tiny_llava(tmp_path / "tiny_llava"))}
-
 
 @hookimpl
 def register_models(register: Any) -> None:

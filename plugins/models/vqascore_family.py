@@ -111,15 +111,3 @@ def pad_to(tensors: list[Any], dim: int) -> list[Any]:
             t = torch.cat([t, t.new_zeros(shape)], dim=dim)
         out.append(t)
     return out
-
-
-def chat_template(image: str, system: str = "") -> str:
-    """A minimal ChatML template (``<|im_start|>role ... <|im_end|>``) with ``image`` for image parts,
-    for the tiny checkpoints; ``system`` is rendered first when not empty."""
-    head = f"<|im_start|>system\n{system}<|im_end|>\n" if system else ""
-    return (
-        head + "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
-        "{% for part in message['content'] %}{% if part['type'] == 'image' %}" + image + "{% else %}"
-        "{{ part['text'] }}{% endif %}{% endfor %}<|im_end|>\n{% endfor %}"
-        "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
-    )

@@ -22,19 +22,11 @@ loaded.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from vlc_harness import hookimpl
 from vlc_harness_builtins.models.generative import VlmScorer
-from vlc_harness_builtins.models.vqascore_family import FamilyVqaScore, chat_template
-
-INTERNVL_TOKENS = {
-    "start_image_token": "<img>",
-    "end_image_token": "</img>",
-    "context_image_token": "<IMG_CONTEXT>",
-    "video_token": "<video>",
-}
+from vlc_harness_builtins.models.vqascore_family import FamilyVqaScore
 
 
 class InternVlScorer(VlmScorer):
@@ -73,58 +65,6 @@ class VqaScoreInternVl(FamilyVqaScore):
     type_name = "vqascore_internvl"
     model_types = {"internvl": InternVlScorer}
     prompt_template = "<|im_start|>user\\n<IMG_CONTEXT>\\n{question}<|im_end|>\\n<|im_start|>assistant\\n"
-
-    @classmethod
-    def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
-        """A tiny InternVL (28x28 tiles, up to 4 plus a thumbnail) with random weights, saved locally."""
-        return {"checkpoint": str(save_tiny_internvl(tmp_path / "tiny_internvl"))}
-
-
-def save_tiny_internvl(folder: Path, seed: int = 0) -> Path:
-    """A 2-layer ``InternVLForConditionalGeneration`` (Qwen2 decoder, 28x28 tiles of 2x2 patches,
-    pixel shuffle to 1 token per tile) with a word-level tokenizer and InternVL's processor."""
-    import torch
-    from transformers import (
-        GotOcr2ImageProcessor,
-        InternVLConfig,
-        InternVLForConditionalGeneration,
-        InternVLProcessor,
-        InternVLVideoProcessor,
-        PreTrainedTokenizerFast,
-    )
-
-    from vlc_harness_builtins.models.tiny_generative import _llama, generative_tokenizer, randomize_tiny_inits
-
-    if (folder / "config.json").is_file():
-        return folder
-    markers = ("<|im_start|>", "<|im_end|>", *INTERNVL_TOKENS.values())
-    generative_tokenizer(folder, bos=None, eos="<|im_end|>", add_bos=False, extra_special=markers)
-    tok = PreTrainedTokenizerFast.from_pretrained(folder, extra_special_tokens=INTERNVL_TOKENS)
-    tok.save_pretrained(folder)
-    text = {"model_type": "qwen2", **_llama(tok), "bos_token_id": None}
-    vision = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2}
-    vision |= {"image_size": [28, 28], "patch_size": [14, 14]}
-    config = InternVLConfig(
-        vision_config=vision,
-        text_config=text,
-        image_token_id=tok.context_image_token_id,
-        downsample_ratio=0.5,
-        vision_feature_layer=-1,
-        vision_feature_select_strategy="default",
-    )
-    torch.manual_seed(seed)
-    randomize_tiny_inits(InternVLForConditionalGeneration(config)).save_pretrained(folder)
-    size = {"height": 28, "width": 28}
-    images = GotOcr2ImageProcessor(size=size, crop_to_patches=True, min_patches=1, max_patches=4)
-    processor = InternVLProcessor(
-        image_processor=images,
-        tokenizer=tok,
-        video_processor=InternVLVideoProcessor(size=size),
-        image_seq_length=1,
-        chat_template=chat_template("<IMG_CONTEXT>\n"),
-    )
-    processor.save_pretrained(folder)
-    return folder
 
 
 @hookimpl

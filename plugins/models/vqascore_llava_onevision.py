@@ -25,15 +25,11 @@ this type runs llava-hf's port of the same weights with transformers' image proc
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from vlc_harness import hookimpl
 from vlc_harness_builtins.models.generative import VlmScorer
-from vlc_harness_builtins.models.vqascore_family import FamilyVqaScore, chat_template, pad_to
-
-ANYRES_PINPOINTS = [[28, 28], [28, 56], [56, 28], [56, 56]]
-"""The tiny checkpoint's crop grids (the published ones use multiples of 384)."""
+from vlc_harness_builtins.models.vqascore_family import FamilyVqaScore, pad_to
 
 
 class LlavaOnevisionScorer(VlmScorer):
@@ -57,58 +53,6 @@ class VqaScoreLlavaOnevision(FamilyVqaScore):
     type_name = "vqascore_llava_onevision"
     model_types = {"llava_onevision": LlavaOnevisionScorer}
     prompt_template = "<|im_start|>user <image>\\n{question}<|im_end|><|im_start|>assistant\\n"
-
-    @classmethod
-    def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
-        """A tiny LLaVA-OneVision (28x28 crops, up to 2x2 plus the base view) with random weights."""
-        return {"checkpoint": str(save_tiny_llava_onevision(tmp_path / "tiny_llava_onevision"))}
-
-
-def save_tiny_llava_onevision(folder: Path, seed: int = 0) -> Path:
-    """A 2-layer ``LlavaOnevisionForConditionalGeneration`` (SigLIP tower, Qwen2 decoder, 28x28 crops
-    of 2x2 patches) with a word-level tokenizer and LLaVA-OneVision's processor; returns the folder."""
-    import torch
-    from transformers import (
-        LlavaOnevisionConfig,
-        LlavaOnevisionForConditionalGeneration,
-        LlavaOnevisionImageProcessor,
-        LlavaOnevisionProcessor,
-        LlavaOnevisionVideoProcessor,
-    )
-
-    from vlc_harness_builtins.models.tiny_generative import _llama, generative_tokenizer, randomize_tiny_inits
-
-    if (folder / "config.json").is_file():
-        return folder
-    markers = ("<|im_start|>", "<|im_end|>", "<image>", "<video>")
-    tok = generative_tokenizer(folder, bos=None, eos="<|im_end|>", add_bos=False, extra_special=markers)
-    text = {"model_type": "qwen2", **_llama(tok), "bos_token_id": None}
-    vision = {"model_type": "siglip_vision_model", "hidden_size": 32, "intermediate_size": 64}
-    vision |= {"num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 28, "patch_size": 14}
-    config = LlavaOnevisionConfig(
-        vision_config=vision,
-        text_config=text,
-        image_token_index=tok.convert_tokens_to_ids("<image>"),
-        video_token_index=tok.convert_tokens_to_ids("<video>"),
-        image_grid_pinpoints=ANYRES_PINPOINTS,
-        vision_feature_select_strategy="full",
-        vision_feature_layer=-1,
-        vision_aspect_ratio="anyres_max_9",
-    )
-    torch.manual_seed(seed)
-    randomize_tiny_inits(LlavaOnevisionForConditionalGeneration(config)).save_pretrained(folder)
-    size = {"height": 28, "width": 28}
-    processor = LlavaOnevisionProcessor(
-        image_processor=LlavaOnevisionImageProcessor(size=size, image_grid_pinpoints=ANYRES_PINPOINTS, do_pad=True),
-        tokenizer=tok,
-        video_processor=LlavaOnevisionVideoProcessor(size=size),
-        num_image_tokens=4,
-        vision_feature_select_strategy="full",
-        vision_aspect_ratio="anyres_max_9",
-        chat_template=chat_template("<image>\n"),
-    )
-    processor.save_pretrained(folder)
-    return folder
 
 
 @hookimpl

@@ -26,15 +26,13 @@ Qwen3-VL scorer, so Qwen3-VL takes our prompt only and the preset is refused for
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 from vlc_harness import hookimpl
 from vlc_harness_builtins.models.generative import VlmScorer
-from vlc_harness_builtins.models.vqascore_family import FamilyVqaScore, chat_template
+from vlc_harness_builtins.models.vqascore_family import FamilyVqaScore
 
-QWEN_MARKERS = ("<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|image_pad|>", "<|vision_end|>", "<|video_pad|>")
 QWEN_IMAGE = "<|vision_start|><|image_pad|><|vision_end|>"
 
 
@@ -129,69 +127,6 @@ class VqaScoreQwenVl(FamilyVqaScore):
     def chat_template(self, model_type: str) -> str:
         """Qwen2.5-VL's template has a system turn, Qwen3-VL's none."""
         return self.chat_templates[model_type]
-
-    @classmethod
-    def conformance_example(cls, tmp_path: Any) -> dict[str, Any]:
-        """A tiny Qwen3-VL (DeepStack on both vision layers) with random weights, saved locally."""
-        return {"checkpoint": str(save_tiny_qwen_vl(tmp_path / "tiny_qwen3_vl", "qwen3_vl"))}
-
-
-def save_tiny_qwen_vl(folder: Path, model_type: str, seed: int = 0) -> Path:
-    """A 2-layer ``Qwen2_5_VLForConditionalGeneration`` or ``Qwen3VLForConditionalGeneration`` with
-    a word-level tokenizer (Qwen's chat markers) and the family's processors; returns the folder."""
-    import torch
-    import transformers
-
-    from vlc_harness_builtins.models.tiny_generative import _llama, generative_tokenizer, randomize_tiny_inits
-
-    if (folder / "config.json").is_file():
-        return folder
-    tok = generative_tokenizer(folder, bos=None, eos="<|im_end|>", add_bos=False, extra_special=QWEN_MARKERS)
-    ids = {m: tok.convert_tokens_to_ids(m) for m in QWEN_MARKERS}
-    text = _llama(tok) | {"bos_token_id": None}
-    rope = {"rope_type": "default", "mrope_section": [2, 3, 3], "rope_theta": 10000.0}
-    vision: dict[str, Any] = {"depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2}
-    vision |= {"out_hidden_size": 32, "spatial_merge_size": 2, "temporal_patch_size": 2}
-    if model_type == "qwen3_vl":
-        names = ("Qwen3VLConfig", "Qwen3VLForConditionalGeneration", "Qwen3VLProcessor", "Qwen3VLVideoProcessor")
-        text |= {"head_dim": 16, "rope_parameters": rope | {"mrope_interleaved": True}}
-        vision |= {"patch_size": 16, "num_position_embeddings": 64, "deepstack_visual_indexes": [0, 1]}
-        system = ""
-    else:
-        names = (
-            "Qwen2_5_VLConfig",
-            "Qwen2_5_VLForConditionalGeneration",
-            "Qwen2_5_VLProcessor",
-            "Qwen2VLVideoProcessor",
-        )
-        text |= {"rope_parameters": rope}
-        vision |= {"patch_size": 14, "window_size": 56, "fullatt_block_indexes": [1]}
-        system = "you are a helpful assistant."
-    config_cls, model_cls, processor_cls, video_cls = (getattr(transformers, n) for n in names)
-    config = config_cls(
-        text_config=text,
-        vision_config=vision,
-        image_token_id=ids["<|image_pad|>"],
-        video_token_id=ids["<|video_pad|>"],
-        vision_start_token_id=ids["<|vision_start|>"],
-        vision_end_token_id=ids["<|vision_end|>"],
-    )
-    torch.manual_seed(seed)
-    model = randomize_tiny_inits(model_cls(config))
-    if model_type == "qwen3_vl":  # DeepStack mergers start near zero: make their contribution visible
-        with torch.no_grad():
-            for p in model.model.visual.deepstack_merger_list.parameters():
-                p.normal_(0.0, 0.5)
-    model.save_pretrained(folder)
-    patch = vision["patch_size"]
-    sizes = {"min_pixels": (4 * patch) ** 2, "max_pixels": (8 * patch) ** 2, "patch_size": patch, "merge_size": 2}
-    images = transformers.Qwen2VLImageProcessor(**sizes)
-    videos = video_cls(**sizes)
-    template = chat_template(QWEN_IMAGE, system)
-    processor_cls(
-        image_processor=images, tokenizer=tok, video_processor=videos, chat_template=template
-    ).save_pretrained(folder)
-    return folder
 
 
 @hookimpl

@@ -16,7 +16,8 @@ from vlc_harness.errors import ScoreError
 from vlc_harness.store import CellRecord, open_store, schema
 from vlc_harness.store.scores import text_pair_key
 from vlc_harness.store.store import Outcome
-from vlc_harness_builtins.benchmarks.sugarcrepe_pp import SUBSETS, write_example
+from vlc_harness_builtins.benchmarks.sugarcrepe_pp import SUBSETS
+from vlc_harness_builtins.testing.data_sugarcrepe_pp import write_example
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 V3_STORE = FIXTURES / "store_v3" / "store.sqlite"
@@ -69,7 +70,8 @@ def _rows(path: Path) -> dict[str, list[tuple]]:
     try:
         out = {}
         for table in OLD_TABLES:
-            cols = [c[1] for c in conn.execute(f"PRAGMA table_info({table})") if c[1] != "text_scores"]
+            later = ("text_scores", "reason_code")  # columns added by schema 4 and 5
+            cols = [c[1] for c in conn.execute(f"PRAGMA table_info({table})") if c[1] not in later]
             out[table] = sorted(conn.execute(f"SELECT {', '.join(cols)} FROM {table}"), key=repr)
         return out
     finally:
@@ -82,7 +84,7 @@ def test_the_schema_3_fixture_is_migrated_keeping_every_row(tmp_path):
     before = _rows(path)
     assert dict(before["schema_info"])["schema_version"] == "3" and len(before["scores"]) == 56
     store = open_store(f"sqlite:///{path}")
-    assert store.info()["schema_version"] == str(schema.SCHEMA_VERSION) == "4"
+    assert store.info()["schema_version"] == str(schema.SCHEMA_VERSION) == "5"  # on through 4 -> 5
     store.close()
     after = _rows(path)
     assert {t: r for t, r in after.items() if t != "schema_info"} == {
@@ -109,7 +111,7 @@ def test_the_schema_3_to_4_step_on_each_backend(store_url):
     store.close()
     store = open_store(store_url)
     try:
-        assert store.info()["schema_version"] == "4"
+        assert store.info()["schema_version"] == str(schema.SCHEMA_VERSION)
         assert store.scores_for(m) == {("k", "a cat"): 0.5}
         assert [o.scores for o in store.outcomes(record.id)] == [[[0.5]]]
         store.add_text_scores(m, [("b", "a", 0.25)])

@@ -50,7 +50,7 @@ def test_verify_runs_the_papers_loading_and_the_board_keeps_its_rows_off(tmp_pat
     from vlc_harness.registry import load_registry
     from vlc_harness.store import open_store
     from vlc_leaderboard.board import build_board
-    from vlc_leaderboard.pages import _facts
+    from vlc_leaderboard.model_page import model_facts
 
     registry = _registry(tmp_path)
     url = f"sqlite:///{tmp_path / 's.sqlite'}"
@@ -74,6 +74,6 @@ def test_verify_runs_the_papers_loading_and_the_board_keeps_its_rows_off(tmp_pat
     assert set(rows) == {"same", "other"}  # the paper loading is never a published row
     assert rows["same"].cells["sugarcrepe"].reported  # its paper's mean, next to ours
     assert not rows["other"].cells["sugarcrepe"].reported
-    facts = dict(_facts(rows["other"]))
+    facts = dict(model_facts(rows["other"]))
     assert facts["Paper numbers shown"] == "no: its paper loaded it with seed: 7 (see vlc-harness verify)"
-    assert dict(_facts(rows["same"]))["Paper numbers shown"].startswith("yes")
+    assert dict(model_facts(rows["same"]))["Paper numbers shown"].startswith("yes")

@@ -124,7 +124,12 @@ def build_demo(work: Path) -> Path:
         by_id[k + 1] = keep["matrices"][(cell.model_id, cell.benchmark_id)]
         if (cell.model_id, cell.benchmark_id) == ("model-11", "winoground"):
             cells[k] = dataclasses.replace(
-                cells[k], status="unavailable", complete=False, metrics=[], error="HF_HUB_OFFLINE is set"
+                cells[k],
+                status="unavailable",
+                complete=False,
+                metrics=[],
+                error="HF_HUB_OFFLINE is set",
+                reason_code="weights_missing",
             )
     board = build_board(cells, registry, plugins)
     store = _Store(by_id)

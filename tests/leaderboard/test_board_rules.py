@@ -1,6 +1,6 @@
 """The board's rules without a browser: paired-bootstrap ranks exactly as the core's, human values
-derived only where the declaration allows, failure reasons phrased for readers with no local path,
-and BibTeX derived from the citation lines."""
+derived only where the declaration allows, failure reasons worded by their reason code (never by
+their text) with no local path, and BibTeX derived from the citation lines."""
 
 from __future__ import annotations
 
@@ -75,33 +75,102 @@ def test_a_pooled_value_is_never_derived():
 
 
 @pytest.mark.parametrize(
-    "status, raw, phrase",
+    "status, code, phrase",
     [
-        (
-            "unavailable",
-            "timm/x is not in the local Hugging Face cache and HF_HUB_OFFLINE is set",
-            "could not be downloaded",
-        ),
-        (
-            "unavailable",
-            "SugarCrepe data is not ready under /data: missing /data/sugarcrepe/x.json (get https://a/b)",
-            "data files",
-        ),
-        (
-            "failed",
-            "28 of 28 instances failed, e.g. a/0: /home/u/blip.jsonl has no score for bivlc",
-            "submitted scores file",
-        ),
-        ("failed", "worker died", "failed on the machine"),
-        ("skipped", "protocol choose does not apply", "Not applicable"),
-        ("partial", "", "part of the benchmark"),
+        ("unavailable", "weights_missing", "could not be downloaded"),
+        ("unavailable", "gated", "could not be downloaded"),
+        ("unavailable", "data_missing", "data files"),
+        ("unavailable", "version_too_old", "software versions"),
+        ("unavailable", "package_missing", "could not be had on the machine"),
+        ("failed", "scores_missing", "submitted scores file"),
+        ("failed", "out_of_memory", "ran out of memory"),
+        ("failed", "timeout", "stopped making progress"),
+        ("failed", "instances_failed", "Some instances could not be scored"),
+        ("failed", "score_error", "Some instances could not be scored"),
+        ("failed", "worker_died", "failed on the machine"),
+        ("failed", "worker_error", "failed on the machine"),
+        ("partial", "auth", "not queried"),
+        ("partial", "limited", "part of the benchmark"),
+        ("partial", "request_failed", "part of the benchmark"),
+        ("skipped", "not_applicable", "Not applicable"),
+        ("not run", None, "not been evaluated"),
     ],
 )
-def test_failure_reasons_are_phrased_for_readers(status, raw, phrase):
+def test_failure_reasons_are_phrased_for_readers_by_their_code(status, code, phrase):
     from vlc_leaderboard.public import public_reason
 
-    text = public_reason(status, raw)
+    text = public_reason(status, code)
     assert phrase in text and "/" not in text and "HF_" not in text
+
+
+# the sentences readers saw before reason codes: a code is worded by one of them, never by a new one
+SENTENCES = {
+    "Not evaluated: the model's weights could not be downloaded when this board was built.",
+    "Not evaluated: the benchmark's data files were not present when this board was built.",
+    "The submitted scores file has no scores for this benchmark.",
+    "Not evaluated: this API model was not queried for this board.",
+    "The evaluation ran out of memory.",
+    "The evaluation stopped making progress and was stopped.",
+    "Not evaluated: the software versions on the build machine cannot run this model.",
+    "Some instances could not be scored, so no number is published.",
+    "Not evaluated: the model's weights or the benchmark's data could not be had on the machine that built this board.",
+    "The evaluation failed on the machine that built this board.",
+    "Not applicable: this model's way of scoring does not apply to this benchmark.",
+    "Only part of the benchmark was scored (a limited or interrupted run), so no number is published.",
+}
+
+# texts the board's old patterns read as something else than what happened (the first names
+# Hugging Face, OOM ('boom'), a 401 and a timeout at once; the second says 'version' and 'API key')
+MISLEADING = [
+    "ValueError: boom while reading huggingface.co/x (HTTP 401), then timed out",
+    "the API key file names version 2 needed by /home/u/run.py; HF_HUB_OFFLINE",
+    "",
+]
+
+
+def test_the_board_words_each_cell_by_its_code_whatever_its_text_says(tmp_path):
+    import json
+
+    from vlc_harness import errors
+    from vlc_harness.plugins import get_plugins
+    from vlc_harness.registry import load_registry
+    from vlc_harness.store import CellRecord
+    from vlc_leaderboard.board import build_board
+    from vlc_leaderboard.public import public_reason
+
+    status_of = {errors.LIMITED: "partial", errors.AUTH: "partial", errors.NOT_APPLICABLE: "skipped"}
+    cells, expected = [], {}
+    for code in sorted(errors.REASONS):
+        status = status_of.get(code, "unavailable" if "missing" in code or code == "gated" else "failed")
+        for k, message in enumerate(MISLEADING):
+            model = f"{code}-{k}"
+            cells.append(CellRecord(model, "sugarcrepe", "sugarcrepe", status, error=message or None, reason_code=code))
+            expected[model] = public_reason(status, code)
+    models = [{"id": c.model_id, "type": "random", "params": {"seed": k}} for k, c in enumerate(cells)]
+    benchmarks = [{"id": "sugarcrepe", "type": "sugarcrepe", "params": {"version": "custom"}}]
+    (tmp_path / "registry.yaml").write_text(json.dumps({"models": models, "benchmarks": benchmarks}))
+    plugins = get_plugins()
+    board = build_board(cells, load_registry([tmp_path / "registry.yaml"], plugins), plugins)
+    shown = {row.id: cv.public_reason for row in board.rows for cv in row.cells.values()}
+    assert shown == expected  # the same words for every text a code comes with
+    for code in errors.REASONS:
+        assert len({shown[f"{code}-{k}"] for k in range(len(MISLEADING))}) == 1
+        for status in ("unavailable", "failed", "partial", "skipped"):
+            assert public_reason(status, code) in SENTENCES, (status, code)
+    # what the old patterns would have said of the first text (weights), the board now says by code
+    assert (
+        shown["data_missing-0"]
+        == "Not evaluated: the benchmark's data files were not present when this board was built."
+    )
+    assert shown["worker_error-0"] == "The evaluation failed on the machine that built this board."
+
+
+def test_the_reason_words_read_no_message():
+    import inspect
+
+    from vlc_leaderboard.public import public_reason
+
+    assert list(inspect.signature(public_reason).parameters) == ["status", "code"]
 
 
 def test_local_paths_are_redacted_and_urls_and_model_names_kept():

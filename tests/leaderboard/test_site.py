@@ -15,8 +15,9 @@ import pytest
 
 from vlc_harness.params import build
 from vlc_harness.testing import write_standin_images
-from vlc_harness_builtins.benchmarks.bivlc import BiVLC, write_example
+from vlc_harness_builtins.benchmarks.bivlc import BiVLC
 from vlc_harness_builtins.benchmarks.sugarcrepe import SugarCrepe
+from vlc_harness_builtins.testing.data_bivlc import write_example
 
 EVIL = '<script>alert("x")</script>\'"&'
 PLANTED = "planted-secret-folder"
@@ -523,6 +524,7 @@ def test_an_empty_benchmark_page_says_so(tmp_path):
             complete=False,
             metrics=[],
             error="HF_HUB_OFFLINE is set",
+            reason_code="weights_missing",
         )
     )
     board = build_board(cells, registry, get_plugins())

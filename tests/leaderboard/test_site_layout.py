@@ -83,9 +83,13 @@ def wide(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             cells[i] = cell = dataclasses.replace(cell, data_version="paper-7512")
         # cells that show a status instead of numbers, with reasons that must not be published as they are
         if (cell.model_id, cell.benchmark_id) == ("model-04", "sugarcrepe"):
-            cells[i] = dataclasses.replace(cell, status="failed", complete=False, metrics=[], error=PLANTED_ERROR)
+            cells[i] = dataclasses.replace(
+                cell, status="failed", complete=False, metrics=[], error=PLANTED_ERROR, reason_code="scores_missing"
+            )
         if (cell.model_id, cell.benchmark_id) == ("model-05", "bivlc"):
-            cells[i] = dataclasses.replace(cell, status="unavailable", complete=False, metrics=[], error=HF_ERROR)
+            cells[i] = dataclasses.replace(
+                cell, status="unavailable", complete=False, metrics=[], error=HF_ERROR, reason_code="weights_missing"
+            )
     inline = next(c for c in cells if (c.model_id, c.benchmark_id) == ("model-08", "winoground"))
     cells.append(dataclasses.replace(inline, model_id=INLINE))  # known only to the store: 1 of 10 benchmarks
     board = build_board(cells, registry, plugins)

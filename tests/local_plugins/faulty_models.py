@@ -181,6 +181,35 @@ class WrongShape(PairScoringModel):
         return [[0.5] * len(g.texts) for g in groups][:-1]
 
 
+class HostOutOfMemory(PairScoringModel):
+    """Runs out of host memory in its scoring code (no batch size helps)."""
+
+    type_name = "test_memory"
+    needs_pixels = False
+
+    def identify(self):
+        return Identity("none", "fp64", "score_pairs/test")
+
+    def score_pairs(self, groups):
+        raise MemoryError("cannot allocate 64 GiB")
+
+
+class VersionGated(PairScoringModel):
+    """Needs a numpy no installation has: the built-in version gate refuses it."""
+
+    type_name = "test_version_gate"
+    needs_pixels = False
+
+    def identify(self):
+        from vlc_harness_builtins.models.versions import require
+
+        require({"numpy": "999.0"}, "a model from the future")
+        return Identity("none", "fp64", "score_pairs/test")
+
+    def score_pairs(self, groups):
+        raise AssertionError("never scored")
+
+
 @hookimpl
 def register_models(register):
     for cls in (
@@ -195,5 +224,7 @@ def register_models(register):
         OutOfMemory,
         Raises,
         WrongShape,
+        HostOutOfMemory,
+        VersionGated,
     ):
         register(cls)

@@ -121,7 +121,7 @@ def test_the_audit_is_reported_only_when_some_instance_has_the_same_words():
 
 
 def test_2x2_benchmarks_audit_their_two_captions(tmp_path):
-    from vlc_harness_builtins.benchmarks.winoground import write_example
+    from vlc_harness_builtins.testing.data_winoground import write_example
 
     write_example(tmp_path, 6)
     bench = Winoground(build(Winoground.Params, {"version": "custom"}), tmp_path)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from vlc_harness.store import open_store
-from vlc_harness_builtins.benchmarks.shapes import write_example
+from vlc_harness_builtins.testing.data_shapes import write_example
 
 
 def _dump(store, cell, benchmark: str) -> list[dict]:

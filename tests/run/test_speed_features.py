@@ -132,11 +132,11 @@ def test_text_tower_truncation_is_exact_and_only_for_causal_towers(sample_root):
     import torch
 
     from vlc_harness_builtins.models.openclip import (
-        TINY_CONFIG,
         causal_argmax_text_tower,
         encode_text_prefix,
         register_inline_config,
     )
+    from vlc_harness_builtins.testing.tiny_openclip import TINY_CONFIG
 
     texts = []
     for path in (sample_root / "sugarcrepe").glob("*.json"):

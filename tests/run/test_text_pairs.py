@@ -19,7 +19,8 @@ from vlc_harness.run.jobs import ImageTask, Job, Scores, TextScores
 from vlc_harness.run.protocols import protocol_for
 from vlc_harness.store import open_store
 from vlc_harness.store.scores import text_pair_key
-from vlc_harness_builtins.benchmarks.sugarcrepe_pp import SugarCrepePP, write_example
+from vlc_harness_builtins.benchmarks.sugarcrepe_pp import SugarCrepePP
+from vlc_harness_builtins.testing.data_sugarcrepe_pp import write_example
 
 BENCH = "sugarcrepe_pp:version=custom"
 

@@ -1,4 +1,5 @@
-"""A warm rerun does nothing; a changed input or metric code rebuilds; v0.1 stores are migrated."""
+"""A warm rerun does nothing; a changed input or metric code rebuilds; v0.1 stores are migrated and their
+cells rebuilt by ``vlc-harness store upgrade``."""
 
 from __future__ import annotations
 
@@ -128,6 +129,11 @@ def test_a_v0_1_store_is_migrated_and_its_cells_rebuilt(vlc_run, vlc_cli, tmp_pa
     monkeypatch.setenv("VLC_HARNESS_DATA", str(sample_root))
     shown = vlc_cli("show", "--store", url, "--format", "json")
     assert shown.exit_code == 0, shown.output
+    assert "2 cells hold metrics computed by older metric code" in shown.output and "store upgrade" in shown.output
+    assert all(c.metrics_version is None for c in open_store(url).latest_cells())  # show rebuilt nothing
+    upgraded = vlc_cli("store", "upgrade", "--store", url, "--no-progress")
+    assert upgraded.exit_code == 0, upgraded.output
+    assert "stale cells: 2 of 2" in upgraded.output and "rebuilt 2 cells" in upgraded.output
     store = open_store(url)
     assert store.info()["schema_version"] == str(schema.SCHEMA_VERSION)
     for cell in store.latest_cells(with_replicates=True):
@@ -158,9 +164,9 @@ def test_cells_whose_data_is_missing_stay_as_they_are_and_are_said_so(vlc_cli, t
     path = tmp_path / "v01.sqlite"
     shutil.copy(V01_STORE, path)
     monkeypatch.setenv("VLC_HARNESS_DATA", str(tmp_path / "nothing"))
-    out = vlc_cli("show", "--store", f"sqlite:///{path}", "--format", "json")
-    assert out.exit_code == 0
-    assert "not rebuilt" in out.output
+    out = vlc_cli("store", "upgrade", "--store", f"sqlite:///{path}", "--no-progress")
+    assert out.exit_code == 1
+    assert "not rebuilt (kept as they are): 2" in out.output and str(tmp_path / "nothing") in out.output
     assert all(c.metrics_version is None for c in open_store(f"sqlite:///{path}").latest_cells())
 
 

@@ -21,14 +21,8 @@ from vlc_harness.datafetch import FetchError
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics.cell import declared_ids
 from vlc_harness.params import build
-from vlc_harness_builtins.benchmarks.bivlc import (
-    I2T_ONLY_METRIC,
-    ROWS_FILE,
-    SOURCES_FILE,
-    BiVLC,
-    coco_filenames,
-    write_example,
-)
+from vlc_harness_builtins.benchmarks.bivlc import I2T_ONLY_METRIC, ROWS_FILE, SOURCES_FILE, BiVLC, coco_filenames
+from vlc_harness_builtins.testing.data_bivlc import write_example
 
 REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "bivlc_reference.json"
 COUNTS = {

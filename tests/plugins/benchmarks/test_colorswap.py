@@ -19,7 +19,8 @@ from tests.plugins.benchmarks.hf_standins import StandInSplit, stand_in_datasets
 from vlc_harness.benchmarks import InstanceScores, load_reference_rows
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.params import build
-from vlc_harness_builtins.benchmarks.colorswap import ColorSwap, write_example
+from vlc_harness_builtins.benchmarks.colorswap import ColorSwap
+from vlc_harness_builtins.testing.data_colorswap import write_example
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "colorswap_sample"
 REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "colorswap_reference.json"

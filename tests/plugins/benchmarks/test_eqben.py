@@ -15,15 +15,8 @@ from vlc_harness.benchmarks import InstanceScores
 from vlc_harness.datafetch import FetchError
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.params import build
-from vlc_harness_builtins.benchmarks.eqben import (
-    MINI_DIR,
-    MINI_FILE,
-    N_MINI,
-    SUBSETS,
-    EqBen,
-    full_subset_records,
-    write_example,
-)
+from vlc_harness_builtins.benchmarks.eqben import MINI_DIR, MINI_FILE, N_MINI, SUBSETS, EqBen, full_subset_records
+from vlc_harness_builtins.testing.data_eqben import write_example
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "eqben_sample"
 

@@ -17,7 +17,8 @@ from vlc_harness.metrics.outcomes import outcomes_from_matrices
 from vlc_harness.params import build
 from vlc_harness.testing import write_standin_images
 from vlc_harness.types import ImageSource, Instance
-from vlc_harness_builtins.benchmarks.hard_positives import HardPositives, write_example
+from vlc_harness_builtins.benchmarks.hard_positives import HardPositives
+from vlc_harness_builtins.testing.data_hard_positives import write_example
 
 SWAP_FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "hard_positives_swap_sample"
 README_COUNTS = {"replace_att": 10575, "replace_rel": 16868}

@@ -16,14 +16,8 @@ from tests.conftest import shared_data_dir
 from vlc_harness.benchmarks import InstanceScores, load_reference_rows
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.params import build
-from vlc_harness_builtins.benchmarks.mmvp_vlm import (
-    HF_DATASET,
-    HF_REVISION,
-    MMVPVLM,
-    PATTERNS,
-    QUESTIONS,
-    write_example,
-)
+from vlc_harness_builtins.benchmarks.mmvp_vlm import HF_DATASET, HF_REVISION, MMVPVLM, PATTERNS, QUESTIONS
+from vlc_harness_builtins.testing.data_mmvp_vlm import write_example
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "mmvp_vlm_sample"
 REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "mmvp_vlm_reference.json"

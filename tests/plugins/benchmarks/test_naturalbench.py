@@ -14,14 +14,8 @@ from tests.plugins.benchmarks.hf_standins import StandInSplit, stand_in_datasets
 from vlc_harness.choices import AnsweredQuestion, InstanceAnswers, first_option_mentioned
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.store import open_store
-from vlc_harness_builtins.benchmarks.naturalbench import (
-    GROUPS,
-    HF_REVISION,
-    ROWS,
-    NaturalBench,
-    NaturalBenchParams,
-    write_example,
-)
+from vlc_harness_builtins.benchmarks.naturalbench import GROUPS, HF_REVISION, ROWS, NaturalBench, NaturalBenchParams
+from vlc_harness_builtins.testing.data_naturalbench import write_example
 
 KEY_ENV = "VLC_TEST_NATURALBENCH_KEY"
 
@@ -223,7 +217,7 @@ def test_likelihood_answers_from_a_tiny_vlm(vlc_run, tmp_path, root):
     from vlc_harness.testing import require
 
     require("transformers")
-    from vlc_harness_builtins.models.tiny_generative import save_tiny_llava
+    from vlc_harness_builtins.testing.tiny_generative import save_tiny_llava
 
     checkpoint = save_tiny_llava(tmp_path / "tiny_llava")
     registry = _registry(
@@ -251,9 +245,11 @@ def test_likelihood_answers_through_each_familys_own_scorer(tmp_path, model_type
     from vlc_harness.params import build
     from vlc_harness.testing import standin_image
     from vlc_harness_builtins.models.vqa_likelihood import VqaLikelihood, family_scorers
-    from vlc_harness_builtins.models.vqascore_internvl import save_tiny_internvl
-    from vlc_harness_builtins.models.vqascore_llava_onevision import save_tiny_llava_onevision
-    from vlc_harness_builtins.models.vqascore_qwen_vl import save_tiny_qwen_vl
+    from vlc_harness_builtins.testing.tiny_vqascore import (
+        save_tiny_internvl,
+        save_tiny_llava_onevision,
+        save_tiny_qwen_vl,
+    )
 
     builders = {
         "qwen3_vl": lambda folder: save_tiny_qwen_vl(folder, "qwen3_vl"),

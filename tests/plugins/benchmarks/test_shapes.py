@@ -15,7 +15,7 @@ from vlc_harness.benchmarks import InstanceScores
 from vlc_harness.errors import DataUnavailable, ScoreError
 from vlc_harness.metrics.cell import declared_ids
 from vlc_harness.params import ParamError, build
-from vlc_harness_builtins.benchmarks.shapes import Shapes, ShapesParams, generate, write_example
+from vlc_harness_builtins.benchmarks.shapes import Shapes, ShapesParams, generate
 from vlc_harness_builtins.benchmarks.shapes_scenes import (
     CONVERSE,
     GRID,
@@ -34,6 +34,7 @@ from vlc_harness_builtins.benchmarks.shapes_scenes import (
     scene_rng,
     valid,
 )
+from vlc_harness_builtins.testing.data_shapes import write_example
 
 REPO = Path(__file__).resolve().parents[3]
 N_CHECK = 300

@@ -19,7 +19,8 @@ from vlc_harness.metrics.outcomes import Outcomes
 from vlc_harness.params import build
 from vlc_harness.store import open_store
 from vlc_harness.store.scores import text_pair_key
-from vlc_harness_builtins.benchmarks.sugarcrepe_pp import COUNTS, SHA256, SUBSETS, UPSTREAM, SugarCrepePP, write_example
+from vlc_harness_builtins.benchmarks.sugarcrepe_pp import COUNTS, SHA256, SUBSETS, UPSTREAM, SugarCrepePP
+from vlc_harness_builtins.testing.data_sugarcrepe_pp import write_example
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "sugarcrepe_pp_sample"
 
@@ -199,7 +200,8 @@ def upstream_text_only(checkpoint: str, records: list[dict]) -> list[tuple[float
     import open_clip
     import torch
 
-    from vlc_harness_builtins.models.openclip import TINY_CONFIG, register_inline_config
+    from vlc_harness_builtins.models.openclip import register_inline_config
+    from vlc_harness_builtins.testing.tiny_openclip import TINY_CONFIG
 
     name = register_inline_config(TINY_CONFIG)
     model, _, _ = open_clip.create_model_and_transforms(name, pretrained=checkpoint, pretrained_text=False)
@@ -243,7 +245,7 @@ def check_against_upstream(cell, store, folder: Path, checkpoint: str, per_subse
 def run_tiny_clip(tiny_clip: dict, root: Path, store_url: str, **params):
     """The tiny open_clip model (random weights) on SugarCrepe++ through the harness."""
     from vlc_harness import evaluate
-    from vlc_harness_builtins.models.openclip import TINY_CONFIG
+    from vlc_harness_builtins.testing.tiny_openclip import TINY_CONFIG
 
     model = {
         "type": "open_clip",

@@ -15,15 +15,8 @@ from tests.conftest import shared_data_dir
 from vlc_harness.benchmarks import InstanceScores, load_reference_rows
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.params import build
-from vlc_harness_builtins.benchmarks.valse import (
-    INSTRUMENTS,
-    PIECES,
-    SHA256,
-    UPSTREAM,
-    VALID_COUNTS,
-    Valse,
-    write_example,
-)
+from vlc_harness_builtins.benchmarks.valse import INSTRUMENTS, PIECES, SHA256, UPSTREAM, VALID_COUNTS, Valse
+from vlc_harness_builtins.testing.data_valse import write_example
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "valse_sample"
 REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "valse_reference.json"

@@ -19,7 +19,8 @@ from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics.cell import cell_metrics
 from vlc_harness.metrics.outcomes import outcomes_from_matrices
 from vlc_harness.params import build
-from vlc_harness_builtins.benchmarks.vismin import COUNTS, HF_DATASET, HF_REVISION, ROWS, VisMin, write_example
+from vlc_harness_builtins.benchmarks.vismin import COUNTS, HF_DATASET, HF_REVISION, ROWS, VisMin
+from vlc_harness_builtins.testing.data_vismin import write_example
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "vismin_sample"
 REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "vismin_reference.json"

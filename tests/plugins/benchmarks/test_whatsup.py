@@ -21,8 +21,8 @@ from vlc_harness_builtins.benchmarks.whatsup import (
     object_pair,
     opposite_pair,
     preposition,
-    write_example,
 )
+from vlc_harness_builtins.testing.data_whatsup import write_example
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "whatsup_sample"
 

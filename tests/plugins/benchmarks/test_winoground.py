@@ -19,7 +19,8 @@ from vlc_harness.datafetch import FetchError
 from vlc_harness.errors import DataUnavailable, ScoreError
 from vlc_harness.metrics.cell import declared_ids
 from vlc_harness.params import build
-from vlc_harness_builtins.benchmarks.winoground import TAGS, TAGS_SHA256, Winoground, write_example
+from vlc_harness_builtins.benchmarks.winoground import TAGS, TAGS_SHA256, Winoground
+from vlc_harness_builtins.testing.data_winoground import write_example
 
 REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "winoground_reference.json"
 TAG_COUNTS = {

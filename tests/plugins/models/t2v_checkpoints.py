@@ -21,12 +21,17 @@ def tiny_llava(folder: Path, seed: int = 0, legacy: bool = False) -> Path:
     import torch
     from transformers import CLIPImageProcessor, LlavaConfig, LlavaForConditionalGeneration, LlavaProcessor
 
-    from vlc_harness_builtins.models.tiny_generative import LLAVA_CHAT_TEMPLATE, _llama, _vision, randomize_tiny_inits
+    from vlc_harness_builtins.testing.tiny_generative import (
+        LLAVA_CHAT_TEMPLATE,
+        randomize_tiny_inits,
+        tiny_llama,
+        tiny_vision,
+    )
 
     tok = llama_tokenizer(folder, legacy=legacy)
     config = LlavaConfig(
-        vision_config={"model_type": "clip_vision_model", **_vision(32, 8)},
-        text_config={"model_type": "llama", **_llama(tok)},
+        vision_config={"model_type": "clip_vision_model", **tiny_vision(32, 8)},
+        text_config={"model_type": "llama", **tiny_llama(tok)},
         image_token_id=tok.convert_tokens_to_ids("<image>"),
         vision_feature_layer=-2,
         vision_feature_select_strategy="default",
@@ -55,17 +60,17 @@ def tiny_instructblip_t5(folder: Path, seed: int = 0, image_size: int = 32) -> P
         InstructBlipProcessor,
     )
 
-    from vlc_harness_builtins.models.tiny_generative import TINY, _t5, _vision, randomize_tiny_inits
-    from vlc_harness_builtins.models.tiny_hf import word_tokenizer
+    from vlc_harness_builtins.testing.tiny_generative import TINY, randomize_tiny_inits, tiny_t5, tiny_vision
+    from vlc_harness_builtins.testing.tiny_hf import word_tokenizer
 
     tok = t5_tokenizer(folder, ("<image>",))
     qtok = word_tokenizer(folder / "qformer_tokenizer", "[CLS]", "[SEP]", "[PAD]", 64)
     qformer = {"hidden_size": 32, "encoder_hidden_size": 32, "vocab_size": len(qtok), **TINY}
     qformer |= {"pad_token_id": qtok.pad_token_id, "max_position_embeddings": 64}
     config = InstructBlipConfig(
-        vision_config=_vision(image_size, 8),
+        vision_config=tiny_vision(image_size, 8),
         qformer_config=qformer,
-        text_config={"model_type": "t5", **_t5(tok)},
+        text_config={"model_type": "t5", **tiny_t5(tok)},
         num_query_tokens=4,
         image_token_index=tok.convert_tokens_to_ids("<image>"),
     )
@@ -90,12 +95,12 @@ def tiny_qwen2_vl(folder: Path, seed: int = 0) -> Path:
         Qwen2VLVideoProcessor,
     )
 
-    from vlc_harness_builtins.models.tiny_generative import _llama, randomize_tiny_inits
-    from vlc_harness_builtins.models.vqascore_family import chat_template
+    from vlc_harness_builtins.testing.tiny_generative import randomize_tiny_inits, tiny_llama
+    from vlc_harness_builtins.testing.tiny_vqascore import chat_template
 
     tok = qwen2_tokenizer(folder)
     ids = {m: tok.convert_tokens_to_ids(m) for m in QWEN_MARKERS}
-    text = _llama(tok) | {"bos_token_id": None, "eos_token_id": tok.convert_tokens_to_ids("<|im_end|>")}
+    text = tiny_llama(tok) | {"bos_token_id": None, "eos_token_id": tok.convert_tokens_to_ids("<|im_end|>")}
     text |= {"rope_parameters": {"rope_type": "default", "mrope_section": [2, 3, 3], "rope_theta": 10000.0}}
     vision = {"depth": 2, "embed_dim": 16, "hidden_size": 32, "num_heads": 2, "mlp_ratio": 2, "patch_size": 14}
     config = Qwen2VLConfig(
@@ -132,12 +137,11 @@ def tiny_llava_onevision(folder: Path, seed: int = 0) -> Path:
         LlavaOnevisionVideoProcessor,
     )
 
-    from vlc_harness_builtins.models.tiny_generative import _llama, randomize_tiny_inits
-    from vlc_harness_builtins.models.vqascore_family import chat_template
-    from vlc_harness_builtins.models.vqascore_llava_onevision import ANYRES_PINPOINTS
+    from vlc_harness_builtins.testing.tiny_generative import randomize_tiny_inits, tiny_llama
+    from vlc_harness_builtins.testing.tiny_vqascore import ANYRES_PINPOINTS, chat_template
 
     tok = qwen2_tokenizer(folder, ("<|im_start|>", "<|im_end|>", "<image>", "<video>"))
-    text = {"model_type": "qwen2", **_llama(tok), "bos_token_id": None}
+    text = {"model_type": "qwen2", **tiny_llama(tok), "bos_token_id": None}
     vision = {"model_type": "siglip_vision_model", "hidden_size": 32, "intermediate_size": 64}
     vision |= {"num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 28, "patch_size": 14}
     config = LlavaOnevisionConfig(

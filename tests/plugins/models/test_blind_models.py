@@ -18,15 +18,18 @@ import pytest
 from vlc_harness.models import RunOptions
 from vlc_harness.params import build
 from vlc_harness.testing import require
-from vlc_harness_builtins.models.blind_causal_lm import CausalLMLogLikelihood, build_tiny_gpt2
-from vlc_harness_builtins.models.blind_classifier import SequenceClassifierScorer, build_tiny_classifier
-from vlc_harness_builtins.models.blind_hf import (
-    checkpoint_identity,
+from vlc_harness_builtins.models.blind_causal_lm import CausalLMLogLikelihood
+from vlc_harness_builtins.models.blind_classifier import SequenceClassifierScorer
+from vlc_harness_builtins.models.blind_hf import checkpoint_identity
+from vlc_harness_builtins.models.blind_vera import Vera
+from vlc_harness_builtins.testing.tiny_blind import (
+    build_tiny_classifier,
+    build_tiny_gpt2,
+    build_tiny_vera,
     tiny_bert_tokenizer,
     tiny_gpt2_tokenizer,
     tiny_t5_tokenizer,
 )
-from vlc_harness_builtins.models.blind_vera import Vera, build_tiny_vera
 
 try:
     import torch

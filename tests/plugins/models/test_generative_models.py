@@ -30,23 +30,23 @@ def _images():
 @pytest.fixture(scope="session")
 def tiny_vlms(tmp_path_factory):
     """Each tiny VLM family saved once per session."""
-    import vlc_harness_builtins.models.tiny_generative as g
+    from vlc_harness_builtins.testing import tiny_blip, tiny_generative
 
     root = tmp_path_factory.mktemp("tiny_vlms")
     return {
-        "llava": g.save_tiny_llava(root / "llava"),
-        "qwen2_vl": g.save_tiny_qwen2_vl(root / "qwen2_vl"),
-        "blip2_opt": g.save_tiny_blip2(root / "blip2_opt", "opt"),
-        "blip2_t5": g.save_tiny_blip2(root / "blip2_t5", "t5"),
-        "instructblip_llama": g.save_tiny_instructblip(root / "instructblip_llama", "llama"),
-        "instructblip_t5": g.save_tiny_instructblip(root / "instructblip_t5", "t5"),
-        "blip_captioner": g.save_tiny_blip_captioner(root / "blip_captioner"),
+        "llava": tiny_generative.save_tiny_llava(root / "llava"),
+        "qwen2_vl": tiny_generative.save_tiny_qwen2_vl(root / "qwen2_vl"),
+        "blip2_opt": tiny_blip.save_tiny_blip2(root / "blip2_opt", "opt"),
+        "blip2_t5": tiny_blip.save_tiny_blip2(root / "blip2_t5", "t5"),
+        "instructblip_llama": tiny_blip.save_tiny_instructblip(root / "instructblip_llama", "llama"),
+        "instructblip_t5": tiny_blip.save_tiny_instructblip(root / "instructblip_t5", "t5"),
+        "blip_captioner": tiny_blip.save_tiny_blip_captioner(root / "blip_captioner"),
     }
 
 
 @pytest.fixture(scope="session")
 def tiny_clip_flant5(tmp_path_factory):
-    from vlc_harness_builtins.models.tiny_generative import save_tiny_clip_flant5
+    from vlc_harness_builtins.testing.tiny_clip_flant5 import save_tiny_clip_flant5
 
     return save_tiny_clip_flant5(tmp_path_factory.mktemp("cf5") / "bin")
 
@@ -252,7 +252,7 @@ def test_clip_flant5_loads_every_published_file_layout_alike(
     tiny_clip_flant5, tmp_path, file_format, vision_in_checkpoint
 ):
     from vlc_harness_builtins.models.clip_flant5 import ClipFlanT5
-    from vlc_harness_builtins.models.tiny_generative import save_tiny_clip_flant5
+    from vlc_harness_builtins.testing.tiny_clip_flant5 import save_tiny_clip_flant5
 
     def scores(folder):
         return _score(_loaded(ClipFlanT5, {"checkpoint": str(folder), "tokenizer": str(folder / "tokenizer")}))
@@ -265,7 +265,7 @@ def test_clip_flant5_loads_every_published_file_layout_alike(
 
 def test_clip_flant5_cuts_the_vocabulary_to_the_tokenizer(tmp_path):
     from vlc_harness_builtins.models.clip_flant5 import ClipFlanT5
-    from vlc_harness_builtins.models.tiny_generative import save_tiny_clip_flant5
+    from vlc_harness_builtins.testing.tiny_clip_flant5 import save_tiny_clip_flant5
 
     folder = save_tiny_clip_flant5(tmp_path / "wide", extra_rows=7)
     model = _loaded(ClipFlanT5, {"checkpoint": str(folder), "tokenizer": str(folder / "tokenizer")})
@@ -359,7 +359,7 @@ def test_published_clip_flant5_layouts_load_strictly_on_the_meta_device(size):
 def test_the_tiny_checkpoint_uses_the_published_names(tiny_clip_flant5):
     import json
 
-    from vlc_harness_builtins.models.tiny_generative import CLIP_FLANT5_VISION
+    from vlc_harness_builtins.testing.tiny_clip_flant5 import CLIP_FLANT5_VISION
 
     config = json.loads((tiny_clip_flant5 / "config.json").read_text())
     index = json.loads((tiny_clip_flant5 / "pytorch_model.bin.index.json").read_text())

@@ -46,7 +46,7 @@ def _reference_logits(model, padding):
 
 def test_clip_scores_are_transformers_cosine(tmp_path):
     from vlc_harness_builtins.models.hf_contrastive import HfContrastive
-    from vlc_harness_builtins.models.tiny_hf import save_tiny_clip
+    from vlc_harness_builtins.testing.tiny_hf import save_tiny_clip
 
     model = _loaded(HfContrastive, {"checkpoint": str(save_tiny_clip(tmp_path / "clip"))})
     assert model.identify().protocol == "embed/cosine/pad-longest/raw-caption"
@@ -56,7 +56,7 @@ def test_clip_scores_are_transformers_cosine(tmp_path):
 
 def test_siglip_scores_are_its_logits_with_max_length_padding(tmp_path):
     from vlc_harness_builtins.models.hf_contrastive import HfContrastive
-    from vlc_harness_builtins.models.tiny_hf import save_tiny_siglip
+    from vlc_harness_builtins.testing.tiny_hf import save_tiny_siglip
 
     folder = save_tiny_siglip(tmp_path / "siglip")
     model = _loaded(HfContrastive, {"checkpoint": str(folder)})
@@ -75,7 +75,7 @@ def test_blip_protocols_match_the_transformers_heads(tmp_path, protocol):
     import torch
 
     from vlc_harness_builtins.models.blip_itm import BlipItm
-    from vlc_harness_builtins.models.tiny_hf import save_tiny_blip
+    from vlc_harness_builtins.testing.tiny_hf import save_tiny_blip
 
     model = _loaded(BlipItm, {"checkpoint": str(save_tiny_blip(tmp_path / "blip")), "protocol": protocol})
     images = [model.preprocess(i) for i in _images()]
@@ -116,7 +116,7 @@ def test_blip_enc_token_is_the_tokenizers_or_blips_layout():
 
 
 def test_hf_models_run_end_to_end_on_the_sugarcrepe_sample(vlc_run, tmp_path, sample_root):
-    from vlc_harness_builtins.models.tiny_hf import save_tiny_blip, save_tiny_clip
+    from vlc_harness_builtins.testing.tiny_hf import save_tiny_blip, save_tiny_clip
 
     clip = save_tiny_clip(tmp_path / "clip")
     blip = save_tiny_blip(tmp_path / "blip")

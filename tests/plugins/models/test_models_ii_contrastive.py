@@ -25,7 +25,7 @@ def save_tiny_siglip2(folder: Path, seed: int = 0) -> Path:
     from transformers import Siglip2Config, Siglip2ImageProcessor, Siglip2Model
 
     from tests.plugins.models.tokenizers_offline import gemma_bpe_tokenizer
-    from vlc_harness_builtins.models.tiny_hf import TINY_LAYERS
+    from vlc_harness_builtins.testing.tiny_hf import TINY_LAYERS
 
     if (folder / "config.json").is_file():
         return folder

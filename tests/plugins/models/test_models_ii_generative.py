@@ -31,10 +31,12 @@ def tiny_families(tmp_path_factory):
 
     require("transformers")
     out = {}
+    from vlc_harness_builtins.testing import tiny_vqascore
+
     for model_type, (module, cls_name, builder) in FAMILIES.items():
         mod = importlib.import_module(module)
         folder = tmp_path_factory.mktemp(model_type) / "tiny"
-        build_fn = getattr(mod, builder)
+        build_fn = getattr(tiny_vqascore, builder)
         build_fn(folder, model_type) if builder == "save_tiny_qwen_vl" else build_fn(folder)
         out[model_type] = (getattr(mod, cls_name), folder)
     return out

@@ -146,11 +146,13 @@ def test_the_tiny_lora_checkpoint_loads_with_quickgelu_and_scores(tmp_path):
     import torch
     from PIL import Image
 
-    from vlc_harness_builtins.models.openclip_tuned import OpenClipTuned, write_tiny_lora_checkpoint
+    from vlc_harness.testing.examples import example_for
+    from vlc_harness_builtins.models.openclip_tuned import OpenClipTuned
+    from vlc_harness_builtins.testing.tiny_openclip import write_tiny_lora_checkpoint
 
     path = tmp_path / "tiny.pt"
     merged = write_tiny_lora_checkpoint(path)
-    params = OpenClipTuned.conformance_example(tmp_path) | {"checkpoint": str(path)}
+    params = example_for(OpenClipTuned, tmp_path) | {"checkpoint": str(path)}
     model = OpenClipTuned(build(OpenClipTuned.Params, params), OpenClipTuned.Run())
     identity = model.identify()
     assert identity.weights.startswith("sha256:")

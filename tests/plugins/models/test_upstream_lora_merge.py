@@ -63,7 +63,8 @@ def _base_model():
     import open_clip
     import torch
 
-    from vlc_harness_builtins.models.openclip import TINY_CONFIG, register_inline_config
+    from vlc_harness_builtins.models.openclip import register_inline_config
+    from vlc_harness_builtins.testing.tiny_openclip import TINY_CONFIG
 
     torch.manual_seed(0)
     name = register_inline_config(TINY_CONFIG)
@@ -124,8 +125,8 @@ def published(tmp_path_factory) -> tuple[Path, dict, dict]:
 
 
 def _tuned(path: Path, alpha: float = 1.0):
-    from vlc_harness_builtins.models.openclip import TINY_CONFIG
     from vlc_harness_builtins.models.openclip_tuned import OpenClipTuned
+    from vlc_harness_builtins.testing.tiny_openclip import TINY_CONFIG
 
     params = {"arch": TINY_CONFIG, "checkpoint": str(path), "layout": "open_clip_lora", "lora_alpha": alpha}
     model = OpenClipTuned(build(OpenClipTuned.Params, params), OpenClipTuned.Run())

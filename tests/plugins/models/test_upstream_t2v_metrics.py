@@ -69,7 +69,7 @@ def checkpoints(tmp_path_factory):
     """The tiny checkpoints, and a CLIP-FlanT5 folder scored with the T5 tokenizer."""
     from tests.plugins.models import t2v_checkpoints as c
     from tests.plugins.models.t2v_tokenizers import t5_tokenizer
-    from vlc_harness_builtins.models.tiny_generative import save_tiny_clip_flant5
+    from vlc_harness_builtins.testing.tiny_clip_flant5 import save_tiny_clip_flant5
 
     root = tmp_path_factory.mktemp("t2v")
     t5_tokenizer(root / "flan_t5_tokenizer")
@@ -348,7 +348,7 @@ def test_qwen2_vl_score_is_generates_first_token_probability_with_its_repetition
 
 def test_qwen2_5_vl_follows_the_same_recipe(tmp_path):
     """t2v_metrics' Qwen2VLModel loads Qwen2.5-VL with the same code: the vqascore_qwen_vl type takes the recipe."""
-    from vlc_harness_builtins.models.vqascore_qwen_vl import save_tiny_qwen_vl
+    from vlc_harness_builtins.testing.tiny_vqascore import save_tiny_qwen_vl
 
     folder = save_tiny_qwen_vl(tmp_path / "qwen2_5_vl", "qwen2_5_vl")
     model = _model(
@@ -452,7 +452,8 @@ def test_the_recipes_hold_t2v_metrics_constants(t2v):
 
 
 def test_families_and_rules_t2v_metrics_does_not_use_are_refused(checkpoints, tmp_path):
-    from vlc_harness_builtins.models.vqascore_qwen_vl import VqaScoreQwenVl, save_tiny_qwen_vl
+    from vlc_harness_builtins.models.vqascore_qwen_vl import VqaScoreQwenVl
+    from vlc_harness_builtins.testing.tiny_vqascore import save_tiny_qwen_vl
 
     qwen3 = save_tiny_qwen_vl(tmp_path / "qwen3", "qwen3_vl")
     model = VqaScoreQwenVl(build(VqaScoreQwenVl.Params, {"checkpoint": str(qwen3), **QWEN2_VL}), VqaScoreQwenVl.Run())
@@ -483,9 +484,10 @@ def test_a_t2v_metrics_entry_runs_end_to_end_and_records_its_prompt(vlc_run, sam
 
 def test_entries_without_the_preset_keep_their_protocols(tmp_path):
     """``p_yes`` and chat-template entries score as before: their protocols (and params) are unchanged."""
-    from vlc_harness_builtins.models.tiny_generative import save_tiny_llava
     from vlc_harness_builtins.models.vqascore import VqaScore
-    from vlc_harness_builtins.models.vqascore_qwen_vl import VqaScoreQwenVl, save_tiny_qwen_vl
+    from vlc_harness_builtins.models.vqascore_qwen_vl import VqaScoreQwenVl
+    from vlc_harness_builtins.testing.tiny_generative import save_tiny_llava
+    from vlc_harness_builtins.testing.tiny_vqascore import save_tiny_qwen_vl
 
     llava, qwen = save_tiny_llava(tmp_path / "llava"), save_tiny_qwen_vl(tmp_path / "qwen", "qwen2_5_vl")
     for cls, folder, scoring, protocol in (

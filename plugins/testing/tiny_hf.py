@@ -1,4 +1,4 @@
-"""Tiny transformers checkpoints with random weights, saved locally (tests; never the hub).
+"""Tiny transformers contrastive and retrieval checkpoints with random weights, saved locally (tests; never the hub).
 
 Each is a real architecture class from a small config, with a word-level tokenizer built here
 and the family's own image processor, written with ``save_pretrained`` so that plugins load them

@@ -1,0 +1,190 @@
+"""What a benchmark page shows, as data for ``benchmark.html``.
+
+It leads with its ranked headline table and the labelled I2T-against-T2I plot, then a table of
+contents, the per-category tables (sorted, with humans, chance and the papers' numbers), the
+benchmark's metadata and BibTeX, and the rules last. Rows are sorted by the value they are ranked
+by: a tie-heavy value by its ties-half credit, so no model leads a table by tying.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from vlc_harness.metrics.aggregate import AUDIT_TAGS, IDENTICAL_TEXT
+from vlc_harness.metrics.cell import declared_ids
+from vlc_harness.verify import board_paper_match
+from vlc_leaderboard.board import Board
+from vlc_leaderboard.cite import benchmark_bibtex
+from vlc_leaderboard.columns import BenchmarkColumn
+from vlc_leaderboard.fmt import metric_title, slug
+from vlc_leaderboard.rows import TIE_HEAVY, CellView, Row
+from vlc_leaderboard.svg import Point, scatter
+
+
+def _better_first(values: list[tuple[Any, float | None]], higher: bool) -> list[Any]:
+    """Items by value, best first; those without a value last (stable)."""
+    known = [(item, v) for item, v in values if v is not None and not math.isnan(v)]
+    missing = [item for item, v in values if v is None or math.isnan(v)]
+    known.sort(key=lambda pair: -pair[1] if higher else pair[1])  # type: ignore[operator]
+    return [item for item, _ in known] + missing
+
+
+def benchmark_context(board: Board, col: BenchmarkColumn) -> dict[str, Any]:
+    """The benchmark page: ranked headline table, plot, contents, per-category tables, rules."""
+    published = [r for r in board.rows if r.cells.get(col.id) and r.cells[col.id].published]
+    headline = col.metrics[0] if col.metrics else None
+    if headline is not None:
+        keyed = [(r, _sort_value(r.cells[col.id], headline.metric)) for r in published]
+        published = _better_first(keyed, headline.higher_is_better)
+    missing = [(r, r.cells[col.id]) for r in board.rows if r.cells.get(col.id) and not r.cells[col.id].published]
+    present = {m["metric"] for r in published for m in (r.cells[col.id].cell.metrics if r.cells[col.id].cell else [])}
+    order = [mc.metric for mc in col.metrics]
+    shown = [s for s in col.specs.values() if s.id in declared_ids(present or set(col.specs))]
+    shown.sort(key=lambda s: (order.index(s.id) if s.id in order else len(order), list(col.specs).index(s.id)))
+    tables = [_table(col, spec, published) for spec in shown]
+    tables = [t for t in tables if t is not None]
+    hidden_variants = sorted(present - declared_ids(present))
+    source = col.benchmark.headline_origin() if col.benchmark is not None else ""
+    first = published[0].cells[col.id].cell if published else None
+    return {
+        "col": col,
+        "headline_source": source.removeprefix("ours:").strip(),
+        "headline_ours": source.startswith("ours:"),
+        "duplicates": identical_text_counts(first.metrics) if first is not None else [],
+        "published": published,
+        "missing": missing,
+        "tables": tables,
+        "rules": shown,
+        "variants": bool(hidden_variants),
+        "abstains": any(v == "coverage" or v.endswith("_answered") for v in hidden_variants),
+        "plot": _plot(col, published),
+        "bibtex": benchmark_bibtex(col.benchmark, col.id) if col.benchmark is not None else "",
+        "families": _families(published),
+    }
+
+
+def identical_text_counts(metrics: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The word-order audit's ``identical-text`` count of a cell, a data-quality note: per set of
+    metrics sharing one audit, how many of the audited instances compare a caption with the very
+    same string (they always tie; the tie counts as the metric's tie rule says)."""
+    counts: dict[str, dict[str, int]] = {}
+    for m in metrics:
+        if m["metric"] in declared_ids([m["metric"]]) and m["category"] in AUDIT_TAGS:
+            counts.setdefault(m["metric"], {})[m["category"]] = int(m.get("n") or 0)
+    notes: dict[tuple[int, int], list[str]] = {}
+    for metric, by_tag in counts.items():
+        if by_tag.get(IDENTICAL_TEXT):
+            notes.setdefault((by_tag[IDENTICAL_TEXT], sum(by_tag.values())), []).append(metric)
+    return [{"count": c, "total": t, "metrics": ms} for (c, t), ms in notes.items()]
+
+
+def _sort_value(cv: CellView, metric: str) -> float | None:
+    value = cv.values.get(metric)
+    return None if value is None else value.sort_value
+
+
+def _table(col: BenchmarkColumn, spec: Any, published: list[Row]) -> dict[str, Any] | None:
+    categories: list[str] = []
+    values: dict[str, dict[str, dict[str, Any]]] = {}
+    for row in published:
+        cell = row.cells[col.id].cell
+        for m in cell.metrics if cell is not None else []:
+            if m["metric"] != spec.id:
+                continue
+            if m["category"] not in categories:
+                categories.append(m["category"])
+            values.setdefault(row.id, {})[m["category"]] = m
+    if not categories:
+        return None
+    seen = list(categories)
+    categories.sort(key=lambda c: (c != "all", seen.index(c)))
+    first = categories[0]
+    keyed = [(r, _table_sort_value(r.cells[col.id], spec.id, first)) for r in published]
+    rows = _better_first(keyed, spec.higher_is_better)
+    paper: dict[str, dict[str, dict[str, Any]]] = {}
+    for row in rows:
+        match = board_paper_match(row.meta)
+        cell = row.cells[col.id].cell
+        version = cell.data_version if cell is not None else ""
+        for ref in col.references:
+            if not match or ref.matches != match or ref.metric != spec.id or ref.category not in categories:
+                continue
+            if ref.data_version and ref.data_version != version:
+                continue
+            ours = values.get(row.id, {}).get(ref.category)
+            ci = ours.get("ci95") if ours else None
+            compared = bool(ref.data_version) and ref.data_version == version
+            paper.setdefault(row.id, {})[ref.category] = {
+                "value": ref.value,
+                "diff": None if ours is None else float(ours["value"]) - ref.value,
+                "table": ref.table,
+                "compared": compared,
+                "outside": bool(compared and ci and not (ci[0] <= ref.value <= ci[1])),
+            }
+    human = {c: col.humans[(spec.id, c)] for c in categories if (spec.id, c) in col.humans}
+    derived = {c for c in categories if (spec.id, c) in col.derived}
+    sources: dict[str, dict[str, Any]] = {}
+    for r in col.references:
+        if r.metric == spec.id and r.category in categories and r.matches != "human":
+            sources.setdefault(f"{r.source} [{r.table}]", {"row": r, "values": {}})["values"][r.category] = r.value
+    return {
+        "spec": spec,
+        "anchor": "m-" + slug(spec.id),
+        "categories": categories,
+        "rows": rows,
+        "values": values,
+        "paper": paper,
+        "human": human,
+        "derived": derived,
+        "references": list(sources.values()),
+    }
+
+
+def _table_sort_value(cv: CellView, metric: str, category: str) -> float | None:
+    """A row's place in a per-category table: its value, or for a tie-heavy cell the value with
+    ties broken at random (what it is ranked by), so no model leads a table by tying."""
+    found = {m["metric"]: m for m in (cv.cell.metrics if cv.cell else []) if m["category"] == category}
+    own = found.get(metric)
+    half = found.get(metric + "_ties_half")
+    if own is None:
+        return None
+    tied = cv.tie_heavy or (int(own.get("n") or 0) > 0 and int(own.get("ties") or 0) / int(own["n"]) >= TIE_HEAVY)
+    return float(half["value"]) if tied and half is not None else float(own["value"])
+
+
+def _families(rows: list[Row]) -> list[str]:
+    seen: list[str] = []
+    for row in rows:
+        family = _family(row)
+        if family not in seen:
+            seen.append(family)
+    return seen
+
+
+def _family(row: Row) -> str:
+    if row.kind == "baseline":
+        return "baseline"
+    return str(row.meta.get("family") or ("image-blind" if row.kind == "blind" else "other"))
+
+
+def _plot(col: BenchmarkColumn, published: list[Row]) -> Any:
+    if not col.gap:
+        return ""
+    points = []
+    families = _families(published)
+    for row in published:
+        vals = row.cells[col.id].values
+        if all(m in vals for m in col.gap):
+            points.append(
+                Point(row.name, vals[col.gap[0]].value, vals[col.gap[1]].value, row.kind, families.index(_family(row)))
+            )
+    if not points:
+        return ""
+    human = None
+    if all((m, "all") in col.humans for m in col.gap):
+        human = (col.humans[(col.gap[0], "all")], col.humans[(col.gap[1], "all")])
+    chance = None
+    if all(col.specs.get(m) and col.specs[m].chance is not None for m in col.gap):
+        chance = (col.specs[col.gap[0]].chance, col.specs[col.gap[1]].chance)
+    return scatter(points, human, chance, (metric_title(col.gap[0]), metric_title(col.gap[1])), families)

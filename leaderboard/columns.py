@@ -1,0 +1,122 @@
+"""The board's columns: a benchmark on the index with its shown metrics, humans, paper rows and drilldown.
+
+Built from the benchmark's own declaration (the latest published cell's, else the registry entry's
+with no data read): the headline and index metrics, their direction and chance, the papers' rows of
+the cell's data version, human values (derived from per-category ones where the declaration makes
+the value their unweighted mean, :mod:`vlc_leaderboard.declared`) and the directional gap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vlc_harness.benchmarks import Benchmark
+from vlc_harness.registry import Registry
+from vlc_harness.store import CellRecord
+from vlc_harness.types import MetricSpec, ReferenceRow
+from vlc_leaderboard.declared import Drill, derive_humans, drilldown
+from vlc_leaderboard.tables import benchmark_of
+
+
+@dataclass
+class MetricColumn:
+    """One metric of a benchmark shown on the index."""
+
+    metric: str
+    label: str
+    higher_is_better: bool
+    chance: float | None
+    human: float | None
+    human_derived: bool = False
+    """The human value is a mean of the papers' per-category human values (as the metric is)."""
+
+
+@dataclass
+class BenchmarkColumn:
+    """A benchmark on the index: its headline (and extra) metrics and its directional gap."""
+
+    id: str
+    type: str
+    title: str
+    data_version: str
+    metrics: list[MetricColumn]
+    gap: tuple[str, str] | None
+    human_gap: float | None
+    note: str
+    hackable: bool = False
+    benchmark: Benchmark | None = None
+    specs: dict[str, MetricSpec] = field(default_factory=dict)
+    references: list[ReferenceRow] = field(default_factory=list)
+    humans: dict[tuple[str, str], float] = field(default_factory=dict)
+    """Human values by (metric, category): the papers' and the derived ones."""
+    derived: set[tuple[str, str]] = field(default_factory=set)
+    """Which of :attr:`humans` are derived."""
+    drill: Drill | None = None
+    ranked: bool = False
+    """Some model has a rank on the headline: the benchmark counts in the overall column."""
+
+
+def benchmark_column(
+    bench_id: str, cells: list[CellRecord], registry: Registry, plugins: Any, references: bool
+) -> BenchmarkColumn:
+    """The column of ``bench_id`` from its cells (any model's) and its registry entry; ``references=False``
+    leaves the papers' rows (and so humans) out."""
+    entry = registry.benchmarks.get(bench_id)
+    sample = next((c for c in cells if c.status == "ok" and c.complete), None)
+    sample = sample or next((c for c in cells if c.status == "ok"), cells[0] if cells else None)
+    bench = benchmark_of(sample, plugins.benchmarks) if sample is not None else None
+    if bench is None and entry is not None and entry.type in plugins.benchmarks.entries:
+        bench = plugins.benchmarks.get(entry.type).cls(entry.params, Path("."))  # metadata only: no data is read
+    if bench is None:
+        return BenchmarkColumn(bench_id, "", bench_id, "", [], None, None, "unknown benchmark type")
+    specs = {s.id: s for s in bench.metric_specs()}
+    data_version = sample.data_version if sample is not None else ""
+    refs = [
+        r
+        for r in (bench.reference_rows() if references else [])
+        if not r.data_version or not data_version or r.data_version == data_version
+    ]
+    humans = {(r.metric, r.category): r.value for r in refs if r.matches == "human"}
+    rows = sample.metrics if sample is not None and sample.status == "ok" else []
+    derived = derive_humans(bench, humans, rows) if humans and rows else {}
+    humans |= derived
+    headline = bench.headline_metric()
+    shown = [headline, *[m for m in bench.index_metrics if m in specs]]
+    metrics = [
+        MetricColumn(
+            m,
+            _label(m),
+            specs[m].higher_is_better if m in specs else True,
+            specs[m].chance if m in specs else None,
+            humans.get((m, "all")),
+            (m, "all") in derived,
+        )
+        for m in shown
+    ]
+    gap = bench.gap_metrics
+    human_gap = None
+    if gap and all((m, "all") in humans for m in gap):
+        human_gap = humans[(gap[0], "all")] - humans[(gap[1], "all")]
+    note = str((entry.meta if entry else {}).get("note", "") or "")
+    return BenchmarkColumn(
+        bench_id,
+        bench.type_name,
+        bench.title or bench_id,
+        data_version,
+        metrics,
+        gap,
+        human_gap,
+        note,
+        benchmark=bench,
+        specs=specs,
+        references=refs,
+        humans=humans,
+        derived=set(derived),
+        drill=drilldown(bench, headline, rows) if rows else None,
+    )
+
+
+def _label(metric: str) -> str:
+    return metric.replace("_", " ")

@@ -1,0 +1,151 @@
+"""What the index shows, as data for ``index.html`` and ``static/board.js``: its columns.
+
+The model's own columns, then per benchmark its metrics, its I2T - T2I gap and its drilldown
+(hidden until toggled); each column has a stable key for permalinks. The columns travel to the
+page's script as ``data/index.js``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from vlc_leaderboard.board import Board
+from vlc_leaderboard.columns import BenchmarkColumn
+from vlc_leaderboard.fmt import metric_title, metric_tooltip, slug
+
+INDEX_DATA = "data/index.js"
+"""The index's page data, relative to the site root (loaded with ``<script src>``)."""
+
+
+@dataclass(frozen=True)
+class IndexColumn:
+    """One column of the index table, as the template and ``static/board.js`` see it."""
+
+    key: str
+    """Stable id, used in permalinks: ``model``, ``overall``, ``family``, ``params``, ``open``,
+    ``<benchmark>.<metric>``, ``<benchmark>.gap`` or ``<benchmark>.~<category>`` (a drilldown)."""
+    title: str
+    tooltip: str = ""
+    type: str = "num"
+    """``num`` or ``text``: how the column sorts."""
+    better: str = ""
+    """``higher``, ``lower`` or ``""`` (no direction): the first click sorts the better end first."""
+    group: str = ""
+    """The benchmark's title (``""`` for the model's own columns)."""
+    metric: str = ""
+    hidden: bool = False
+    """Hidden until the reader shows it with the column chooser (or the drilldown toggle)."""
+    label: str = ""
+    """The column's name in the phone layout's cards (benchmark and title)."""
+    drill: str = ""
+    """For a drilldown column: the benchmark's key prefix (its toggle shows and hides them together)."""
+    category: str = ""
+
+
+MODEL_COLUMNS = (
+    IndexColumn("model", "Model", "the model's display name", "text"),
+    IndexColumn(
+        "overall",
+        "Mean rank",
+        "the mean of the model's headline ranks over the benchmarks that rank models",
+        "num",
+        "lower",
+        label="Overall",
+    ),
+    IndexColumn("family", "Family", "model family", "text", hidden=True, label="Family"),
+    IndexColumn("params", "Params (M)", "parameters, millions", "num", label="Params (M)"),
+    IndexColumn("open", "Open weights", "weights published", "text", hidden=True, label="Open weights"),
+)
+DEFAULT_SORT = "overall"
+"""The index's order until the reader picks another: the overall column, best first."""
+
+
+def drill_label(col: BenchmarkColumn) -> str:
+    """The drilldown toggle's words: ``7 subsets`` for a macro's parts, else ``10 categories``."""
+    if col.drill is None:
+        return ""
+    count = len(col.drill.categories)
+    headline = col.metrics[0].metric if col.metrics else ""
+    unit = col.drill.unit if col.drill.metric != headline and col.drill.unit else "category"
+    plural = unit[:-1] + "ies" if unit.endswith("y") else unit + "s"
+    return f"{count} {unit if count == 1 else plural}"
+
+
+def index_context(board: Board) -> dict[str, Any]:
+    """The index's columns: the model's own, then per benchmark its metrics, its gap and its
+    drilldown (hidden until toggled)."""
+    groups = []
+    keys: set[str] = {c.key for c in MODEL_COLUMNS}
+    for col in board.benchmarks:
+        base = slug(col.id)
+        while any(k.startswith(base + ".") for k in keys):
+            base += "_"
+        metric_columns = [
+            IndexColumn(
+                f"{base}.{mc.metric}",
+                metric_title(mc.metric),
+                metric_tooltip(mc.metric, col.specs.get(mc.metric)),
+                "num",
+                "higher" if mc.higher_is_better else "lower",
+                col.title,
+                mc.metric,
+                label=f"{col.title} · {metric_title(mc.metric)}",
+            )
+            for mc in col.metrics
+        ]
+        gap_columns = []
+        if col.gap:
+            title = f"{metric_title(col.gap[0])} − {metric_title(col.gap[1])}"
+            gap_columns.append(
+                IndexColumn(
+                    f"{base}.gap",
+                    "Gap",
+                    f"{col.gap[0]} minus {col.gap[1]}: positive when image-to-text is higher ({title})",
+                    "num",
+                    "",
+                    col.title,
+                    label=f"{col.title} · I2T − T2I gap",
+                )
+            )
+        drill_columns = []
+        if col.drill is not None:
+            spec = col.specs.get(col.drill.metric)
+            for category in col.drill.categories:
+                drill_columns.append(
+                    IndexColumn(
+                        f"{base}.~{category}",
+                        category,
+                        f"{metric_title(col.drill.metric)} on {category} ({col.drill.metric})",
+                        "num",
+                        "higher" if spec is None or spec.higher_is_better else "lower",
+                        col.title,
+                        col.drill.metric,
+                        hidden=True,
+                        label=f"{col.title} · {category}",
+                        drill=base,
+                        category=category,
+                    )
+                )
+        columns = metric_columns + gap_columns + drill_columns
+        keys.update(c.key for c in columns)
+        groups.append(
+            {
+                "col": col,
+                "base": base,
+                "columns": columns,
+                "metric_columns": metric_columns,
+                "drill_columns": drill_columns,
+                "drill_label": drill_label(col),
+                "keys": " ".join(c.key for c in columns),
+            }
+        )
+    leaves = [*MODEL_COLUMNS, *(c for g in groups for c in g["columns"])]
+    page_data = {"columns": [asdict(c) for c in leaves], "defaultSort": DEFAULT_SORT}
+    return {
+        "model_columns": MODEL_COLUMNS,
+        "groups": groups,
+        "page_data": page_data,
+        "index_data": INDEX_DATA,
+        "counted": board.counted,
+    }

@@ -1,0 +1,244 @@
+"""A model's row on the board and what each of its cells shows.
+
+A row's kind (vision-language model, image-blind, baseline) comes from its registry entry or, for a
+model known only to the store, from what its cells recorded. A cell shows numbers only when it is
+complete (``ok``); otherwise its status and the stored reason's first line. Each value keeps its
+interval, counts, tie rule and (once ranked, :mod:`vlc_leaderboard.ranking`) its rank.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from vlc_harness.overlap import OverlapMark, entry_overlap
+from vlc_harness.registry import Registry
+from vlc_harness.store import CellRecord
+from vlc_leaderboard.columns import BenchmarkColumn
+from vlc_leaderboard.public import page_slug, public_id, public_reason
+
+KINDS = ("model", "blind", "baseline")
+"""Row kinds of registry models: vision-language models, image-blind text-only ones, baselines."""
+TIE_HEAVY = 0.5
+"""A value whose outcomes are at least this share of ties is ranked by its ties-half credit."""
+
+
+@dataclass(frozen=True)
+class Reported:
+    """A paper's number for one of our values (the model's ``meta.paper_match`` rows)."""
+
+    value: float
+    source: str
+    table: str
+    citation: str
+    data_version: str | None
+    compared: bool
+    """The paper states the data version and it is the cell's: the interval check means something."""
+    outside: bool
+    """Compared, and outside our 95% interval."""
+    diff: float | None
+    """Ours minus the paper's."""
+
+
+@dataclass(frozen=True)
+class Value:
+    """One published number with its interval, rank and counts."""
+
+    value: float
+    ci95: tuple[float, float] | None = None
+    n: int = 0
+    ties: int = 0
+    tie_rule: str = ""
+    averaging: str = ""
+    rank: int | None = None
+    expected_ties_half: float | None = None
+    """The stored ``<metric>_ties_half``: the expected value when ties are broken at random."""
+    ranked_on_ties_half: bool = False
+    """Ranked by the ties-half replicates (a tie-heavy value)."""
+    ranked_among: int = 0
+    """How many models this value was ranked against (itself included)."""
+
+    @property
+    def ties_half(self) -> float:
+        """The value with ties broken at random: the stored ``<metric>_ties_half`` where the cell
+        has one, else ties counted half (exact for pooled two-way accuracies only)."""
+        if self.expected_ties_half is not None:
+            return self.expected_ties_half
+        if self.tie_rule != "wrong" or not self.n:
+            return self.value
+        return self.value + 0.5 * self.ties / self.n
+
+    @property
+    def tie_share(self) -> float:
+        """The share of the value's outcomes that are ties."""
+        return self.ties / self.n if self.n else 0.0
+
+    @property
+    def tie_heavy(self) -> bool:
+        """At least half of the outcomes are ties."""
+        return self.n > 0 and self.tie_share >= TIE_HEAVY
+
+    @property
+    def sort_value(self) -> float:
+        """What the index sorts by: the value it is ranked by."""
+        return self.ties_half if self.ranked_on_ties_half else self.value
+
+    @property
+    def best(self) -> bool:
+        """Holds the best-rank badge: rank 1, earned without ties."""
+        return self.rank == 1 and not self.ranked_on_ties_half and not self.tie_heavy
+
+
+@dataclass
+class CellView:
+    """What a (model, benchmark) cell shows: numbers when complete, else its status and reason."""
+
+    status: str
+    reason: str = ""
+    """The stored reason's first line, as it is (the CLI and the JSON download show it)."""
+    values: dict[str, Value] = field(default_factory=dict)
+    coverage: float | None = None
+    cell: CellRecord | None = None
+    overlap: OverlapMark | None = None
+    """Whether the model's training image pools (``meta.trained_on``) overlap the benchmark's
+    (``image_pools``); ``None`` when either side declares none (see :mod:`vlc_harness.overlap`)."""
+    reported: dict[str, Reported] = field(default_factory=dict)
+    """Paper-reported values of this model, by metric (category ``all``)."""
+    drill: dict[str, Value] = field(default_factory=dict)
+    """The drilldown metric's values, by category."""
+    tie_heavy: bool = False
+    """The headline's outcomes are at least half ties: every value is ranked on its ties-half credit."""
+
+    @property
+    def published(self) -> bool:
+        """Only complete cells show numbers."""
+        return self.status == "ok" and bool(self.values)
+
+    @property
+    def public_reason(self) -> str:
+        """Why there is no number, worded for readers by the cell's reason code (its text is not read)."""
+        return public_reason(self.status, self.cell.reason_code if self.cell is not None else None)
+
+    def gap(self, metrics: tuple[str, str] | None) -> float | None:
+        """I2T minus T2I, when both are published."""
+        if metrics is None or not self.published or not all(m in self.values for m in metrics):
+            return None
+        return self.values[metrics[0]].value - self.values[metrics[1]].value
+
+
+@dataclass
+class Overall:
+    """A model's overall standing: its headline ranks and their mean."""
+
+    ranks: dict[str, int]
+    """Benchmark id -> headline rank, over the benchmarks that count."""
+    of: int
+    """How many benchmarks count (rank anyone)."""
+    position: int | None = None
+    """1-based place among the complete models, by mean rank."""
+
+    @property
+    def k(self) -> int:
+        """Benchmarks with a headline rank."""
+        return len(self.ranks)
+
+    @property
+    def complete(self) -> bool:
+        """Ranked on every benchmark that counts."""
+        return self.of > 0 and self.k == self.of
+
+    @property
+    def mean_rank(self) -> float | None:
+        """Mean headline rank over the benchmarks it has."""
+        return sum(self.ranks.values()) / len(self.ranks) if self.ranks else None
+
+
+@dataclass
+class Row:
+    """One model of the registry (or a store-only model) with its cells."""
+
+    id: str
+    name: str
+    kind: str
+    meta: dict[str, Any]
+    cells: dict[str, CellView] = field(default_factory=dict)
+    overall: Overall | None = None
+    """``None`` for baselines: they are references, never ranked."""
+
+    @property
+    def slug(self) -> str:
+        """The file name of the model's page (a local path in an inline spec never shows)."""
+        return page_slug(self.id)
+
+    @property
+    def public_id(self) -> str:
+        """The id as published (an inline spec's local path redacted)."""
+        return public_id(self.id)
+
+
+def model_row(model_id: str, registry: Registry, plugins: Any, cells: list[CellRecord]) -> Row:
+    """The row of ``model_id`` (its cells not filled yet): display name, meta and kind."""
+    entry = registry.models.get(model_id)
+    meta = dict(entry.meta) if entry else {}
+    if entry is not None:
+        model_type, blind = entry.type, None
+    else:  # known only to the store (an inline spec): its cells say what it was
+        model = next((c.provenance.get("model") or {} for c in cells if c.provenance.get("model")), {})
+        model_type = str(model.get("type", ""))
+        flags = [c.provenance["image_blind"] for c in cells if "image_blind" in c.provenance]
+        blind = any(flags) if flags else None
+    if blind is None:  # the registered class says (cells from before image_blind was recorded)
+        registered = plugins.models.entries.get(model_type)
+        blind = registered is not None and registered.cls.image_blind
+    kind = "model"
+    if meta.get("family") == "baseline" or model_type == "random":
+        kind = "baseline"
+    elif blind:
+        kind = "blind"
+    return Row(model_id, str(meta.get("display_name") or public_id(model_id)), kind, meta)
+
+
+def cell_overlap(row: Row, col: BenchmarkColumn) -> OverlapMark | None:
+    """The overlap mark of a (model, benchmark) cell from the entry's ``meta.trained_on``."""
+    pools = col.benchmark.image_pools if col.benchmark is not None else ()
+    try:
+        return entry_overlap(row.meta, pools)
+    except ValueError as exc:
+        raise ValueError(f"model {row.id}, benchmark {col.id}: {exc}") from None
+
+
+def _value(m: dict[str, Any], half: dict[str, Any] | None) -> Value:
+    return Value(
+        float(m["value"]),
+        tuple(m["ci95"]) if m.get("ci95") else None,
+        int(m.get("n") or 0),
+        int(m.get("ties") or 0),
+        m.get("tie_rule", ""),
+        m.get("averaging", ""),
+        expected_ties_half=float(half["value"]) if half else None,
+    )
+
+
+def cell_view(cell: CellRecord, col: BenchmarkColumn) -> CellView:
+    """What ``cell`` shows in ``col``: its overall values and the drilldown's, or its status and reason."""
+    if cell.status != "ok" or not cell.complete:
+        reason = (cell.error or "").splitlines()[0] if cell.error else ""
+        if cell.status == "partial":
+            reason = reason or "partial (limited or interrupted): not published"
+        return CellView(cell.status, reason, cell=cell)
+    values = {}
+    coverage = None
+    overall = {m["metric"]: m for m in cell.metrics if m["category"] == "all"}
+    for m in overall.values():
+        if m["metric"] == "coverage":
+            coverage = float(m["value"])
+        values[m["metric"]] = _value(m, overall.get(m["metric"] + "_ties_half"))
+    drill = {}
+    if col.drill is not None:
+        by_key = {(m["metric"], m["category"]): m for m in cell.metrics}
+        for category in col.drill.categories:
+            m = by_key.get((col.drill.metric, category))
+            if m is not None:
+                drill[category] = _value(m, by_key.get((col.drill.metric + "_ties_half", category)))
+    headline = values.get(col.metrics[0].metric) if col.metrics else None
+    return CellView("ok", "", values, coverage, cell, drill=drill, tie_heavy=bool(headline and headline.tie_heavy))

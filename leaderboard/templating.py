@@ -1,0 +1,48 @@
+"""The Jinja2 environment the site renders with: autoescape on (every string is untrusted), strict
+undefined, the number and metric filters, and the Content-Security-Policy every page carries.
+
+Templates can be overridden per file from extra folders (``--templates DIR`` or
+``$VLC_HARNESS_TEMPLATES``), searched before the built-in ones.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from vlc_leaderboard.fmt import metric_diff, metric_title, metric_tooltip, metric_value, number, pct, slug
+from vlc_leaderboard.svg import gap_bar, scatter
+
+TEMPLATES = Path(__file__).with_name("templates")
+ENV_TEMPLATES = "VLC_HARNESS_TEMPLATES"
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "base-uri 'none'; form-action 'none'; object-src 'none'"
+)
+"""The Content-Security-Policy of every page (a ``<meta>``: no server is needed): scripts, styles and
+images from the site's own files only, nothing inline, no plugins, no form posts, no fetches."""
+
+
+def environment(extra_templates: list[Path] | None = None) -> Any:
+    """The Jinja2 environment: autoescape for every template, extra template folders first."""
+    import jinja2
+
+    folders = [*(extra_templates or [])]
+    if os.environ.get(ENV_TEMPLATES):
+        folders += [Path(p) for p in os.environ[ENV_TEMPLATES].split(os.pathsep) if p]
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader([*map(str, folders), str(TEMPLATES)]),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["pct"] = pct
+    env.filters["slug"] = slug
+    env.filters["metric_title"] = metric_title
+    env.filters["metric_value"] = metric_value
+    env.filters["metric_diff"] = metric_diff
+    env.filters["number"] = number
+    env.globals.update(gap_bar=gap_bar, scatter=scatter, metric_tooltip=metric_tooltip, csp=CSP)
+    return env

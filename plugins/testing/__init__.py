@@ -1,0 +1,14 @@
+"""Test code of the built-in plugins: tiny checkpoints with random weights, generated benchmark data,
+and the conformance example of every built-in type.
+
+Registered through the ``vlc_harness_testing`` entry point (``builtin =
+"vlc_harness_builtins.testing.examples"``), exactly as a third party registers its own: the
+conformance checks load it, ``vlc-harness run`` never does, and no plugin module imports it
+(``tests/plugins/test_fixture_boundary.py``). The plugin manager's walk over ``vlc_harness_builtins``
+leaves this package out.
+
+* :mod:`.examples`: the ``conformance_example`` hook, answering for the built-in types.
+* :mod:`.model_examples` / :mod:`.benchmark_examples`: each type's example, by type name.
+* ``tiny_*``: checkpoint builders (open_clip, transformers contrastive, generative and image-blind models).
+* ``data_*``: generated benchmark data in each benchmark's upstream layout, with stand-in images.
+"""

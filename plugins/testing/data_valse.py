@@ -1,0 +1,41 @@
+"""VALSE example data: generated samples per instrument (one not valid).
+
+In the upstream layout with stand-in images (nothing from the dataset itself). The conformance
+example and the tests write it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from vlc_harness.testing import write_standin_images
+from vlc_harness_builtins.benchmarks.valse import SOURCES, ValseParams, image_folder
+
+
+def write_example(root: Path, per_instrument: int = 3) -> dict[str, dict[str, Any]]:
+    """Write generated upstream-schema files (invented captions; the last sample of each file has
+    ``mturk.caption == 1``, not valid) and stand-in images in the default folders."""
+    params = ValseParams()
+    (root / params.annotations_dir).mkdir(parents=True, exist_ok=True)
+    written: dict[str, dict[str, Any]] = {}
+    for n, (instrument, (dataset, split, patterns)) in enumerate(SOURCES.items()):
+        records = {}
+        for k in range(per_instrument):
+            key, image = f"{instrument}_{split}_{k}", patterns[k % len(patterns)].format(1000 * n + k)
+            records[key] = {
+                "dataset": dataset,
+                "original_split": split,
+                "image_file": image,
+                "linguistic_phenomena": instrument,
+                "caption": f"There are {k + 2} dogs on the grass.",
+                "foil": f"There are {k + 5} dogs on the grass.",
+                "classes": str(k + 2),
+                "classes_foil": str(k + 5),
+                "mturk": {"foil": 0, "caption": 1 if k == per_instrument - 1 else 3 - k % 2, "other": 0},
+            }
+            write_standin_images([image], root / image_folder(params, records[key], key), (24, 24))
+        (root / params.annotations_dir / f"{instrument}.json").write_text(json.dumps(records, indent=1))
+        written[instrument] = records
+    return written
