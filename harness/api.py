@@ -24,12 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vlc_harness.config import RunConfig, resolve_data_root
 from vlc_harness.errors import CellUnusable
 from vlc_harness.models import Model
 from vlc_harness.params import build
-from vlc_harness.paths import default_data_root, default_store_url
+from vlc_harness.paths import default_store_url
 from vlc_harness.plugins import get_plugins
 from vlc_harness.registry import BenchmarkEntry, ModelEntry, Registry, load_registry, parse_inline_model
+from vlc_harness.results import stored_value
 from vlc_harness.run import execute
 from vlc_harness.run.select import select_benchmarks, select_models
 from vlc_harness.store import CellRecord, Store, open_store
@@ -48,7 +50,9 @@ class Results:
     that selected the registry entry with the same params, say). Every cell has a status (``ok``,
     ``partial``, ``failed``, ``unavailable``, ``skipped``; :meth:`status`) and, unless ``ok``, an
     error saying why (:meth:`error`); :meth:`value` reads an ``ok`` or ``partial`` cell and raises
-    :class:`~vlc_harness.errors.CellUnusable` for the others.
+    :class:`~vlc_harness.errors.CellUnusable` for the others. Values are read as stored, through
+    the results API (:mod:`vlc_harness.results`), which also gives a stored cell's intervals,
+    replicates and per-instance verdicts.
     """
 
     cells: list[CellRecord]
@@ -86,9 +90,9 @@ class Results:
         c = self.cell(benchmark_id)
         if c.status not in USABLE:
             raise CellUnusable(c.model_id, c.benchmark_id, c.status, c.error)
-        for m in c.metrics:
-            if m["metric"] == metric and m["category"] == category:
-                return float(m["value"])
+        found = stored_value(c, metric, category)
+        if found is not None:
+            return found.value
         categories = sorted({str(m["category"]) for m in c.metrics if m["metric"] == metric})
         if categories:
             raise KeyError(f"{c.benchmark_id}: metric {metric!r} has no category {category!r}; it has {categories}")
@@ -186,17 +190,6 @@ def evaluate(
     else:
         url = store or ("sqlite://" if isinstance(model, Model) else default_store_url())
         the_store = open_store(url)
-    root = Path(data_root) if data_root is not None else default_data_root()
-    report = execute(
-        plugins,
-        the_store,
-        [entry],
-        bench_entries,
-        root,
-        limit=limit,
-        progress=progress,
-        registry=reg,
-        live_model=live,
-        workers=workers,
-    )
+    config = RunConfig(data_root=resolve_data_root(data_root), limit=limit, progress=progress, workers=workers)
+    report = execute(plugins, the_store, [entry], bench_entries, config, registry=reg, live_model=live)
     return Results(report.cells, names)

@@ -1,10 +1,11 @@
 """Benchmark base class and the pinned-data helpers benchmarks share.
 
-A benchmark type is a class registered through the ``register_benchmarks`` hook. It declares its
-data (files pinned by sha256 with the URL to get each), loads :class:`~vlc_harness.types.Instance`
-objects in a deterministic order, and declares its metrics as metric families
-(:mod:`vlc_harness.metrics`): one declaration gives both the specs the site shows and the values,
-computed as pure functions of per-instance score matrices. It never sees a model.
+A benchmark type is a class registered through the ``register_benchmarks`` hook. It composes its
+data from a source (:mod:`vlc_harness.sources`: files pinned by sha256 with the URL to get each, an
+export, an image folder), loads :class:`~vlc_harness.types.Instance` objects in a deterministic order,
+declares its metrics as metric families (:mod:`vlc_harness.metrics`): one declaration gives both the
+specs the site shows and the values, computed as pure functions of per-instance score matrices; and
+carries what the board shows as a card (:class:`~vlc_harness.cards.BenchmarkCard`). It never sees a model.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from vlc_harness.cards import BenchmarkCard, apply_card
 from vlc_harness.choices import InstanceAnswers, Question
 from vlc_harness.datafiles import DataFile, ImageArchive, verify_files
 from vlc_harness.params import NoParams
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from vlc_harness.metrics.family import Family
+    from vlc_harness.sources import DataSource, ImageFolder
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,8 @@ class Benchmark:
 
     type_name: ClassVar[str]
     """The ``type`` that registry entries use to pick this class."""
+    card: ClassVar[BenchmarkCard | None] = None
+    """What the board shows, in one declaration: its fields become the attributes below (title ... reference_file)."""
     title: ClassVar[str] = ""
     citation: ClassVar[str] = ""
     homepage: ClassVar[str] = ""
@@ -73,6 +78,10 @@ class Benchmark:
     metrics_version: ClassVar[str] = "1"
     """Bump when this benchmark's metric code changes results: stored cells are then rebuilt."""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        apply_card(cls)
+
     def __init__(self, params: Any, data_root: Path) -> None:
         self.params = params
         self.data_root = Path(data_root)
@@ -81,47 +90,76 @@ class Benchmark:
         """A params path: under the data root unless it is absolute."""
         return Path(relative) if Path(relative).is_absolute() else self.data_root / relative
 
+    def data_source(self) -> DataSource | None:
+        """Where the data of these params comes from (:mod:`vlc_harness.sources`): the data version, the
+        pinned files, the check and the fetch below come from it. ``None`` (the default): the benchmark
+        overrides those instead."""
+        return None
+
+    def image_folder(self) -> ImageFolder | None:
+        """Where the images are read from and how to get them (``image_dir``, ``image_hint`` and
+        ``image_archives`` come from it); ``None`` (the default): no image folder, or those overridden."""
+        return None
+
     @property
     def data_version(self) -> str:
-        """Name of the data version the params select (part of every cell record)."""
-        raise NotImplementedError
+        """Name of the data version the params select (part of every cell record): the source's."""
+        source = self.data_source()
+        if source is None:
+            raise NotImplementedError(f"{type(self).__name__} declares neither data_version nor data_source()")
+        return source.data_version
 
     def data_files(self) -> list[DataFile]:
-        """The pinned annotation files this data version needs."""
-        return []
+        """The pinned annotation files this data version needs (the source's)."""
+        source = self.data_source()
+        return source.data_files() if source is not None else []
 
     def check_data(self) -> None:
-        """Raise :class:`~vlc_harness.errors.DataUnavailable` naming every missing or altered file."""
-        verify_files(self.data_root, self.data_files(), self.title or self.type_name)
+        """Raise :class:`~vlc_harness.errors.DataUnavailable` naming every missing or altered file (the
+        source's check; without a source, the pinned :meth:`data_files`)."""
+        source = self.data_source()
+        if source is not None:
+            source.check()
+        else:
+            verify_files(self.data_root, self.data_files(), self.title or self.type_name)
 
     def load_instances(self) -> list[Instance]:
         """Every instance of this data version, in a stable upstream order."""
         raise NotImplementedError
 
     def image_archives(self) -> list[ImageArchive]:
-        """Image archives ``data fetch --images`` may download (none by default)."""
-        return []
+        """Image archives ``data fetch --images`` may download (the image folder's; none by default)."""
+        folder = self.image_folder()
+        return list(folder.archives) if folder is not None else []
 
     def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
         """Download what is downloadable into the data root; one report line per item.
 
-        The default fetches the pinned :meth:`data_files` (and, with ``images``, the
-        :meth:`image_archives`); benchmarks published as Hugging Face datasets override this.
+        The source's fetch (without a source, the pinned :meth:`data_files`) and, with ``images``, the
+        :meth:`image_archives`, and the image folder's hint where some images cannot be downloaded.
         """
         from vlc_harness.datafetch import fetch_archive, fetch_files
 
-        lines = fetch_files(self.data_root, self.data_files(), progress)
+        source = self.data_source()
+        lines = (
+            source.fetch(progress) if source is not None else fetch_files(self.data_root, self.data_files(), progress)
+        )
         if images:
             lines += [fetch_archive(self.data_root, a, progress) for a in self.image_archives()]
+            folder = self.image_folder()
+            if folder is not None and folder.manual:
+                lines.append(f"images: not downloadable here; {folder.hint}")
         return lines
 
     def image_dir(self) -> Path | None:
-        """Folder the images are read from (``None`` when the benchmark has no image files)."""
-        return None
+        """Folder the images are read from (the image folder's; ``None`` when there are no image files)."""
+        folder = self.image_folder()
+        return folder.path if folder is not None else None
 
     def image_hint(self) -> str:
-        """Where to get the images and where to put them: shown when they are missing."""
-        return ""
+        """Where to get the images and where to put them: shown when they are missing (the image folder's)."""
+        folder = self.image_folder()
+        return folder.hint if folder is not None else ""
 
     def headline_metric(self) -> str:
         """Metric id of the headline for these params (default: the class's :attr:`headline`)."""

@@ -1,4 +1,4 @@
-"""The catalog of model and benchmark types that plugins registered."""
+"""The catalog of model, benchmark and metric family types that plugins registered."""
 
 from __future__ import annotations
 
@@ -21,13 +21,15 @@ class Registered(Generic[T]):
 class Registrar(Generic[T]):
     """The typed object ``register_*`` hooks receive: ``register(SomeClass)``.
 
-    Each class must carry a ``type_name``; registering the same name twice raises
-    :class:`~vlc_harness.errors.PluginError` naming both plugins.
+    Each class must carry a name in its ``key`` attribute (``type_name``; a metric family's
+    ``name``); registering the same name twice raises :class:`~vlc_harness.errors.PluginError`
+    naming both plugins.
     """
 
-    def __init__(self, kind: str, base: type[T]) -> None:
+    def __init__(self, kind: str, base: type[T], key: str = "type_name") -> None:
         self.kind = kind
         self.base = base
+        self.key = key
         self.entries: dict[str, Registered[T]] = {}
         self.missing: dict[str, str] = {}
         """Types a plugin knows but cannot offer here, with the reason (e.g. a package that does
@@ -40,9 +42,9 @@ class Registrar(Generic[T]):
                 f"plugin {self.current_plugin} registered {cls!r} as a {self.kind}, "
                 f"but it is not a subclass of {self.base.__module__}.{self.base.__qualname__}"
             )
-        name = getattr(cls, "type_name", None)
+        name = getattr(cls, self.key, None)
         if not isinstance(name, str) or not name:
-            raise PluginError(f"{self.kind} class {cls.__module__}.{cls.__qualname__} has no type_name")
+            raise PluginError(f"{self.kind} class {cls.__module__}.{cls.__qualname__} has no {self.key}")
         if name in self.entries:
             first = self.entries[name]
             raise PluginError(

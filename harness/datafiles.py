@@ -7,6 +7,9 @@ from pathlib import Path
 
 from vlc_harness.errors import DataUnavailable
 
+UNPINNED = "unpinned"
+"""The sha256 of a :class:`DataFile` whose upstream publishes no checksum: checked for presence, not content."""
+
 
 @dataclass(frozen=True)
 class DataFile:

@@ -17,7 +17,8 @@ A plugin is a module (or object) with functions decorated by :data:`hookimpl`, f
     def register_models(register):
         register(CaptionLength)
 
-Every hook below is documented in docs/plugin_hooks.md (a test checks it).
+Every hook below is documented in docs/plugin_hooks.md, with when it is called and a runnable
+example (tests/harness/test_plugin_hooks_doc.py runs each).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 
     from vlc_harness.benchmarks import Benchmark
     from vlc_harness.catalog import Registrar
+    from vlc_harness.metrics.family import Family
     from vlc_harness.models import Model
 
 PROJECT = "vlc_harness"
@@ -61,6 +63,20 @@ def register_benchmarks(register: Registrar[Benchmark]) -> None:
 
 
 @hookspec
+def register_metric_families(register: Registrar[Family]) -> None:
+    """Register metric family types.
+
+    :param register: call ``register(FamilyClass)`` for each
+        :class:`~vlc_harness.metrics.family.Family` subclass; its ``name`` (also what the metrics
+        version records) must be unique among the registered families, the core's own included.
+        Duplicates raise, naming both plugins. A registered family is listed by ``vlc-harness
+        plugins``, known by name (``get_plugins().families.get(name)``), and checked by the shared
+        conformance checks on its conformance example
+        (:class:`~vlc_harness.metrics.family.FamilyExample`).
+    """
+
+
+@hookspec
 def register_commands(cli: click.Group) -> None:
     """Add commands to the ``vlc-harness`` command line.
 
@@ -74,9 +90,11 @@ def conformance_example(cls: type, tmp_path: Path) -> Any:
     """A tiny offline example of a registered type, for the shared conformance checks.
 
     Return what the type's own ``conformance_example(tmp_path)`` would (a model: its params; a
-    benchmark: ``(params, data_root)``), building any files under ``tmp_path``, or ``None`` for a
-    class this plugin has no example for. The first answer wins; with none, the class's own
-    ``conformance_example`` is used. Implement it in a module named by an entry point of the
-    ``vlc_harness_testing`` group (loaded only by the conformance checks, never by ``vlc-harness
-    run``) to keep tiny checkpoints and generated data out of the plugin's production modules.
+    benchmark: ``(params, data_root)``; a metric family: a
+    :class:`~vlc_harness.metrics.family.FamilyExample` or several), building any files under
+    ``tmp_path``, or ``None`` for a class this plugin has no example for. The first answer wins;
+    with none, the class's own ``conformance_example`` is used. Implement it in a module named by
+    an entry point of the ``vlc_harness_testing`` group (loaded only by the conformance checks,
+    never by ``vlc-harness run``) to keep tiny checkpoints and generated data out of the plugin's
+    production modules.
     """

@@ -5,7 +5,8 @@ a type, gives it ``params`` (fingerprinted: they change the scores) and ``run`` 
 fingerprinted: batch size, device, ...). The harness instantiates the class with both, asks it
 for its :class:`Identity` (cheap; may raise :class:`~vlc_harness.errors.WeightsUnavailable`), and
 only then calls :meth:`Model.load` in a worker process. Keep heavy imports (torch, open_clip,
-transformers, openai) inside ``identify``/``load`` so listing plugins stays instant.
+transformers, openai) inside ``identify``/``load`` so listing plugins stays instant. Before either,
+the model is given the run's :class:`~vlc_harness.config.RunConfig` (:attr:`Model.run_config`).
 
 Protocols (one per registry entry):
 
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from vlc_harness.config import RunConfig
 from vlc_harness.errors import PAIR_ERROR
 from vlc_harness.params import NoParams
 
@@ -170,6 +172,19 @@ class Model:
         self.loaded_on: str | None = None
         """The device :meth:`load` was given (set by the worker)."""
 
+    @property
+    def run_config(self) -> RunConfig:
+        """The run's configuration (``run_config.data_root``: where relative file params are), set
+        before :meth:`identify` and :meth:`load` in every process (:func:`build_model`). A model
+        built by hand outside a run sees the defaults, as a run without options: ``RunConfig()``.
+        """
+        config = self.__dict__.get("_run_config")
+        return config if config is not None else RunConfig()
+
+    @run_config.setter
+    def run_config(self, config: RunConfig) -> None:
+        self.__dict__["_run_config"] = config
+
     @classmethod
     def check_params(cls, params: Any) -> None:
         """Raise ``ValueError`` when params cannot work (an unknown architecture name), so that a
@@ -235,6 +250,13 @@ class Model:
         if any(f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING for f in fields):
             return None
         return {}
+
+
+def build_model(cls: type[Model], params: Any, run: RunOptions, config: RunConfig) -> Model:
+    """A model for one run, given the run's configuration: how planning, workers and Ray actors build one."""
+    model = cls(params, run)
+    model.run_config = config
+    return model
 
 
 class EmbeddingModel(Model):

@@ -28,7 +28,8 @@ def default_store_url() -> str:
 
 
 def default_data_root() -> Path:
-    """``$VLC_HARNESS_DATA`` or ``<user data dir>/data``."""
+    """``$VLC_HARNESS_DATA`` or ``<user data dir>/data``: only :func:`vlc_harness.config.resolve_data_root`
+    calls this, so that "no data root given" is decided in one place."""
     if os.environ.get(ENV_DATA):
         return Path(os.environ[ENV_DATA])
     import platformdirs

@@ -30,6 +30,7 @@ from vlc_harness import hookspecs
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.catalog import Registrar
 from vlc_harness.errors import PluginError
+from vlc_harness.metrics.family import Family
 from vlc_harness.models import Model
 
 ENV_LOAD = "VLC_HARNESS_LOAD_PLUGINS"
@@ -37,8 +38,10 @@ ENV_BLOCK = "VLC_HARNESS_BLOCK_PLUGINS"
 ENV_DIR = "VLC_HARNESS_PLUGINS_DIR"
 SUBPLUGINS_ATTR = "vlc_harness_plugins"
 LOCAL_PREFIX = "vlc_harness_local_plugins."
-CORE_COMMANDS = "vlc_harness.commands"
+CORE_COMMANDS = "vlc_harness.cli.commands"
 """The core's own commands plugin (``data``, ``verify``), registered whatever the allow-list."""
+CORE_FAMILIES = "vlc_harness.metrics.families"
+"""The core's own metric families plugin, registered whatever the allow-list."""
 
 
 @dataclass
@@ -53,15 +56,27 @@ class PluginInfo:
     """Model types this plugin registered."""
     benchmarks: list[str] = field(default_factory=list)
     """Benchmark types this plugin registered."""
+    families: list[str] = field(default_factory=list)
+    """Metric family types this plugin registered."""
+
+    def summary(self) -> str:
+        """What the plugin adds, as one line of ``vlc-harness plugins``' table."""
+        what = [f"{kind}: {', '.join(names)}" for kind, names in self._types() if names]
+        what += ["commands"] if "register_commands" in self.hooks else []
+        return "; ".join(what) or ("(no types)" if self.hooks else "(helper module, no hooks)")
+
+    def _types(self) -> list[tuple[str, list[str]]]:
+        return [("models", self.models), ("benchmarks", self.benchmarks), ("metric families", self.families)]
 
 
 @dataclass
 class Plugins:
-    """A loaded plugin manager plus the model and benchmark types its plugins registered."""
+    """A loaded plugin manager plus the model, benchmark and metric family types its plugins registered."""
 
     pm: pluggy.PluginManager
     models: Registrar[Model] = field(init=False)
     benchmarks: Registrar[Benchmark] = field(init=False)
+    families: Registrar[Family] = field(init=False)
     versions: dict[str, str | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -69,8 +84,10 @@ class Plugins:
 
     def rebuild(self) -> None:
         """Call the ``register_*`` hooks again (after registering or removing a plugin)."""
+        self.families = Registrar("metric family", Family, key="name")
         self.models = Registrar("model", Model)
         self.benchmarks = Registrar("benchmark", Benchmark)
+        self._collect("register_metric_families", self.families)
         self._collect("register_models", self.models)
         self._collect("register_benchmarks", self.benchmarks)
 
@@ -91,7 +108,8 @@ class Plugins:
             source = getattr(plugin, "__file__", None) or repr(plugin)
             models = sorted(t for t, r in self.models.entries.items() if r.plugin == name)
             benchmarks = sorted(t for t, r in self.benchmarks.entries.items() if r.plugin == name)
-            out.append(PluginInfo(name, self.versions.get(name), hooks, str(source), models, benchmarks))
+            families = sorted(t for t, r in self.families.entries.items() if r.plugin == name)
+            out.append(PluginInfo(name, self.versions.get(name), hooks, str(source), models, benchmarks, families))
         return out
 
 
@@ -110,6 +128,7 @@ def load_plugins() -> Plugins:
     """Load every plugin allowed by the environment, check hooks, and build the catalog."""
     pm = new_manager()
     pm.register(importlib.import_module(CORE_COMMANDS), name=CORE_COMMANDS)  # data, verify: always there
+    pm.register(importlib.import_module(CORE_FAMILIES), name=CORE_FAMILIES)
     allow, block = _names(ENV_LOAD), _names(ENV_BLOCK)
     versions: dict[str, str | None] = {}
     for name in block:

@@ -11,8 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from vlc_harness.metrics.aggregate import AUDIT_TAGS, IDENTICAL_TEXT
-from vlc_harness.metrics.cell import declared_ids
+from vlc_harness.results import AUDIT_TAGS, IDENTICAL_TEXT, declared_metrics
 from vlc_harness.verify import board_paper_match
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.cite import benchmark_bibtex
@@ -40,11 +39,11 @@ def benchmark_context(board: Board, col: BenchmarkColumn) -> dict[str, Any]:
     missing = [(r, r.cells[col.id]) for r in board.rows if r.cells.get(col.id) and not r.cells[col.id].published]
     present = {m["metric"] for r in published for m in (r.cells[col.id].cell.metrics if r.cells[col.id].cell else [])}
     order = [mc.metric for mc in col.metrics]
-    shown = [s for s in col.specs.values() if s.id in declared_ids(present or set(col.specs))]
+    shown = [s for s in col.specs.values() if s.id in declared_metrics(present or set(col.specs))]
     shown.sort(key=lambda s: (order.index(s.id) if s.id in order else len(order), list(col.specs).index(s.id)))
     tables = [_table(col, spec, published) for spec in shown]
     tables = [t for t in tables if t is not None]
-    hidden_variants = sorted(present - declared_ids(present))
+    hidden_variants = sorted(present - declared_metrics(present))
     source = col.benchmark.headline_origin() if col.benchmark is not None else ""
     first = published[0].cells[col.id].cell if published else None
     return {
@@ -70,7 +69,7 @@ def identical_text_counts(metrics: list[dict[str, Any]]) -> list[dict[str, Any]]
     same string (they always tie; the tie counts as the metric's tie rule says)."""
     counts: dict[str, dict[str, int]] = {}
     for m in metrics:
-        if m["metric"] in declared_ids([m["metric"]]) and m["category"] in AUDIT_TAGS:
+        if m["metric"] in declared_metrics([m["metric"]]) and m["category"] in AUDIT_TAGS:
             counts.setdefault(m["metric"], {})[m["category"]] = int(m.get("n") or 0)
     notes: dict[tuple[int, int], list[str]] = {}
     for metric, by_tag in counts.items():

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vlc_harness.registry import Registry
-from vlc_harness.store import CellRecord
+from vlc_harness.results import CellRecord
 from vlc_leaderboard.columns import BenchmarkColumn, MetricColumn, benchmark_column
 from vlc_leaderboard.ranking import hackable, order_rows, rank_column
 from vlc_leaderboard.reported import reported_values

@@ -3,7 +3,7 @@
 Built from the benchmark's own declaration (the latest published cell's, else the registry entry's
 with no data read): the headline and index metrics, their direction and chance, the papers' rows of
 the cell's data version, human values (derived from per-category ones where the declaration makes
-the value their unweighted mean, :mod:`vlc_leaderboard.declared`) and the directional gap.
+the value their unweighted mean, :func:`vlc_harness.results.derived_means`) and the directional gap.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.registry import Registry
-from vlc_harness.store import CellRecord
+from vlc_harness.results import CellRecord, derived_means
 from vlc_harness.types import MetricSpec, ReferenceRow
-from vlc_leaderboard.declared import Drill, derive_humans, drilldown
+from vlc_leaderboard.declared import Drill, drilldown
 from vlc_leaderboard.tables import benchmark_of
 
 
@@ -80,7 +80,7 @@ def benchmark_column(
     ]
     humans = {(r.metric, r.category): r.value for r in refs if r.matches == "human"}
     rows = sample.metrics if sample is not None and sample.status == "ok" else []
-    derived = derive_humans(bench, humans, rows) if humans and rows else {}
+    derived = derived_means(bench, humans, rows) if humans and rows else {}
     humans |= derived
     headline = bench.headline_metric()
     shown = [headline, *[m for m in bench.index_metrics if m in specs]]

@@ -5,10 +5,13 @@ Everything is precomputed, so the compare page is static files: ``data/compare.j
 benchmark, the headline and index metrics overall and the headline's categories (its drilldown),
 each with every model's value and, for every pair of models, whether one is significantly better
 on the same resamples (from the stored per-category replicates; pairs over different instances or
-resample counts are not compared). Per-instance results need the benchmark's data and the store,
-so they are computed by ``render`` (:func:`instance_results`) and written as
-``data/instances/<benchmark>.js`` (ids, categories, captions and images where the license allows)
-and ``data/correct/<model>.js`` (base64 bitsets over that instance order: right, wrong, tie).
+resample counts are not compared). Per-instance results need the benchmark's data (the
+instances' ids, captions and images) and each cell's verdicts, which the results API reads from
+the store (:meth:`vlc_harness.results.StoredResults.verdicts`); ``render`` gathers them
+(:func:`instance_results`) and writes ``data/instances/<benchmark>.js`` (ids, categories, captions
+and images where the license allows) and ``data/correct/<model>.js`` (base64 bitsets over that
+instance order: right, wrong, tie). Values, intervals and replicates are the stored ones
+(:mod:`vlc_harness.results`); nothing here computes a metric.
 """
 
 from __future__ import annotations
@@ -23,13 +26,20 @@ from typing import Any
 
 import numpy as np
 
+from vlc_harness.results import (
+    NoVerdicts,
+    OutcomesUnreadable,
+    StoredResults,
+    pairable,
+    pairing_key,
+    replicates,
+    stored_value,
+)
 from vlc_leaderboard.board import BenchmarkColumn, Board, Row
 from vlc_leaderboard.fmt import metric_title, slug
 from vlc_leaderboard.public import redact_paths
-from vlc_leaderboard.stats import BETTER, WORSE, significance
+from vlc_leaderboard.stats import pair_codes
 
-PAIR_CODES = {BETTER: "1", WORSE: "2", 0: "0"}
-"""Per pair (i < j): ``1`` i is significantly better, ``2`` j is, ``0`` neither, ``-`` not compared."""
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 
 
@@ -42,24 +52,6 @@ def _bits(flags: Iterable[bool]) -> str:
     """Booleans as base64 (bit ``k`` of the list is bit ``k % 8`` of byte ``k // 8``, little-endian)."""
     array = np.fromiter(flags, dtype=bool)
     return base64.b64encode(np.packbits(array, bitorder="little").tobytes()).decode("ascii")
-
-
-def _pairs(values: list[np.ndarray | None], groups: list[Any], higher_is_better: bool) -> str:
-    """The upper triangle of the pair codes, row by row."""
-    m = len(values)
-    codes = np.full((m, m), "-", dtype="<U1")
-    by_group: dict[Any, list[int]] = {}
-    for i, (reps, group) in enumerate(zip(values, groups)):
-        if reps is not None:
-            by_group.setdefault(group, []).append(i)
-    for members in by_group.values():
-        if len(members) < 2:
-            continue
-        matrix = significance(np.stack([values[i] for i in members]), higher_is_better)  # type: ignore[misc]
-        index = np.asarray(members)
-        codes[np.ix_(index, index)] = np.vectorize(PAIR_CODES.get)(matrix)
-    first, second = np.triu_indices(m, 1)
-    return "".join(codes[first, second].tolist())
 
 
 def _lines(col: BenchmarkColumn) -> list[tuple[str, str, str]]:
@@ -87,18 +79,14 @@ def compare_data(board: Board) -> dict[str, Any]:
             reps: list[np.ndarray | None] = []
             groups: list[Any] = []
             for cv in cells:
-                found = _metric(cv, metric, category) if cv is not None and cv.published else None
-                values.append(None if found is None else round(float(found["value"]), 6))
-                ci = found.get("ci95") if found is not None else None
+                cell = cv.cell if cv is not None and cv.published else None
+                found = stored_value(cell, metric, category) if cell is not None else None
+                values.append(None if found is None else round(found.value, 6))
+                ci = found.ci95 if found is not None else None
                 intervals.append([round(float(ci[0]), 6), round(float(ci[1]), 6)] if ci else None)
-                stored = None
-                if found is not None and cv is not None and cv.cell is not None and cv.cell.metrics_version:
-                    stored = (cv.cell.replicates or {}).get((metric, category))
-                array = None if stored is None else np.asarray(stored, dtype=np.float64)
-                reps.append(array if array is not None and array.ndim == 1 and len(array) else None)
-                groups.append(
-                    None if array is None or cv is None or cv.cell is None else (cv.cell.manifest_hash, len(array))
-                )
+                array = replicates(cell, metric, category) if cell is not None and found is not None else None
+                reps.append(array if pairable(array) else None)
+                groups.append(None if array is None or cell is None else pairing_key(cell, array))
             lines.append(
                 {
                     "metric": metric,
@@ -108,7 +96,7 @@ def compare_data(board: Board) -> dict[str, Any]:
                     "unit": "score" if metric.startswith("mean_score") else "percent",
                     "values": values,
                     "ci": intervals,
-                    "pairs": _pairs(reps, groups, higher),
+                    "pairs": pair_codes(reps, groups, higher),
                 }
             )
         ties = {}
@@ -132,15 +120,6 @@ def compare_data(board: Board) -> dict[str, Any]:
     }
 
 
-def _metric(cv: Any, metric: str, category: str) -> dict[str, Any] | None:
-    if cv.cell is None:
-        return None
-    for m in cv.cell.metrics:
-        if m["metric"] == metric and m["category"] == category:
-            return m
-    return None
-
-
 @dataclass
 class BenchmarkInstances:
     """One benchmark's instances for the browser, and each model's results on them."""
@@ -155,27 +134,13 @@ class BenchmarkInstances:
     """Model id -> {"right": bits, "wrong": bits, "tie": bits} over :attr:`ids`."""
 
 
-def _credit_column(bench: Any, columns: list[Any], col: BenchmarkColumn) -> Any | None:
-    """The per-instance column the headline is aggregated from (``None`` for an AUC)."""
-    headline = col.metrics[0].metric if col.metrics else ""
-    for column in columns:
-        if column.labels is not None:
-            continue
-        if column.metric == headline or any(a.metric_id(column.metric) == headline for a in column.aggregations):
-            return column
-    return None
-
-
-def instance_results(board: Board, store: Any, data_root: Path | None) -> dict[str, BenchmarkInstances]:
+def instance_results(board: Board, results: StoredResults, data_root: Path | None) -> dict[str, BenchmarkInstances]:
     """Per benchmark whose data is at hand: which instances each published model gets right.
 
-    Correctness is the headline's per-instance credit under the benchmark's own tie rule (a tie
-    is marked separately); benchmarks scored by a ranking statistic (ROC AUC) have no per-instance
-    correctness and are left out.
+    Correctness is the headline's per-instance verdict from the results API (derived from the
+    stored outcomes under the benchmark's own tie rule; a tie is marked separately); benchmarks
+    scored by a ranking statistic (ROC AUC) have no per-instance verdicts and are left out.
     """
-    from vlc_harness.metrics.cell import columns_for
-    from vlc_harness.metrics.rebuild import outcome_arrays
-
     out: dict[str, BenchmarkInstances] = {}
     if data_root is None:
         return out
@@ -192,30 +157,22 @@ def instance_results(board: Board, store: Any, data_root: Path | None) -> dict[s
             continue
         by_id = {inst.id: inst for inst in instances}
         order: list[str] = []
-        found: dict[str, Any] = {}
+        found: dict[str, dict[str, tuple[bool, bool, bool]]] = {}
         for row, cell in published:
-            rows = {o.instance_id: o for o in store.outcomes(cell.id)}
-            chosen = [inst for inst in instances if inst.id in rows]
-            if not chosen:
-                continue
             try:
-                outcomes, _ = outcome_arrays(chosen, rows)
-                column = _credit_column(copy, columns_for(copy, outcomes, coverage=False), col)
-            except Exception:  # outcomes this declaration cannot read: no browser for this cell
+                verdicts = results.verdicts(cell, copy, instances, col.metrics[0].metric)
+            except OutcomesUnreadable:  # outcomes this declaration cannot read: no browser for this cell
                 continue
-            if column is None:
+            except NoVerdicts:  # a ranking statistic: no instance is right or wrong on its own
                 break
-            credit = np.asarray(column.credit, dtype=np.float64)
-            member = np.ones(len(credit), dtype=bool) if column.members is None else np.asarray(column.members, bool)
-            ties = np.zeros(len(credit), dtype=bool) if column.ties is None else np.asarray(column.ties) > 0
-            kept = [inst.id for inst in outcomes.instances]
+            if verdicts is None:
+                continue
             found[row.id] = {
-                iid: (bool(credit[k] >= 1 - 1e-9), bool(member[k] and credit[k] <= 1e-9), bool(ties[k]))
-                for k, iid in enumerate(kept)
-                if member[k]
+                iid: (bool(verdicts.full_credit[k]), bool(verdicts.no_credit[k]), bool(verdicts.tied[k]))
+                for k, iid in enumerate(verdicts.ids)
             }
-            for iid in kept:
-                if iid not in order and iid in found[row.id]:
+            for iid in verdicts.ids:
+                if iid not in order:
                     order.append(iid)
         if not found:
             continue

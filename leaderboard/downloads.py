@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from vlc_harness.store import Store
+from vlc_harness.results import StoredResults, stored_values
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.public import page_slug, redact_paths
 
@@ -66,8 +66,9 @@ def scores_file(model_id: str, benchmark_id: str) -> str:
     return f"downloads/scores/{page_slug(model_id)}__{slug(benchmark_id)}.jsonl"
 
 
-def write_downloads(board: Board, out: Path, store: Store, data_root: Path | None) -> list[Path]:
-    """Write ``downloads/leaderboard.{csv,json}`` and one scores file per published cell."""
+def write_downloads(board: Board, out: Path, results: StoredResults, data_root: Path | None) -> list[Path]:
+    """Write ``downloads/leaderboard.{csv,json}`` and one scores file per published cell (its
+    stored outcomes, read through ``results``)."""
     from vlc_leaderboard.fmt import metric_title, metric_unit, number
 
     folder = out / "downloads" / "scores"
@@ -102,7 +103,9 @@ def write_downloads(board: Board, out: Path, store: Store, data_root: Path | Non
             if cv is None or not cv.published or cv.cell is None:
                 continue
             cell = cv.cell
-            for m in cell.metrics:
+            stored = stored_values(cell)
+            for value in stored:
+                m = value.record
                 unit = metric_unit(m["metric"])
                 ci = m.get("ci95") or [None, None]
                 spec = col.specs.get(m["metric"])
@@ -134,7 +137,7 @@ def write_downloads(board: Board, out: Path, store: Store, data_root: Path | Non
                     "benchmark": col.id,
                     "data_version": cell.data_version,
                     "fingerprint": cell.fingerprint,
-                    "metrics": [{k: v for k, v in m.items() if k != "replicates"} for m in cell.metrics],
+                    "metrics": [{k: v for k, v in value.record.items() if k != "replicates"} for value in stored],
                     "rank": {
                         metric: {"rank": v.rank, "ranked_on_ties_half": v.ranked_on_ties_half}
                         for metric, v in cv.values.items()
@@ -143,7 +146,7 @@ def write_downloads(board: Board, out: Path, store: Store, data_root: Path | Non
                     "scores": scores_file(row.id, col.id),
                 }
             )
-            written.append(_write_scores(out / scores_file(row.id, col.id), store, cell, col, data_root))
+            written.append(_write_scores(out / scores_file(row.id, col.id), results, cell, col, data_root))
     with open(out / "downloads" / "leaderboard.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=list(CSV_COLUMNS), lineterminator="\n")
         writer.writeheader()
@@ -153,10 +156,10 @@ def write_downloads(board: Board, out: Path, store: Store, data_root: Path | Non
     return [out / "downloads" / "leaderboard.csv", out / "downloads" / "leaderboard.json", *written]
 
 
-def _write_scores(path: Path, store: Store, cell: Any, col: Any, data_root: Path | None) -> Path:
+def _write_scores(path: Path, results: StoredResults, cell: Any, col: Any, data_root: Path | None) -> Path:
     texts = _captions(col, data_root)
     with open(path, "w", encoding="utf-8") as f:
-        for outcome in store.outcomes(cell.id):
+        for outcome in results.instance_outcomes(cell):
             record: dict[str, Any] = {"instance": redact_paths(outcome.instance_id), "category": outcome.category}
             if outcome.scores is not None:
                 record["scores"] = outcome.scores

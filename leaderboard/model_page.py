@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from vlc_harness.metrics.cell import declared_ids
+from vlc_harness.results import declared_metrics
 from vlc_harness.verify import board_paper_match
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.columns import BenchmarkColumn
@@ -155,7 +155,7 @@ def _metric_rows(cv: CellView) -> list[tuple[str, ...]]:
     cell = cv.cell
     if cell is None:
         return []
-    declared = declared_ids({m["metric"] for m in cell.metrics}) | {"coverage"}
+    declared = declared_metrics({m["metric"] for m in cell.metrics}) | {"coverage"}
     titles: dict[str, str] = {}
     out = []
     for m in cell.metrics:

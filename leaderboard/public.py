@@ -1,9 +1,10 @@
 """What the published site may say: reasons phrased for readers, and no local path anywhere.
 
 A cell that is not published keeps its full reason in the store; ``vlc-harness show`` prints it as
-it is. The site shows :func:`public_reason` instead: one plain sentence per reason code (stored
-with the cell where its error was raised, :mod:`vlc_harness.errors`), with no local path,
-environment variable or stack trace; no message is matched to choose it. Where a technical text must ship (the JSON
+it is. The site shows :func:`public_reason` instead, from the results API
+(:mod:`vlc_harness.results.reasons`): one plain sentence per reason code (stored with the cell
+where its error was raised, :mod:`vlc_harness.errors`), with no local path, environment variable
+or stack trace; no message is matched to choose it. Where a technical text must ship (the JSON
 download, per-instance errors, a model id that is an inline spec holding a path),
 :func:`redact_paths` replaces every local path by ``<local folder>/`` and the file's name.
 """
@@ -13,7 +14,9 @@ from __future__ import annotations
 import hashlib
 import re
 
-from vlc_harness import errors
+from vlc_harness.results import public_reason
+
+__all__ = ["LOCAL", "has_local_path", "page_slug", "public_id", "public_reason", "redact_paths"]
 
 LOCAL = "<local folder>"
 """What stands for the folders of a local path on the published site."""
@@ -70,43 +73,3 @@ def page_slug(model_id: str) -> str:
     if public != model_id:
         base += "-" + hashlib.sha256(model_id.encode("utf-8")).hexdigest()[:8]
     return base
-
-
-_GENERIC = {
-    "unavailable": "Not evaluated: the model's weights or the benchmark's data could not be had on the machine "
-    "that built this board.",
-    "failed": "The evaluation failed on the machine that built this board.",
-    "skipped": "Not applicable: this model's way of scoring does not apply to this benchmark.",
-    "partial": "Only part of the benchmark was scored (a limited or interrupted run), so no number is published.",
-    "not run": "This model has not been evaluated on this benchmark yet.",
-}
-"""What a cell says by its status alone, when its reason code has no words of its own."""
-
-_WEIGHTS = "Not evaluated: the model's weights could not be downloaded when this board was built."
-_INSTANCES = "Some instances could not be scored, so no number is published."
-
-_WORDS: dict[str, str] = {
-    errors.WEIGHTS_MISSING: _WEIGHTS,
-    errors.GATED: _WEIGHTS,
-    errors.DATA_MISSING: "Not evaluated: the benchmark's data files were not present when this board was built.",
-    errors.SCORES_MISSING: "The submitted scores file has no scores for this benchmark.",
-    errors.AUTH: "Not evaluated: this API model was not queried for this board.",
-    errors.OUT_OF_MEMORY: "The evaluation ran out of memory.",
-    errors.TIMEOUT: "The evaluation stopped making progress and was stopped.",
-    errors.VERSION_TOO_OLD: "Not evaluated: the software versions on the build machine cannot run this model.",
-    errors.NOT_APPLICABLE: _GENERIC["skipped"],
-    errors.INSTANCES_FAILED: _INSTANCES,
-    errors.SCORE_ERROR: _INSTANCES,
-    errors.IMAGE_ERROR: _INSTANCES,
-    errors.PAIR_ERROR: _INSTANCES,
-    errors.NOT_COMPUTED: _INSTANCES,
-}
-"""The words of each reason code (:data:`vlc_harness.errors.REASONS`) that has its own; the
-others (a worker's error, a missing package, ``--limit``, failed requests, ``other``) are worded
-by the cell's status."""
-
-
-def public_reason(status: str, code: str | None) -> str:
-    """Why a cell shows no number, as one sentence for readers: the words of its reason code, else
-    of its status. It reads no message: the full reason stays in the store, ``show`` and the JSON."""
-    return _WORDS.get(code or "") or _GENERIC.get(status, "No published result for this cell.")

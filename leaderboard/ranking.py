@@ -2,8 +2,9 @@
 rows by mean headline rank; whether an image-blind model beats the median model (hackable).
 
 Only cells over the same instances with the same resample count are compared (paired bootstrap,
-:mod:`vlc_leaderboard.stats`). A value whose outcomes are at least half ties is ranked on its
-``<metric>_ties_half`` replicates. Baselines are references: never ranked.
+:func:`vlc_harness.results.significance` on the stored replicates). A value whose outcomes are at
+least half ties is ranked on its ``<metric>_ties_half`` replicates. Baselines are references:
+never ranked.
 """
 
 from __future__ import annotations
@@ -13,19 +14,21 @@ from dataclasses import replace
 
 import numpy as np
 
+from vlc_harness.results import pairable, pairing_key, ranks_from, replicates, significance
 from vlc_leaderboard.columns import BenchmarkColumn
 from vlc_leaderboard.rows import CellView, Overall, Row
-from vlc_leaderboard.stats import ranks_from, significance
 
 
 def _replicates(cv: CellView, metric: str, category: str = "all") -> tuple[np.ndarray | None, bool]:
-    """The replicates a value is ranked on, and whether they are the ties-half ones."""
-    reps = (cv.cell.replicates or {}) if cv.cell is not None else {}
+    """The stored replicates a value is ranked on, and whether they are the ties-half ones."""
+    if cv.cell is None:
+        return None, False
     value = cv.values.get(metric) if category == "all" else cv.drill.get(category)
-    if (cv.tie_heavy or (value is not None and value.tie_heavy)) and (metric + "_ties_half", category) in reps:
-        return np.asarray(reps[(metric + "_ties_half", category)], dtype=np.float64), True
-    found = reps.get((metric, category))
-    return (None if found is None else np.asarray(found, dtype=np.float64)), False
+    if cv.tie_heavy or (value is not None and value.tie_heavy):
+        half = replicates(cv.cell, metric + "_ties_half", category)
+        if half is not None:
+            return half, True
+    return replicates(cv.cell, metric, category), False
 
 
 def rank_column(col: BenchmarkColumn, rows: list[Row]) -> None:
@@ -41,8 +44,8 @@ def rank_column(col: BenchmarkColumn, rows: list[Row]) -> None:
             if mc.metric not in cv.values or not cv.cell.metrics_version:
                 continue
             reps, on_half = _replicates(cv, mc.metric)
-            if reps is not None and reps.ndim == 1 and len(reps):
-                groups.setdefault((cv.cell.manifest_hash, len(reps)), []).append((row, reps, on_half))
+            if reps is not None and pairable(reps):
+                groups.setdefault(pairing_key(cv.cell, reps), []).append((row, reps, on_half))
         for group in groups.values():
             matrix = np.stack([reps for _, reps, _ in group])
             direction = mc.higher_is_better

@@ -32,34 +32,34 @@ def render(
     include_adhoc: bool,
     store_url: str | None,
     registries: tuple[str, ...],
-    data_root: str | None,
+    data_root: Path,
 ) -> None:
     """Render index, benchmark and model pages: the registry's entries (``--include-adhoc``: also
     one-off runs); only complete cells are published. Refuses while a cell it would publish holds
     stale metrics (older metric code): ``vlc-harness store upgrade`` rebuilds them first."""
     from vlc_harness.errors import UserError
-    from vlc_harness.paths import default_data_root
     from vlc_harness.provenance import run_provenance
+    from vlc_harness.results import StoredResults
     from vlc_leaderboard.board import build_board
     from vlc_leaderboard.compare import instance_results
     from vlc_leaderboard.downloads import write_downloads
     from vlc_leaderboard.site import render_site
 
     registry = app.registry(registries, required=False)
-    root = Path(data_root) if data_root else default_data_root()
     provenance = run_provenance([]) | {"registry_digest": registry.digest()}
     store = app.store(store_url)
+    results = StoredResults(store)
     try:
-        cells = store.latest_cells(include_incomplete=True, with_replicates=True)
-        runs = {c.run_id: store.run_provenance(c.run_id) for c in cells if c.run_id is not None}
+        cells = results.cells(include_incomplete=True, with_replicates=True)
+        runs = {c.run_id: results.run(c.run_id) for c in cells if c.run_id is not None}
         if not include_adhoc and not registry.models:
             raise UserError(
                 "render publishes the registry's entries, and no registry names a model",
                 hint="pass --registry FILE, or --include-adhoc to publish every model in the store",
             )
         board = build_board(cells, registry, app.plugins, include_adhoc=include_adhoc)
-        _refuse_stale(board, app.stale_cells(store))
-        instances = instance_results(board, store, root)
+        _refuse_stale(board, app.stale_cells(store, data_root))
+        instances = instance_results(board, results, data_root)
         try:
             written = render_site(
                 board,
@@ -68,7 +68,7 @@ def render(
                 release,
                 [Path(t) for t in templates],
                 runs=_public(runs),
-                downloads=lambda target: write_downloads(board, target, store, root),
+                downloads=lambda target: write_downloads(board, target, results, data_root),
                 instances=instances,
             )
         except (FileExistsError, ValueError) as exc:
@@ -89,8 +89,8 @@ def render(
 def _refuse_stale(board: Any, stale: list[Any]) -> None:
     """A published number must come from the metric code the page describes: refuse to render
     while a cell the board would publish holds metrics older metric code computed."""
+    from vlc_harness.cli import UPGRADE_COMMAND
     from vlc_harness.errors import UserError
-    from vlc_harness.options import UPGRADE_COMMAND
 
     ids = {c.id for c in stale}
     shown = [cv.cell for row in board.rows for cv in row.cells.values() if cv.published and cv.cell.id in ids]

@@ -13,7 +13,7 @@ from typing import Any
 
 from vlc_harness.overlap import OverlapMark, entry_overlap
 from vlc_harness.registry import Registry
-from vlc_harness.store import CellRecord
+from vlc_harness.results import CellRecord, StoredValue, stored_value, stored_values
 from vlc_leaderboard.columns import BenchmarkColumn
 from vlc_leaderboard.public import page_slug, public_id, public_reason
 
@@ -207,15 +207,15 @@ def cell_overlap(row: Row, col: BenchmarkColumn) -> OverlapMark | None:
         raise ValueError(f"model {row.id}, benchmark {col.id}: {exc}") from None
 
 
-def _value(m: dict[str, Any], half: dict[str, Any] | None) -> Value:
+def _value(stored: StoredValue, half: StoredValue | None) -> Value:
     return Value(
-        float(m["value"]),
-        tuple(m["ci95"]) if m.get("ci95") else None,
-        int(m.get("n") or 0),
-        int(m.get("ties") or 0),
-        m.get("tie_rule", ""),
-        m.get("averaging", ""),
-        expected_ties_half=float(half["value"]) if half else None,
+        stored.value,
+        stored.ci95,
+        stored.n,
+        stored.ties,
+        stored.tie_rule,
+        stored.averaging,
+        expected_ties_half=half.value if half is not None else None,
     )
 
 
@@ -228,17 +228,16 @@ def cell_view(cell: CellRecord, col: BenchmarkColumn) -> CellView:
         return CellView(cell.status, reason, cell=cell)
     values = {}
     coverage = None
-    overall = {m["metric"]: m for m in cell.metrics if m["category"] == "all"}
-    for m in overall.values():
-        if m["metric"] == "coverage":
-            coverage = float(m["value"])
-        values[m["metric"]] = _value(m, overall.get(m["metric"] + "_ties_half"))
+    overall = {v.metric: v for v in stored_values(cell, "all")}
+    for v in overall.values():
+        if v.metric == "coverage":
+            coverage = v.value
+        values[v.metric] = _value(v, overall.get(v.metric + "_ties_half"))
     drill = {}
     if col.drill is not None:
-        by_key = {(m["metric"], m["category"]): m for m in cell.metrics}
         for category in col.drill.categories:
-            m = by_key.get((col.drill.metric, category))
-            if m is not None:
-                drill[category] = _value(m, by_key.get((col.drill.metric + "_ties_half", category)))
+            found = stored_value(cell, col.drill.metric, category)
+            if found is not None:
+                drill[category] = _value(found, stored_value(cell, col.drill.metric + "_ties_half", category))
     headline = values.get(col.metrics[0].metric) if col.metrics else None
     return CellView("ok", "", values, coverage, cell, drill=drill, tie_heavy=bool(headline and headline.tie_heavy))

@@ -43,9 +43,11 @@ def show(
     if fmt == "board":
         _print_board(app, store_url, registries)
         return
+    from vlc_harness.results import StoredResults
+
     store = app.store(store_url)
     app.note_stale(store)
-    cells = select_cells(store, include_partial=partial, models=models, benchmarks=benchmarks)
+    cells = select_cells(StoredResults(store), include_partial=partial, models=models, benchmarks=benchmarks)
     rows = metric_rows(cells) + chance_rows(cells, app.plugins.benchmarks)
     if references:
         selection = {b.id: b.references for b in app.registry(registries, required=False).benchmarks.values()}
@@ -105,6 +107,7 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
 
 def _print_board(app: App, store_url: str | None, registries: tuple[str, ...]) -> None:
     """The same main table as the site's index, in its order: Human and Chance rows, then one row per model."""
+    from vlc_harness.results import StoredResults
     from vlc_leaderboard.board import build_board
     from vlc_leaderboard.site import pct
 
@@ -112,7 +115,7 @@ def _print_board(app: App, store_url: str | None, registries: tuple[str, ...]) -
     app.note_stale(store, "shown as stored, without ranks where their resamples differ")
     try:
         board = build_board(
-            store.latest_cells(with_replicates=True), app.registry(registries, required=False), app.plugins
+            StoredResults(store).cells(with_replicates=True), app.registry(registries, required=False), app.plugins
         )
     finally:
         store.close()

@@ -1,67 +1,36 @@
-"""Paired-bootstrap comparisons of many models at once, exactly as :mod:`vlc_harness.metrics.bootstrap`.
+"""The compare view's pair codes: every pair of models' paired-bootstrap verdict on one value at once.
 
-:func:`vlc_harness.metrics.bootstrap.significantly_better` decides one pair with one
-``np.percentile``; the board needs every pair of up to a hundred models for every ranked value and,
-for the compare view, every category. :func:`significance` decides them all in one pass: for a
-pair's differences ``d`` on the same resamples, the 2.5th percentile (linear interpolation between
-order statistics ``k`` and ``k + 1``) is above zero when at most ``k`` of them are ``<= 0``, and not
-when ``k + 2`` or more are; only the pairs with exactly ``k + 1`` go through ``np.percentile``, so
-the answer is the core's, bit for bit.
+The verdicts are the results API's (:func:`vlc_harness.results.significance`, bit for bit the
+core's :mod:`vlc_harness.metrics.bootstrap`); this module only groups the models whose replicates
+pair up (:func:`vlc_harness.results.pairing_key`) and writes the upper triangle as a string.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
-from vlc_harness.metrics.bootstrap import LEVEL
+from vlc_harness.results import BETTER, NEITHER, WORSE, significance
 
-BETTER, WORSE, NEITHER = 1, -1, 0
+PAIR_CODES = {BETTER: "1", WORSE: "2", NEITHER: "0"}
+"""Per pair (i < j): ``1`` i is significantly better, ``2`` j is, ``0`` neither, ``-`` not compared."""
 
 
-def significance(replicates: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
-    """``S[i, j]``: ``1`` when model ``i`` is significantly better than ``j`` on the same resamples
-    (rows of ``replicates``: one model each), ``-1`` when ``j`` is better than ``i``, else ``0``."""
-    reps = np.asarray(replicates, dtype=np.float64)
-    m = reps.shape[0]
-    out = np.zeros((m, m), dtype=np.int8)
-    if m < 2 or reps.ndim != 2 or reps.shape[1] == 0:
-        return out
-    if not higher_is_better:
-        reps = -reps
+def pair_codes(values: list[np.ndarray | None], groups: list[Any], higher_is_better: bool) -> str:
+    """The upper triangle of the pair codes, row by row: models are compared within a group
+    (replicates that pair up), never across."""
+    m = len(values)
+    codes = np.full((m, m), "-", dtype="<U1")
+    by_group: dict[Any, list[int]] = {}
+    for i, (reps, group) in enumerate(zip(values, groups)):
+        if reps is not None:
+            by_group.setdefault(group, []).append(i)
+    for members in by_group.values():
+        if len(members) < 2:
+            continue
+        matrix = significance(np.stack([values[i] for i in members]), higher_is_better)  # type: ignore[misc]
+        index = np.asarray(members)
+        codes[np.ix_(index, index)] = np.vectorize(PAIR_CODES.get)(matrix)
     first, second = np.triu_indices(m, 1)
-    q = (1.0 - LEVEL) / 2 * 100
-    for start in range(0, len(first), 256):  # 256 pairs at a time: the differences stay in cache
-        i, j = first[start : start + 256], second[start : start + 256]
-        diff = reps[i] - reps[j]
-        i_better = _above_zero(diff, q, np.count_nonzero(diff <= 0, axis=1), 1.0)
-        j_better = _above_zero(diff, q, np.count_nonzero(diff >= 0, axis=1), -1.0)
-        out[i, j] = np.where(i_better, BETTER, np.where(j_better, WORSE, NEITHER))
-    out[second, first] = -out[first, second]
-    return out
-
-
-def _above_zero(diff: np.ndarray, q: float, at_most_zero: np.ndarray, sign: float) -> np.ndarray:
-    """Per row: ``np.percentile(sign * row, q) > 0``, given how many of ``sign * row`` are ``<= 0``;
-    most rows are decided by that count alone."""
-    k = int(np.floor(q / 100 * (diff.shape[1] - 1)))
-    result = at_most_zero <= k
-    unsure = np.flatnonzero(at_most_zero == k + 1)
-    if len(unsure):
-        result[unsure] = np.percentile(sign * diff[unsure], q, axis=1) > 0
-    return result
-
-
-def ranks_from(significant: np.ndarray) -> np.ndarray:
-    """Per model: 1 + the number of models significantly better (``S[j, i] == 1``)."""
-    return 1 + (significant == BETTER).sum(axis=0)
-
-
-def ranks(replicates: Mapping[str, Sequence[float]], higher_is_better: bool = True) -> dict[str, int]:
-    """:func:`vlc_harness.metrics.bootstrap.ranks`, computed with :func:`significance`."""
-    names = list(replicates)
-    if not names:
-        return {}
-    matrix = np.stack([np.asarray(replicates[n], dtype=np.float64) for n in names])
-    return dict(zip(names, (int(r) for r in ranks_from(significance(matrix, higher_is_better)))))
+    return "".join(codes[first, second].tolist())

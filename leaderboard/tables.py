@@ -1,4 +1,5 @@
-"""Metric tables from the store: one row per (cell, metric, category), plus chance rows."""
+"""Metric tables from the store (read through :mod:`vlc_harness.results`): one row per (cell,
+metric, category), plus chance rows."""
 
 from __future__ import annotations
 
@@ -9,23 +10,19 @@ from typing import Any
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.catalog import Registrar
 from vlc_harness.params import ParamError, build
-from vlc_harness.store import CellRecord, Store
+from vlc_harness.results import CellRecord, StoredResults
 
 COLUMNS = ("model", "benchmark", "metric", "category", "value", "n", "ties", "tie_rule", "averaging", "status")
 
 
 def select_cells(
-    store: Store,
+    results: StoredResults,
     include_partial: bool = False,
     models: Iterable[str] = (),
     benchmarks: Iterable[str] = (),
 ) -> list[CellRecord]:
     """The latest cell of each (model, benchmark): complete ones only unless ``include_partial``."""
-    models, benchmarks = set(models), set(benchmarks)
-    cells = store.latest_cells(include_incomplete=include_partial)
-    return [
-        c for c in cells if (not models or c.model_id in models) and (not benchmarks or c.benchmark_id in benchmarks)
-    ]
+    return results.cells(include_incomplete=include_partial, models=models, benchmarks=benchmarks)
 
 
 def metric_rows(cells: list[CellRecord]) -> list[dict[str, Any]]:

@@ -6,39 +6,46 @@ Data: ``<data root>/swaps/pairs.jsonl``, one ``{"id", "category", "images": [a, 
 
 import json
 
-from vlc_harness import Benchmark, DataUnavailable, ImageSource, Instance, Macro, PerCategory, TextImageGroup, hookimpl
+from vlc_harness import (
+    Benchmark,
+    BenchmarkCard,
+    ImageSource,
+    Instance,
+    Macro,
+    PerCategory,
+    RowsFile,
+    TextImageGroup,
+    hookimpl,
+)
 
 
 class Swaps(Benchmark):
     """Text, image and group scores (Winoground's), per category and their macro average."""
 
     type_name = "swaps"
-    title = "Swaps"
-    citation = "Your paper, 2026."
-    headline = "group"
-    headline_source = "ours: a made-up example, no paper reports it"
-    gap_metrics = ("text", "image")
-    data_version = "v1"
+    card = BenchmarkCard(
+        title="Swaps",
+        citation="Your paper, 2026.",
+        headline="group",
+        headline_source="ours: a made-up example, no paper reports it",
+        gap_metrics=("text", "image"),
+    )
     metrics = (TextImageGroup({"text": "text", "image": "image", "group": "group"}, (PerCategory(), Macro())),)
 
-    def image_dir(self):
-        return self.data_root / "swaps"
-
-    def check_data(self):
-        if not (self.image_dir() / "pairs.jsonl").is_file():
-            raise DataUnavailable(f"missing {self.image_dir() / 'pairs.jsonl'}")
+    def data_source(self):  # checked before a run; the data version names the file's content: v1-<sha256[:12]>
+        return RowsFile(self.data_root, self.title, "swaps/pairs.jsonl", "v1", images="swaps", fields=("id", "images"))
 
     def load_instances(self):
-        rows = [json.loads(line) for line in (self.image_dir() / "pairs.jsonl").read_text().splitlines()]
+        source = self.data_source()
         return [
             Instance(
                 id=f"{row['category']}/{row['id']}",
                 category=row["category"],
-                images=tuple(ImageSource(self.image_dir() / name) for name in row["images"]),
+                images=tuple(ImageSource(source.images / name) for name in row["images"]),
                 texts=tuple(row["captions"]),
                 gold={"matches": [[0, 0], [1, 1]]},
             )
-            for row in rows
+            for row in source.rows()
         ]
 
     @classmethod

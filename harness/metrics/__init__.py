@@ -4,6 +4,8 @@
 * :mod:`.family` and the families (:mod:`.pairwise`, :mod:`.group`, :mod:`.auc`,
   :mod:`.hard_positive`, :mod:`.order`, :mod:`.text_only`): what a benchmark declares; each
   yields both the specs the site shows and the values;
+* :mod:`.families`: the core's families, registered through the ``register_metric_families`` hook
+  as a plugin's are;
 * :mod:`.aggregate`: per category, micro, macro (nested, filtered), std and tags;
 * :mod:`.ties`: tie rules and the expected credit under random tie-breaking;
 * :mod:`.engine`: the vectorized evaluation, abstention rules included;

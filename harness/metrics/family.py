@@ -5,19 +5,27 @@ A family knows how to read per-instance credits off outcome arrays (its :meth:`F
 and which options it accepts; the declaration fixes the metric ids, descriptions, direction,
 chance, tie rule and aggregations. Options are checked when the family is declared, and again
 when the plugin registers, so a bad declaration fails at plugin load, naming the option.
+
+A family type becomes known by name through the ``register_metric_families`` hook (the core's own
+in :mod:`.families`); the shared conformance checks then run it on its :class:`FamilyExample`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from vlc_harness.metrics.aggregate import Aggregation, resolve
 from vlc_harness.metrics.engine import TIES_HALF_RULE, Column
 from vlc_harness.types import MetricSpec
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from vlc_harness.types import Instance
 
 
 @dataclass(frozen=True)
@@ -29,6 +37,27 @@ class Reported:
     direction: str | None = None
     chance: float | None = None
     higher_is_better: bool = True
+
+
+@dataclass(frozen=True)
+class FamilyExample:
+    """A tiny outcome set for a family's conformance checks: declarations and how to make instances.
+
+    The checks draw outcome sets of a few instances (``make_instance(k, rng)`` is the ``k``-th;
+    random scores from {0, 1, 2}, so ties are frequent; some instances declined) and check every
+    declaration on them: valid specs, the same columns twice, and that abstaining never beats
+    answering.
+    """
+
+    families: tuple[Family, ...]
+    """Declarations of the family to check (e.g. one per tie rule)."""
+    make_instance: Callable[[int, Any], Instance]
+    """The ``k``-th instance of an outcome set, given ``k`` and a seeded ``numpy.random.Generator``
+    (its category, texts or gold may be drawn from it)."""
+    orders: int = 0
+    """0: the family reads scores; ``n``: it reads multiple-choice answers asked in ``n`` orders."""
+    text_scores: bool = False
+    """Whether the outcomes carry text-text scores (a family that reads ``text_pairs``)."""
 
 
 class Family:
@@ -128,3 +157,10 @@ class Family:
     def identity(self) -> str:
         """What the metrics version records of this declaration."""
         return f"{self.name}@{self.version}"
+
+    @classmethod
+    def conformance_example(cls, tmp_path: Path) -> FamilyExample | Sequence[FamilyExample] | None:
+        """The outcome sets the shared conformance checks run this family on (``None``: none; a
+        registered family without one fails them). A testing plugin's ``conformance_example`` hook
+        answers first, so the example may live outside the family's module."""
+        return None

@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from vlc_harness.config import RunConfig
 from vlc_harness.models import Model
 from vlc_harness.plugins import Plugins
 from vlc_harness.provenance import run_provenance
@@ -53,53 +53,52 @@ def execute(
     store: Store,
     models: list[ModelEntry],
     benchmarks: list[BenchmarkEntry],
-    data_root: Path,
-    limit: int | None = None,
-    progress: bool = True,
+    config: RunConfig,
+    *,
     registry: Registry | None = None,
-    argv: list[str] | None = None,
     live_model: Model | None = None,
     on_cell: Callable[[CellRecord], None] | None = None,
-    workers: int | None = None,
-    max_cost: float | None = None,
-    executor: str = "local",
-    ray_address: str | None = None,
-    recompute_metrics: bool = False,
 ) -> RunReport:
-    """Run the selected grid, recording a run with its provenance and a cell per pair.
+    """Run the selected grid as ``config`` says, recording a run with its provenance and a cell per pair.
 
-    ``max_cost`` (USD) caps what API models may spend in this run: each stops before a request
-    could exceed it (prices come from each entry's ``run`` section). What they spent is recorded
-    with the run's provenance when it ends. ``executor`` is ``local`` (worker processes here) or
-    ``ray`` (Ray actors on the cluster at ``ray_address``; a local Ray instance when ``None``).
-    ``recompute_metrics`` rebuilds stored cells from their stored scores instead of reusing them.
+    ``config`` (:class:`~vlc_harness.config.RunConfig`) holds the data root, the limit, where
+    workers run (``executor``: ``local`` processes here, ``ray`` actors on the cluster at
+    ``ray_address``), the ``max_cost`` (USD) that API models may spend together (each stops
+    before a request could exceed it; prices come from each entry's ``run`` section; what they
+    spent is recorded with the run's provenance when it ends) and ``recompute_metrics`` (rebuild
+    stored cells from their stored scores instead of reusing them); every model built for the
+    run gets it as :attr:`~vlc_harness.models.Model.run_config`, ``live_model`` too. ``registry``
+    is recorded in the provenance (files, digest); ``on_cell`` is called with each cell as it is
+    saved.
     """
-    provenance = run_provenance(argv)
+    provenance = run_provenance(list(config.argv) if config.argv is not None else None)
     provenance.update(
-        data_root=str(data_root),
-        limit=limit,
+        data_root=str(config.data_root),
+        limit=config.limit,
         registry_files=registry.files if registry else [],
         registry_digest=registry.digest() if registry else None,
-        max_cost_usd=max_cost,
+        max_cost_usd=config.max_cost,
     )
     run_id = store.start_run(provenance)
     report = RunReport(run_id)
     status = "interrupted"
     clock = Timings()
     try:
-        ex = Executor(executor, workers, ray_address)
-        provenance["worker_slots"], provenance["executor"] = ex.slots, executor
-        budget = CostBudget(max_cost)
-        schedule = Schedule(store, ex, budget, progress)
+        ex = Executor(config)
+        provenance["worker_slots"], provenance["executor"] = ex.slots, config.executor
+        budget = CostBudget(config.max_cost)
+        schedule = Schedule(store, ex, budget, config.progress)
         prepared: dict[str, PreparedBenchmark] = {}
         for b in benchmarks:
             if b.id not in prepared:  # loaded once, for every model
-                prepared[b.id] = prepare(b, plugins.benchmarks, data_root, limit)
+                prepared[b.id] = prepare(b, plugins.benchmarks, config.data_root, config.limit)
         clock.lap("load_benchmarks_s")
+        if live_model is not None:
+            live_model.run_config = config
         runs: list[ModelRun] = []
         for entry in models:
             cls = type(live_model) if live_model is not None else plugins.models.get(entry.type).cls
-            run = plan_model(entry, cls, [prepared[b.id] for b in benchmarks], store, live_model, recompute_metrics)
+            run = plan_model(entry, cls, [prepared[b.id] for b in benchmarks], store, config, live_model)
             schedule.prestart(run)  # the first model with work loads while the others are planned
             runs.append(run)
         clock.lap("plan_s")

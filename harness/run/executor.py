@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
+from vlc_harness.config import RunConfig
 from vlc_harness.devices import cpu_threads_per_worker, worker_slots
 from vlc_harness.errors import TIMEOUT, WORKER_DIED, WorkerFailed, reason_of
 from vlc_harness.models import Model
@@ -36,37 +37,40 @@ class Worker(Protocol):
 
 
 class Executor:
-    """Starts workers: ``local`` (processes on this machine) or ``ray`` (actors on a cluster).
+    """Starts workers as ``config.executor`` says: ``local`` (processes on this machine) or ``ray``
+    (actors on the cluster at ``config.ray_address``); each worker's model gets ``config``.
 
-    ``slots`` lists one device per worker slot: one per visible GPU (or ``workers``), else one
-    ``auto`` slot; under Ray, one per cluster GPU (or ``workers`` CPU slots).
+    ``slots`` lists one device per worker slot: one per visible GPU (or ``config.workers``), else
+    one ``auto`` slot; under Ray, one per cluster GPU (or ``config.workers`` CPU slots).
     """
 
-    def __init__(self, kind: str = "local", workers: int | None = None, address: str | None = None) -> None:
-        self.kind = kind
-        if kind == "ray":
+    def __init__(self, config: RunConfig) -> None:
+        self.config = config
+        if config.executor == "ray":
             from vlc_harness.run.ray_actor import connect
 
-            self.slots = connect(address, workers)
+            self.slots = connect(config.ray_address, config.workers)
         else:
-            self.slots = worker_slots(workers)
+            self.slots = worker_slots(config.workers)
         self.threads = cpu_threads_per_worker(self.slots)
 
     def start(self, cls: type[Model], params: Any, run: Any, label: str, device: str) -> Worker:
         """A worker for one model on ``device`` (the slot's device, unless the entry pins one)."""
         if device and device != "auto" and getattr(run, "device", "auto") == "auto":
             run = dataclasses.replace(run, device=device)
-        if self.kind == "ray":
+        if self.config.executor == "ray":
             from vlc_harness.run.ray_actor import RayWorker
 
-            return RayWorker(cls, params, run, label, device=device, threads=self.threads)
-        return LocalWorker(cls, params, run, label, threads=self.threads)
+            return RayWorker(cls, params, run, label, self.config, device=device, threads=self.threads)
+        return LocalWorker(cls, params, run, label, self.config, threads=self.threads)
 
 
 class LocalWorker:
     """A model in a ``python -m vlc_harness.run.worker`` process, talking over a socket pair."""
 
-    def __init__(self, cls: type[Model], params: Any, run: Any, label: str, threads: int | None = None) -> None:
+    def __init__(
+        self, cls: type[Model], params: Any, run: Any, label: str, config: RunConfig, threads: int | None = None
+    ) -> None:
         self.label = label
         self.timeout_s = float(getattr(run, "timeout_s", 900.0))
         env = dict(os.environ)
@@ -80,7 +84,7 @@ class LocalWorker:
         )
         theirs.close()
         self._conn = Connection(ours.detach())
-        self._send(("init", class_locator(cls), dataclasses.asdict(params), dataclasses.asdict(run)))
+        self._send(("init", class_locator(cls), dataclasses.asdict(params), dataclasses.asdict(run), config))
 
     def load(self) -> None:
         """Start loading the model now (its ``Loaded`` event arrives with the first job)."""

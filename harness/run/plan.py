@@ -11,6 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from vlc_harness.config import RunConfig
 from vlc_harness.errors import (
     BENCHMARK_ERROR,
     DATA_MISSING,
@@ -21,7 +22,7 @@ from vlc_harness.errors import (
 )
 from vlc_harness.fingerprint import fingerprint_content, model_fingerprint
 from vlc_harness.metrics.cell import bootstrap_samples, metrics_version
-from vlc_harness.models import Identity, Model
+from vlc_harness.models import Identity, Model, build_model
 from vlc_harness.registry import ModelEntry
 from vlc_harness.run.jobs import Job
 from vlc_harness.run.prepare import PreparedBenchmark
@@ -99,10 +100,14 @@ def plan_model(
     cls: type[Model],
     prepared: list[PreparedBenchmark],
     store: Store,
+    config: RunConfig,
     live_model: Model | None = None,
-    recompute_metrics: bool = False,
 ) -> ModelRun:
-    """One model's plan over the prepared benchmarks (see the module docstring)."""
+    """One model's plan over the prepared benchmarks (see the module docstring).
+
+    The model is built for ``config`` (:func:`~vlc_harness.models.build_model`) to be identified,
+    unless ``live_model`` stands in for it; ``config.recompute_metrics`` reuses no stored cell.
+    """
     protocol = protocol_for(cls)
     run = ModelRun(entry, cls, protocol, [CellPlan(p) for p in prepared], live_model)
     for cell in run.cells:
@@ -120,7 +125,8 @@ def plan_model(
     if not any(c.status is None for c in run.cells):
         return run
     try:  # in this process, without loading the model (see Model.identify)
-        run.identity = (live_model if live_model is not None else cls(entry.params, entry.run)).identify()
+        model = live_model if live_model is not None else build_model(cls, entry.params, entry.run, config)
+        run.identity = model.identify()
     except Unavailable as exc:
         return _decide(run, "unavailable", str(exc), exc.code)
     except Exception as exc:  # a plugin's bug fails its cells, never the run
@@ -128,7 +134,7 @@ def plan_model(
     run.content = fingerprint_content(entry.type, entry.params_dict(), run.identity, cls.scoring_version)
     run.fingerprint = model_fingerprint(run.content)
     for cell in run.cells:
-        if cell.status is None and not recompute_metrics:
+        if cell.status is None and not config.recompute_metrics:
             cell.reuse = reusable(entry, run.fingerprint, cell, store)
     todo = [c for c in run.cells if c.to_build]
     if todo:

@@ -1,11 +1,12 @@
 """The Ray executor: each model worker is a Ray actor that may run on any node of a cluster.
 
-The actor builds the model once (from its plugin class, params and run options), loads it on
-its first job and streams the job's events back to the driver, which owns every store write: one
-writer whatever the store (SQLite included), no database credentials on the workers, and exactly
-the bookkeeping of the local executor (only events that reached the driver are stored, so a lost
-node costs at most the batch it had open). Workers read image files by path: every node needs
-the data root at the same path (a shared filesystem) and the same Python environment.
+The actor builds the model once (from its plugin class, params, run options and the run's
+configuration), loads it on its first job and streams the job's events back to the driver,
+which owns every store write: one writer whatever the store (SQLite included), no database
+credentials on the workers, and exactly the bookkeeping of the local executor (only events that
+reached the driver are stored, so a lost node costs at most the batch it had open). Workers
+read image files by path: every node needs the data root at the same path (a shared filesystem)
+and the same Python environment.
 
 An actor asks for one GPU when the cluster has GPUs, else one CPU ``slot`` of ``cores // N``.
 """
@@ -16,6 +17,7 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
+from vlc_harness.config import RunConfig
 from vlc_harness.errors import TIMEOUT, WorkerFailed, reason_of
 from vlc_harness.models import Model
 from vlc_harness.run.jobs import Job
@@ -46,12 +48,15 @@ def _actor_class() -> Any:
         class ModelActor:
             """One model, built once on a Ray worker; jobs stream their events back."""
 
-            def __init__(self, locator: dict[str, Any], params: dict[str, Any], run: dict[str, Any]) -> None:
+            def __init__(
+                self, locator: dict[str, Any], params: dict[str, Any], run: dict[str, Any], config: RunConfig
+            ) -> None:
+                from vlc_harness.models import build_model
                 from vlc_harness.params import build
                 from vlc_harness.plugins import resolve_locator
 
                 cls = resolve_locator(locator)
-                self.model = cls(build(cls.Params, params), build(cls.Run, run))
+                self.model = build_model(cls, build(cls.Params, params), build(cls.Run, run), config)
                 self.loaded = False
 
             def compute(self, job: Job) -> Iterator[Any]:
@@ -72,7 +77,9 @@ def _actor_class() -> Any:
 class RayWorker:
     """A model worker running as a Ray actor (the same interface as a local worker)."""
 
-    def __init__(self, cls: type[Model], params: Any, run: Any, label: str, device: str, threads: int | None) -> None:
+    def __init__(
+        self, cls: type[Model], params: Any, run: Any, label: str, config: RunConfig, device: str, threads: int | None
+    ) -> None:
         from vlc_harness.plugins import class_locator
 
         self.label = label
@@ -82,7 +89,7 @@ class RayWorker:
             env = {k: str(threads) for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
             options["runtime_env"] = {"env_vars": env}
         actor = _actor_class().options(**options)
-        self._actor = actor.remote(class_locator(cls), dataclasses.asdict(params), dataclasses.asdict(run))
+        self._actor = actor.remote(class_locator(cls), dataclasses.asdict(params), dataclasses.asdict(run), config)
 
     def _get(self, ref: Any) -> Any:
         import ray

@@ -2,11 +2,13 @@
 
 Started as a module (not through ``multiprocessing``), so a script that calls
 :func:`vlc_harness.evaluate` needs no ``if __name__ == "__main__":`` guard. The parent sends
-``("init", locator, params, run)`` first, then any of ``("load",)``, ``("compute", job)`` and
-``("stop",)``; the worker answers ``("event", event)`` for each event, ``("done",)`` after a job,
-and ``("error", message, reason code)`` when something raised (the code by the exception's type,
-:func:`vlc_harness.errors.reason_of`: only this process sees the exception itself). Thread limits
-arrive in the environment, before torch is imported.
+``("init", locator, params, run, config)`` first (``config``: the run's
+:class:`~vlc_harness.config.RunConfig`, which the model gets before it is loaded), then any of
+``("load",)``, ``("compute", job)`` and ``("stop",)``; the worker answers ``("event", event)``
+for each event, ``("done",)`` after a job, and ``("error", message, reason code)`` when
+something raised (the code by the exception's type, :func:`vlc_harness.errors.reason_of`: only
+this process sees the exception itself). Thread limits arrive in the environment, before torch
+is imported.
 """
 
 from __future__ import annotations
@@ -27,14 +29,15 @@ def describe(exc: BaseException) -> str:
 
 def serve(conn: Connection) -> None:
     """Build the model from the ``init`` message, then serve requests until ``stop`` or EOF."""
+    from vlc_harness.models import build_model
     from vlc_harness.params import build
     from vlc_harness.plugins import resolve_locator
     from vlc_harness.run.compute import load_model, run_job
 
     try:
-        _, locator, params, run = conn.recv()
+        _, locator, params, run, config = conn.recv()
         cls = resolve_locator(locator)
-        model = cls(build(cls.Params, params), build(cls.Run, run))
+        model = build_model(cls, build(cls.Params, params), build(cls.Run, run), config)
     except BaseException as exc:  # report, never hang the parent
         conn.send(("error", describe(exc), reason_of(exc)))
         return

@@ -6,6 +6,6 @@ Only the main process writes to it. See :mod:`vlc_harness.store.schema` for the 
 
 from __future__ import annotations
 
-from vlc_harness.store.store import CellRecord, Store, open_store
+from vlc_harness.store.store import CellRecord, Outcome, Store, open_store
 
-__all__ = ["CellRecord", "Store", "open_store"]
+__all__ = ["CellRecord", "Outcome", "Store", "open_store"]

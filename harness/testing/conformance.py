@@ -1,6 +1,7 @@
-"""Conformance checks every registered model and benchmark type must pass.
+"""Conformance checks every registered model, benchmark and metric family type must pass.
 
-Import these tests into a test module to run them over every registered type::
+Import these tests into a test module to run them over every registered type (metric families
+too: :mod:`vlc_harness.testing.family_conformance`)::
 
     from vlc_harness.testing.conformance import *  # noqa: F401,F403
 
@@ -27,9 +28,6 @@ import pytest
 from vlc_harness.benchmarks import Benchmark, InstanceScores
 from vlc_harness.choices import AnsweredQuestion, InstanceAnswers, Question
 from vlc_harness.errors import ScoreError
-from vlc_harness.metrics.engine import TIES_HALF_RULE
-from vlc_harness.metrics.pairwise import CHOICE_TIE_RULE
-from vlc_harness.metrics.ties import TIE_RULES
 from vlc_harness.models import (
     PROTOCOLS,
     ChoiceModel,
@@ -52,14 +50,20 @@ from vlc_harness.testing import (
     write_standin_images,
 )
 from vlc_harness.testing.examples import example_for
+from vlc_harness.testing.family_conformance import (
+    SPEC_TIE_RULES,
+    test_family_abstention,
+    test_family_example,
+    test_family_metadata,
+)
 
 HEAVY_MODULES = ("torch", "transformers", "open_clip", "openai", "tensorflow", "jax")
-SPEC_TIE_RULES = (*TIE_RULES, "half", TIES_HALF_RULE, "n/a", CHOICE_TIE_RULE)
-"""Tie rules a metric spec may state: the comparison rules, Mann-Whitney half, random tie-breaking
-(``<metric>_ties_half``), ``n/a`` (no comparison: mean scores, data properties) and answers."""
 __all__ = [
     "test_benchmark_example_metrics",
     "test_benchmark_metadata",
+    "test_family_abstention",
+    "test_family_example",
+    "test_family_metadata",
     "test_model_example_scores",
     "test_model_metadata",
     "test_plugin_module_import_is_light",

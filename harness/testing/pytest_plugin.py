@@ -10,10 +10,10 @@ Fixtures:
   test's store, ``vlc_run.cli("show", "--format", "json")`` runs another command on it.
 * ``vlc_registered``: a context manager that registers a plugin object for one test.
 
-Parametrization: a test that takes ``vlc_model_type`` or ``vlc_benchmark_type`` runs once per
-type under test: by default the calling package's (types defined under the rootdir), else those
-``--vlc-types a,b`` (or the ``vlc_types`` ini key) names, or ``all`` (see
-:func:`conformance_types` and :mod:`vlc_harness.testing.conformance`).
+Parametrization: a test that takes ``vlc_model_type``, ``vlc_benchmark_type`` or ``vlc_family_type``
+(a metric family) runs once per type under test: by default the calling package's (types defined
+under the rootdir), else those ``--vlc-types a,b`` (or the ``vlc_types`` ini key) names, or ``all``
+(see :func:`conformance_selection` and :mod:`vlc_harness.testing.conformance`).
 """
 
 from __future__ import annotations
@@ -128,15 +128,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     """``--vlc-types`` (and the ``vlc_types`` ini key): which types the conformance tests check."""
     group = parser.getgroup("vlc-harness")
     help_text = (
-        "comma-separated model and benchmark types the conformance tests check; 'all' for every "
+        "comma-separated model, benchmark and metric family types the conformance tests check; 'all' for every "
         "registered type (default: the types whose plugin code lies under the rootdir)"
     )
     group.addoption("--vlc-types", dest="vlc_types", default=None, help=help_text)
     parser.addini("vlc_types", help_text, default="")
 
 
-def conformance_types(config: pytest.Config, plugins: Any) -> tuple[list[str], list[str]]:
-    """The (model, benchmark) types the conformance tests check for this pytest run.
+KINDS = {"vlc_model_type": "models", "vlc_benchmark_type": "benchmarks", "vlc_family_type": "families"}
+"""The conformance parameters and the catalog (of the loaded plugins) each runs over."""
+
+
+def conformance_selection(config: pytest.Config, plugins: Any) -> dict[str, list[str]]:
+    """The type names each conformance parameter runs over for this pytest run (``vlc_model_type``,
+    ``vlc_benchmark_type``, ``vlc_family_type``: model, benchmark and metric family types).
 
     By default, the calling package's: types whose class is defined in a file under the rootdir
     (an editable install, or plugins loaded from a folder), so a plugin author's tests never run,
@@ -144,16 +149,18 @@ def conformance_types(config: pytest.Config, plugins: Any) -> tuple[list[str], l
     is a usage error.
     """
     wanted = config.getoption("vlc_types") or config.getini("vlc_types") or ""
-    models, benchmarks = plugins.models.entries, plugins.benchmarks.entries
+    catalogs = {param: getattr(plugins, attr).entries for param, attr in KINDS.items()}
+    known = {name for entries in catalogs.values() for name in entries}
     if wanted.strip() == "all":
-        return sorted(models), sorted(benchmarks)
+        return {param: sorted(entries) for param, entries in catalogs.items()}
     if wanted.strip():
         names = [n.strip() for n in wanted.split(",") if n.strip()]
-        unknown = [n for n in names if n not in models and n not in benchmarks]
+        unknown = [n for n in names if n not in known]
         if unknown:
-            known = ", ".join(sorted({*models, *benchmarks}))
-            raise pytest.UsageError(f"--vlc-types: unknown type(s) {', '.join(unknown)}; known: {known}")
-        return [n for n in names if n in models], [n for n in names if n in benchmarks]
+            raise pytest.UsageError(
+                f"--vlc-types: unknown type(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
+        return {param: [n for n in names if n in entries] for param, entries in catalogs.items()}
     root = Path(config.rootpath).resolve()
 
     def local(cls: type) -> bool:
@@ -161,31 +168,32 @@ def conformance_types(config: pytest.Config, plugins: Any) -> tuple[list[str], l
         file = getattr(module, "__file__", None)
         return bool(file) and Path(file).resolve().is_relative_to(root)
 
-    mine = (
-        sorted(n for n, r in models.items() if local(r.cls)),
-        sorted(n for n, r in benchmarks.items() if local(r.cls)),
-    )
-    if not mine[0] and not mine[1]:
+    mine = {param: sorted(n for n, r in entries.items() if local(r.cls)) for param, entries in catalogs.items()}
+    if not any(mine.values()):
         raise pytest.UsageError(
-            f"vlc-harness conformance: no model or benchmark type is defined under {root}; install your "
-            "plugin with `pip install -e .` and run pytest from its folder, or pass --vlc-types NAME[,NAME]"
+            f"vlc-harness conformance: no model, benchmark or metric family type is defined under {root}; install "
+            "your plugin with `pip install -e .` and run pytest from its folder, or pass --vlc-types NAME[,NAME]"
         )
     return mine
 
 
+def conformance_types(config: pytest.Config, plugins: Any) -> tuple[list[str], list[str]]:
+    """The (model, benchmark) types the conformance tests check (see :func:`conformance_selection`)."""
+    selected = conformance_selection(config, plugins)
+    return selected["vlc_model_type"], selected["vlc_benchmark_type"]
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Parametrize ``vlc_model_type`` / ``vlc_benchmark_type`` over the types under test
-    (:func:`conformance_types`)."""
-    wanted = {"vlc_model_type", "vlc_benchmark_type"} & set(metafunc.fixturenames)
+    """Parametrize ``vlc_model_type`` / ``vlc_benchmark_type`` / ``vlc_family_type`` over the types
+    under test (:func:`conformance_selection`)."""
+    wanted = set(KINDS) & set(metafunc.fixturenames)
     if not wanted:
         return
     from vlc_harness.plugins import get_plugins
 
-    models, benchmarks = conformance_types(metafunc.config, get_plugins())
-    if "vlc_model_type" in wanted:
-        metafunc.parametrize("vlc_model_type", models or [NO_TYPES])
-    if "vlc_benchmark_type" in wanted:
-        metafunc.parametrize("vlc_benchmark_type", benchmarks or [NO_TYPES])
+    selected = conformance_selection(metafunc.config, get_plugins())
+    for param in sorted(wanted):
+        metafunc.parametrize(param, selected[param] or [NO_TYPES])
 
 
 NO_TYPES = "<none>"
@@ -193,11 +201,11 @@ NO_TYPES = "<none>"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Deselect the model (or benchmark) checks of a package that defines no model (or benchmark)."""
+    """Deselect the model (benchmark, family) checks of a package that defines no model (benchmark, family)."""
     keep, drop = [], []
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
-        none = NO_TYPES in (params.get("vlc_model_type"), params.get("vlc_benchmark_type"))
+        none = NO_TYPES in (params.get(param) for param in KINDS)
         (drop if none else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)

@@ -1,6 +1,26 @@
-"""ARO's COCO-Order / Flickr30k-Order caption perturbations, seeded per case.
+"""ARO's COCO-Order and Flickr30k-Order (Yuksekgonul et al., ICLR 2023): the original caption among 4
+word-order perturbations, seeded per case.
 
-Given a caption, an Order case offers 5 texts: the original and 4 perturbations (ARO Table 1,
+* ``aro_coco_order`` / ``aro_flickr30k_order``: a Karpathy-test image, its caption and 4 word-order
+  perturbations, one case per caption per seed. What the four ARO types share (the unpinned
+  annotation file, the reference rows) is in :mod:`vlc_harness_builtins.benchmarks.aro`.
+
+Data (BLIP's Karpathy test files, unpinned as ARO's VG files are)::
+
+    <data root>/karpathy/coco_karpathy_test.json    # [{image: "val2014/COCO_val2014_....jpg", caption: [...]}, ...]
+    <data root>/karpathy/flickr30k_test.json        # [{image: "flickr30k-images/....jpg", caption: [...]}, ...]
+    <data root>/coco/val2014/...   <data root>/flickr30k/flickr30k-images/...
+
+Metrics: the original comes first and ARO counts the argmax 0 right (``np.argmax`` returns the first
+maximum), so a tie with the original is RIGHT (tie rule ``right``), e.g. a perturbation identical to
+the original. Chance is 1/5. ``i2t_accuracy`` per seed (categories ``seed<k>``) and, under ``all``,
+the mean over seeds (ARO Table 5 averages 3 seeds; every seed has the same cases, so this is also
+the pooled accuracy); ``i2t_accuracy_seed_std`` (sample std over seeds); ``i2t_pairwise_accuracy``
+(original vs each perturbation); ``identical_rate`` (perturbations equal to the original, per
+perturbation and ``any``). The seed is part of each instance id (``seed<k>/<case index>``) and the
+seeds, the tagger's versions and the perturbation scheme are part of the data version.
+
+Perturbations: an Order case offers 5 texts: the original caption and 4 perturbations (ARO Table 1,
 in the option order of ARO's ``COCO_Order``/``Flickr30k_Order``):
 
 1. ``shuffle_nouns_and_adj``: permute the nouns (PTB NN, NNS, NNP, NNPS) among themselves and the
@@ -30,8 +50,17 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
 
-from vlc_harness_builtins.benchmarks.pos_tagging import Tagged
+from vlc_harness import hookimpl
+from vlc_harness.datafiles import ImageArchive
+from vlc_harness.errors import DataUnavailable
+from vlc_harness.metrics.order import OrderAccuracy
+from vlc_harness.sources import ImageFolder, read_json_records
+from vlc_harness.types import ImageSource, Instance
+from vlc_harness_builtins.benchmarks.aro import ARO_PAPER, AroTask
+from vlc_harness_builtins.benchmarks.pos_tagging import Tagged, TaggerError, load_tagger, tagger_identity
 
 PERTURBATION_VERSION = "aro-order-v1"
 PERTURBATIONS = (
@@ -43,6 +72,10 @@ PERTURBATIONS = (
 NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS"})
 ADJ_TAGS = frozenset({"JJ", "JJR", "JJS"})
 MAX_WORDS = 30
+ORDER_CHANCE = 0.2
+KARPATHY_URL = "https://storage.googleapis.com/sfr-vision-language-research/datasets/{}"
+COCO_VAL2014 = "http://images.cocodataset.org/zips/val2014.zip"
+FLICKR30K_FORM = "https://forms.illinois.edu/sec/229675"
 
 _PUNCT = re.compile(r"([.!\"()*#:;~])")
 _SPACES = re.compile(r"\s{2,}")
@@ -129,3 +162,146 @@ def order_case(
         texts=(original, *perturbed),  # type: ignore[arg-type]
         identical=tuple(t == original for t in perturbed),  # type: ignore[arg-type]
     )
+
+
+@dataclass(frozen=True)
+class COCOOrderParams:
+    """Karpathy file and image locations, seeds, POS tagger (``spacy[:model]`` or ``table:<path>``)."""
+
+    version: Literal["upstream", "custom"] = "upstream"
+    annotations_dir: str = "karpathy"
+    images_dir: str = "coco"
+    seeds: tuple[int, ...] = (0, 1, 2)
+    tagger: str = "spacy:en_core_web_sm"
+    max_words: int = 30
+
+
+@dataclass(frozen=True)
+class Flickr30kOrderParams(COCOOrderParams):
+    """As COCO-Order, with the Flickr30k image folder."""
+
+    images_dir: str = "flickr30k"
+
+
+class _AroOrder(AroTask):
+    """Pick the original caption among it and 4 word-order perturbations (ties count right)."""
+
+    headline = "i2t_accuracy"
+    headline_source = f"{ARO_PAPER} Tables 5 and 6, Order columns: accuracy over 3 seeds (ARO's procedure, our strings)"
+
+    @property
+    def data_version(self) -> str:
+        """File content, seeds, tagger versions and perturbation scheme."""
+        seeds = ".".join(str(s) for s in self.params.seeds)
+        tagger = tagger_identity(self.params.tagger, self.data_root)
+        content = self.data_source().data_version
+        return f"{content}/seeds-{seeds}/{tagger}/{PERTURBATION_VERSION}/max{self.params.max_words}"
+
+    def annotation_url(self) -> str:
+        """BLIP's Karpathy test split file."""
+        return KARPATHY_URL.format(self.annotation_file)
+
+    def get_hint(self) -> str:
+        """Download BLIP's file."""
+        return (
+            f"download {KARPATHY_URL.format(self.annotation_file)} to {self.annotation_path} "
+            "(`vlc-harness data fetch`); it is not pinned by sha256 (no upstream checksum is published)"
+        )
+
+    def validate_seeds(self) -> tuple[int, ...]:
+        """The seeds, checked: at least one, no repeats."""
+        seeds = tuple(self.params.seeds)
+        if not seeds or len(set(seeds)) != len(seeds):
+            raise ValueError(f"{self.type_name}: seeds must be distinct and at least one, got {list(seeds)}")
+        return seeds
+
+    def load_instances(self) -> list[Instance]:
+        """One case per caption per seed: ``seed<k>/<case index>``, seeds in the order given."""
+        seeds = self.validate_seeds()
+        annotations = read_json_records(self.annotation_path, self.title, ("image", "caption"))
+        cases = [(ann["image"], i, cap) for ann in annotations for i, cap in enumerate(ann["caption"])]
+        tagger = load_tagger(self.params.tagger, self.data_root)
+        unique = sorted({cap for _, _, cap in cases})
+        try:
+            tags = dict(zip(unique, tagger.tag_many(unique)))
+            words = {cap: tagger.words(cap) for cap in unique}
+        except TaggerError as exc:
+            raise DataUnavailable(f"{self.title}: {exc}") from None
+        images = self.path(self.params.images_dir)
+        out = []
+        for seed in seeds:
+            for k, (image, i, cap) in enumerate(cases):
+                case = order_case(cap, tags[cap], words[cap], case_rng(seed, f"{image}#{i}"), self.params.max_words)
+                out.append(
+                    Instance(
+                        id=f"seed{seed}/{k}",
+                        category=f"seed{seed}",
+                        images=(ImageSource(images / image),),
+                        texts=case.texts,
+                        gold={"positive": 0, "seed": seed, "identical": list(case.identical)},
+                    )
+                )
+        return out
+
+    metrics = (
+        OrderAccuracy(
+            "i2t_accuracy",
+            PERTURBATIONS,
+            pairwise_id="i2t_pairwise_accuracy",
+            identical_id="identical_rate",
+            chance=ORDER_CHANCE,
+            description="accuracy of picking the original caption among 5 (per seed; 'all': the mean over seeds, "
+            "ARO Table 5); a tie with the original counts right, as ARO's first-index argmax does",
+        ),
+    )
+
+
+class COCOOrder(_AroOrder):
+    """ARO COCO-Order: COCO Karpathy test captions (5,000 val2014 images) and 4 perturbations each."""
+
+    type_name = "aro_coco_order"
+    title = "ARO COCO-Order"
+    image_pools = ("coco-karpathy-test",)
+    Params = COCOOrderParams
+    annotation_file = "coco_karpathy_test.json"
+    license = "ARO code MIT; COCO captions CC BY 4.0; images under Flickr terms"
+    captions_redistributable = True
+
+    def image_folder(self) -> ImageFolder:
+        """COCO val2014 (about 6 GB), unzipped into ``images_dir``."""
+        images_dir = Path(self.params.images_dir)
+        marker = images_dir / "val2014" / "COCO_val2014_000000391895.jpg"
+        archives = () if images_dir.is_absolute() else (ImageArchive(COCO_VAL2014, str(images_dir), str(marker)),)
+        hint = (
+            f"run `vlc-harness data fetch -b aro_coco_order --images`, or download {COCO_VAL2014} and unzip it "
+            f"so that {self.path(images_dir)}/val2014/COCO_val2014_000000391895.jpg exists, or set images_dir"
+        )
+        return ImageFolder(self.path(images_dir), hint, archives, manual=not archives)
+
+
+class Flickr30kOrder(_AroOrder):
+    """ARO Flickr30k-Order: Flickr30k Karpathy test captions (1,000 images) and 4 perturbations each."""
+
+    type_name = "aro_flickr30k_order"
+    title = "ARO Flickr30k-Order"
+    image_pools = ("flickr30k-karpathy-test",)
+    Params = Flickr30kOrderParams
+    annotation_file = "flickr30k_test.json"
+    license = "ARO code MIT; Flickr30k captions and images under the Flickr30k terms (non-commercial research)"
+    captions_redistributable = False
+
+    def image_folder(self) -> ImageFolder:
+        """Flickr30k needs a sign-up."""
+        images = self.path(self.params.images_dir)
+        hint = (
+            f"Flickr30k images need a sign-up at {FLICKR30K_FORM}; put them so that "
+            f"{images}/flickr30k-images/<id>.jpg exist, or set images_dir"
+        )
+        return ImageFolder(images, hint, manual=True)
+
+
+@hookimpl
+def register_benchmarks(register: Any) -> None:
+    """Register ARO's COCO-Order and Flickr30k-Order."""
+    for cls in (COCOOrder, Flickr30kOrder):
+        register(cls)

@@ -38,25 +38,26 @@ and the four retrieval directions ``i_pos2t``, ``i_neg2t``, ``t_pos2i``, ``t_neg
 
 from __future__ import annotations
 
-import csv
-import hashlib
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from vlc_harness import hookimpl
-from vlc_harness.benchmarks import Benchmark, DataFile, ImageArchive, verify_files
+from vlc_harness.benchmarks import Benchmark, DataFile
+from vlc_harness.cards import BenchmarkCard
 from vlc_harness.datafetch import FetchError
 from vlc_harness.errors import DataUnavailable
-from vlc_harness.kit.exports import split_rows, stored_image_bytes, write_atomically
 from vlc_harness.metrics import Micro, PairwiseAccuracy, PerCategory
 from vlc_harness.metrics.group import CHANCE_SINGLE, MATCHED_PAIRS, TextImageGroup
+from vlc_harness.sources import HfSplit, ImageFolder, PinnedFiles, read_csv
+from vlc_harness.sources.hf import split_rows, stored_image_bytes, write_atomically
 from vlc_harness.types import ImageSource, Instance, ReferenceRow
-from vlc_harness_builtins.benchmarks.coco import val2017_archives, val2017_hint
+from vlc_harness_builtins.benchmarks.coco import val2017
 
 HF_DATASET = "imirandam/BiVLC"
+HF_SPLIT = HfSplit(HF_DATASET, "test", images=("image", "negative_image"))
 COMMIT = "84f0d1751e7212d97cdeaeb01353862c09908bcb"
 UPSTREAM = f"https://raw.githubusercontent.com/IMirandaM/BiVLC/{COMMIT}"
 ROWS_FILE = "BiVLC_ViT-B-32.csv"
@@ -122,63 +123,41 @@ class BiVLC(Benchmark):
     """BiVLC: SugarCrepe's hard negatives with a generated image each, scored in both directions."""
 
     type_name = "bivlc"
-    title = "BiVLC"
-    image_pools = ("coco-val2017", "bivlc-generated")
-    citation = (
-        "Miranda, Salaberria, Agirre, Azkune. BiVLC: Extending Vision-Language Compositionality "
-        "Evaluation with Text-to-Image Retrieval. arXiv:2406.09952, 2024."
+    card = BenchmarkCard(
+        title="BiVLC",
+        citation=(
+            "Miranda, Salaberria, Agirre, Azkune. BiVLC: Extending Vision-Language Compositionality "
+            "Evaluation with Text-to-Image Retrieval. arXiv:2406.09952, 2024."
+        ),
+        homepage="https://github.com/IMirandaM/BiVLC",
+        license="MIT (annotations and generated images); COCO captions CC BY 4.0; COCO images under Flickr terms",
+        headline="group_score",
+        headline_source="Miranda et al. (2024) Table 3: Group over the 2,933 test instances (mode i2t-only: I_pos2T)",
+        index_metrics=("i2t_score", "t2i_score"),
+        gap_metrics=("i2t_score", "t2i_score"),
+        captions_redistributable=True,
+        image_pools=("coco-val2017", "bivlc-generated"),
+        reference_file=Path(__file__).with_name("bivlc_reference.json"),
     )
-    homepage = "https://github.com/IMirandaM/BiVLC"
-    license = "MIT (annotations and generated images); COCO captions CC BY 4.0; COCO images under Flickr terms"
-    headline = "group_score"
-    headline_source = "Miranda et al. (2024) Table 3: Group over the 2,933 test instances (mode i2t-only: I_pos2T)"
-    index_metrics = ("i2t_score", "t2i_score")
-    gap_metrics = ("i2t_score", "t2i_score")
-    captions_redistributable = True
-    reference_file = Path(__file__).with_name("bivlc_reference.json")
     Params = BiVLCParams
-
-    def _dir(self, relative: str) -> Path:
-        return Path(relative) if Path(relative).is_absolute() else self.data_root / relative
-
-    def _file(self, name: str) -> Path:
-        return self._dir(self.params.annotations_dir) / name
 
     @property
     def i2t_only(self) -> bool:
         """True in the I2T-only mode (no negative images)."""
         return self.params.mode == I2T_ONLY
 
-    @property
-    def data_version(self) -> str:
-        """``test-2933`` or ``custom-<hash of the CSVs>``, suffixed ``-i2t-only`` in that mode."""
-        if self.params.version == "custom":
-            h = hashlib.sha256()
-            for name in FILES:
-                path = self._file(name)
-                h.update(name.encode() + (path.read_bytes() if path.is_file() else b""))
-            base = f"custom-{h.hexdigest()[:12]}"
-        else:
-            base = self.params.version
-        return f"{base}-{I2T_ONLY}" if self.i2t_only else base
-
-    def data_files(self) -> list[DataFile]:
-        """The two pinned CSVs of the authors' repository (none for ``custom``)."""
-        if self.params.version == "custom":
-            return []
-        rel = Path(self.params.annotations_dir)
-        return [DataFile(str(rel / name), sha, f"{UPSTREAM}/{path}") for name, (path, sha) in FILES.items()]
+    def data_source(self) -> PinnedFiles:
+        """The two CSVs of the authors' repository, pinned (``custom``: both present, named by their hash)."""
+        folder = Path(self.params.annotations_dir)
+        files = {name: DataFile(str(folder / name), sha, f"{UPSTREAM}/{path}") for name, (path, sha) in FILES.items()}
+        suffix = f"-{I2T_ONLY}" if self.i2t_only else ""
+        return PinnedFiles(self.data_root, self.title, files, self.params.version, suffix=suffix, custom_needs="all")
 
     def check_data(self) -> None:
         """The CSVs (pinned by sha256 unless ``custom``); in full mode also every negative image."""
-        if self.params.version == "custom":
-            absent = [str(self._file(n)) for n in FILES if not self._file(n).is_file()]
-            if absent:
-                raise DataUnavailable(f"BiVLC (custom): missing {', '.join(absent)}")
-        else:
-            verify_files(self.data_root, self.data_files(), self.title)
+        super().check_data()
         if not self.i2t_only:
-            folder = self._dir(self.params.negative_images_dir)
+            folder = self.path(self.params.negative_images_dir)
             n_rows = len(self._rows())
             missing = sum(1 for k in range(n_rows) if not (folder / f"{k}.jpg").is_file())
             if missing:
@@ -187,14 +166,14 @@ class BiVLC(Benchmark):
                 )
 
     def _rows(self) -> list[dict[str, str]]:
-        return _read_csv(self._file(ROWS_FILE))
+        return read_csv(self.data_source().file(ROWS_FILE))
 
     def load_instances(self) -> list[Instance]:
         """Every test row in Hugging Face order; ids are ``<type>_<subtype>/<row>``."""
         rows = self._rows()
-        filenames = coco_filenames(rows, _read_csv(self._file(SOURCES_FILE)))
-        coco = self._dir(self.params.images_dir)
-        negatives = self._dir(self.params.negative_images_dir)
+        filenames = coco_filenames(rows, read_csv(self.data_source().file(SOURCES_FILE)))
+        coco = self.path(self.params.images_dir)
+        negatives = self.path(self.params.negative_images_dir)
         out = []
         for k, (row, filename) in enumerate(zip(rows, filenames)):
             category = f"{row['type']}_{row['subtype']}"
@@ -208,18 +187,10 @@ class BiVLC(Benchmark):
             out.append(Instance(id=f"{category}/{k}", category=category, images=images, texts=texts, gold=gold))
         return out
 
-    def image_archives(self) -> list[ImageArchive]:
-        """COCO val2017 (about 780 MB), unzipped next to ``images_dir`` (the negatives come from HF)."""
-        return val2017_archives(self.params.images_dir)
-
-    def image_dir(self) -> Path:
-        """COCO val2017 folder (the positive images)."""
-        return self._dir(self.params.images_dir)
-
-    def image_hint(self) -> str:
-        """Where to get COCO val2017 and, in full mode, the negative images."""
-        coco = val2017_hint("bivlc")
-        return coco if self.i2t_only else f"{coco}; negative images: {NEGATIVE_HINT}"
+    def image_folder(self) -> ImageFolder:
+        """COCO val2017 (the positive images); the hint also names the negative images in full mode."""
+        coco = val2017(self.data_root, self.params.images_dir, self.type_name)
+        return coco if self.i2t_only else replace(coco, hint=f"{coco.hint}; negative images: {NEGATIVE_HINT}")
 
     def headline_metric(self) -> str:
         """``group_score``; in I2T-only mode, its only metric."""
@@ -243,15 +214,15 @@ class BiVLC(Benchmark):
 
     def _fetch_negative_images(self, progress: bool) -> list[str]:
         rows = self._rows()
-        folder = self._dir(self.params.negative_images_dir)
+        folder = self.path(self.params.negative_images_dir)
         if all((folder / f"{k}.jpg").is_file() for k in range(len(rows))):
             return [f"present  {folder} ({len(rows)} negative images)"]
-        split = _load_hf_test_split(progress)
+        split = HF_SPLIT.load(self.title, progress)
         if len(split) != len(rows):
             raise FetchError(f"{HF_DATASET} test has {len(split)} rows, the pinned {ROWS_FILE} has {len(rows)}")
         folder.mkdir(parents=True, exist_ok=True)
-        coco = self._dir(self.params.images_dir)
-        filenames = coco_filenames(rows, _read_csv(self._file(SOURCES_FILE)))
+        coco = self.path(self.params.images_dir)
+        filenames = coco_filenames(rows, read_csv(self.data_source().file(SOURCES_FILE)))
         same = differ = 0
         for k, record in split_rows(split, HF_DATASET, progress):
             row = rows[k]
@@ -283,11 +254,6 @@ NEGATIVE_HINT = (
 )
 
 
-def _read_csv(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
-
-
 def _normalise(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
 
@@ -311,26 +277,6 @@ def coco_filenames(rows: list[dict[str, str]], sources: list[dict[str, str]]) ->
         previous = after[0]
         out.append(sources[previous]["filename"])
     return out
-
-
-def _load_hf_test_split(progress: bool) -> Any:
-    """The ``test`` split of the HF dataset, images as undecoded bytes (``datasets`` imported here)."""
-    try:
-        import datasets
-    except ImportError:
-        raise FetchError(
-            f"BiVLC's negative images come from the Hugging Face dataset {HF_DATASET}, which needs the "
-            "`datasets` library: pip install 'vlc-harness[data]' (or use mode=i2t-only)"
-        ) from None
-    if not progress:
-        datasets.disable_progress_bars()
-    try:
-        split = datasets.load_dataset(HF_DATASET, split="test")
-    except Exception as exc:  # the hub raises many types (offline, not found, HTTP); all mean the same here
-        raise FetchError(f"cannot load {HF_DATASET} from Hugging Face: {type(exc).__name__}: {exc}") from None
-    for column in ("image", "negative_image"):
-        split = split.cast_column(column, datasets.Image(decode=False))
-    return split
 
 
 @hookimpl

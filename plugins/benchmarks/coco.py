@@ -1,11 +1,12 @@
-"""COCO val2017, the image folder SugarCrepe and BiVLC share (so their images are encoded once)."""
+"""COCO val2017, the image folder SugarCrepe, SugarCrepe++, BiVLC and What'sUp share (so their images are
+encoded once)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from vlc_harness.benchmarks import ImageArchive
+from vlc_harness.datafiles import ImageArchive
+from vlc_harness.sources import ImageFolder
 
 COCO_VAL2017 = "http://images.cocodataset.org/zips/val2017.zip"
 MARKER = "000000000139.jpg"
@@ -29,20 +30,6 @@ def val2017_hint(benchmark: str) -> str:
     )
 
 
-class Val2017Images:
-    """Mixin for a benchmark whose images are COCO val2017 under its ``images_dir`` param."""
-
-    params: Any
-    type_name: str
-
-    def image_archives(self) -> list[ImageArchive]:
-        """COCO val2017 (about 780 MB), unzipped next to ``images_dir``."""
-        return val2017_archives(self.params.images_dir)
-
-    def image_dir(self) -> Path:
-        """The COCO val2017 folder."""
-        return self.path(self.params.images_dir)  # type: ignore[attr-defined]
-
-    def image_hint(self) -> str:
-        """Where to get COCO val2017."""
-        return val2017_hint(self.type_name)
+def val2017(data_root: Path, images_dir: str, benchmark: str) -> ImageFolder:
+    """COCO val2017 under ``images_dir`` (relative to the data root), with its archive and where to get it."""
+    return ImageFolder(data_root / images_dir, val2017_hint(benchmark), tuple(val2017_archives(images_dir)))

@@ -45,17 +45,17 @@ t2v_metrics' "overall" for EqBen-Mini, and our own pool for the full set (``head
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
+from vlc_harness.cards import BenchmarkCard
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Micro, PerCategory
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
+from vlc_harness.sources import ImageFolder, UnpinnedFiles, read_json
 from vlc_harness.types import ImageSource, Instance
 
 REPO = "https://github.com/Wangt-CN/EqBen"
@@ -105,23 +105,24 @@ class EqBen(Benchmark):
     """EqBen: two minimally different images (video frames, renders, edits) and their two captions."""
 
     type_name = "eqben"
-    title = "EqBen"
-    citation = (
-        "Wang, Lin, Li, Lin, Yang, Zhang, Liu, Wang. Equivariant Similarity for Vision-Language Foundation "
-        "Models. ICCV 2023 (arXiv:2303.14465). EqBen-Mini as released for MLLMs and read by t2v_metrics "
-        "(Lin et al., Evaluating Text-to-Visual Generation with Image-to-Text Generation, ECCV 2024)."
+    card = BenchmarkCard(
+        title="EqBen",
+        citation=(
+            "Wang, Lin, Li, Lin, Yang, Zhang, Liu, Wang. Equivariant Similarity for Vision-Language Foundation "
+            "Models. ICCV 2023 (arXiv:2303.14465). EqBen-Mini as released for MLLMs and read by t2v_metrics "
+            "(Lin et al., Evaluating Text-to-Visual Generation with Image-to-Text Generation, ECCV 2024)."
+        ),
+        homepage=REPO,
+        license="toolkit Apache-2.0; the data's license is not stated (read from where you put it, not redistributed)",
+        headline="group_score",
+        headline_source=(
+            "the 'overall' group score that t2v_metrics' EqBen_Mini.evaluate_scores prints (dataset.py, "
+            "linzhiqiu/t2v_metrics @ 6ecb74f), pooled over EqBen-Mini's 280 examples (with version full, ours)"
+        ),
+        index_metrics=("text_score", "image_score"),
+        gap_metrics=("text_score", "image_score"),
+        reference_file=Path(__file__).with_name("eqben_reference.json"),
     )
-    homepage = REPO
-    license = "toolkit Apache-2.0; the data's license is not stated (read from where you put it, not redistributed)"
-    headline = "group_score"
-    headline_source = (
-        "the 'overall' group score that t2v_metrics' EqBen_Mini.evaluate_scores prints (dataset.py, "
-        "linzhiqiu/t2v_metrics @ 6ecb74f), pooled over EqBen-Mini's 280 examples (with version full, ours)"
-    )
-    index_metrics = ("text_score", "image_score")
-    gap_metrics = ("text_score", "image_score")
-    captions_redistributable = False
-    reference_file = Path(__file__).with_name("eqben_reference.json")
     Params = EqBenParams
     metrics = (
         TextImageGroup(
@@ -143,33 +144,26 @@ class EqBen(Benchmark):
         return [self._dir() / MINI_DIR / MINI_FILE]
 
     def _images(self) -> Path:
-        if self.params.version == "full":
-            return self._dir() / FULL_DIR / "images"
-        return self._dir() / MINI_DIR / "images"
+        return self._dir() / (FULL_DIR if self.params.version == "full" else MINI_DIR) / "images"
 
-    @property
-    def data_version(self) -> str:
-        """``<version>-<sha12>`` of the annotation files read (unpinned: no published checksum)."""
-        h = hashlib.sha256()
-        for path in self._annotation_files():
-            h.update(path.name.encode() + (path.read_bytes() if path.is_file() else b"-"))
-        return f"{self.params.version}-{h.hexdigest()[:12]}"
+    def data_source(self) -> UnpinnedFiles:
+        """The annotation file(s) of the version, any present (unpinned: no published checksum; the data
+        version is ``<version>-<sha12>`` over the files read)."""
+        files = {path.name: path for path in self._annotation_files()}
+        hint = FULL_HINT if self.params.version == "full" else MINI_HINT
+        return UnpinnedFiles(
+            self.data_root, self.title, files, self.params.version, hint=hint, needs="any", digest="names"
+        )
 
     def check_data(self) -> None:
         """The annotation file(s) present and well formed; every ``.npy`` frame converted to PNG.
 
         EqBen-Mini's size (280) is not enforced: no upstream file states it (the count test checks it).
         """
-        present = [p for p in self._annotation_files() if p.is_file()]
-        if not present:
-            hint = FULL_HINT if self.params.version == "full" else MINI_HINT
-            raise DataUnavailable(
-                f"EqBen ({self.params.version}) data is not ready: missing {self._annotation_files()[0]}; {hint}"
-            )
-        records = self._records()
+        super().check_data()
         unconverted = [
             rec[key]
-            for _, rec in records
+            for _, rec in self._records()
             for key in ("image0", "image1")
             if rec[key].endswith(".npy") and not (self._images() / rec[key]).with_suffix(".png").is_file()
         ]
@@ -183,7 +177,7 @@ class EqBen(Benchmark):
         """``(subset, record)`` in file order; the record has image0, image1, caption0, caption1."""
         if self.params.version != "full":
             path = self._annotation_files()[0]
-            data = _read_json(path)
+            data = read_json(path, self.title)
             if not isinstance(data, list):
                 raise DataUnavailable(f"EqBen: {path} is not a JSON list (the all_select.json schema)")
             out = []
@@ -194,7 +188,7 @@ class EqBen(Benchmark):
         out = []
         for subset, path in zip(SUBSETS, self._annotation_files()):
             if path.is_file():
-                out += [(subset, rec) for rec in full_subset_records(subset, _read_json(path), str(path))]
+                out += [(subset, rec) for rec in full_subset_records(subset, read_json(path, self.title), str(path))]
         return out
 
     def load_instances(self) -> list[Instance]:
@@ -219,13 +213,9 @@ class EqBen(Benchmark):
             )
         return out
 
-    def image_dir(self) -> Path:
+    def image_folder(self) -> ImageFolder:
         """The images folder of the selected version."""
-        return self._images()
-
-    def image_hint(self) -> str:
-        """Where to get the images."""
-        return FULL_HINT if self.params.version == "full" else MINI_HINT
+        return ImageFolder(self._images(), FULL_HINT if self.params.version == "full" else MINI_HINT)
 
     def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
         """Nothing is downloadable; converts the YouCook2 ``.npy`` frames present to PNG (lossless)."""
@@ -235,13 +225,6 @@ class EqBen(Benchmark):
             raise FetchError(f"EqBen is not downloadable here: {self.image_hint()}")
         written = convert_npy_frames(self._images(), [r for _, r in self._records()])
         return [f"present  {self._annotation_files()[0].parent} ({written} .npy frames converted to PNG)"]
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DataUnavailable(f"EqBen: cannot read {path} as JSON ({exc})") from None
 
 
 def _check_record(rec: Any, where: str) -> None:

@@ -44,12 +44,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from vlc_harness import hookimpl
-from vlc_harness.benchmarks import Benchmark, DataFile, verify_files
+from vlc_harness.benchmarks import Benchmark, DataFile
+from vlc_harness.cards import BenchmarkCard
+from vlc_harness.datafiles import UNPINNED
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Macro, PairwiseAccuracy, PerCategory
 from vlc_harness.metrics.hard_positive import HardPositive, MeanScore
+from vlc_harness.sources import ImageFolder, PinnedFiles, read_json_records
 from vlc_harness.types import ImageSource, Instance
-from vlc_harness_builtins.benchmarks.aro import UNPINNED, VG_FIELDS, crop, read_records, vg_images_hint
+from vlc_harness_builtins.benchmarks.aro import VG_FIELDS, crop, vg_images_hint
 
 COMMIT = "33addaae84b58d96dc8e9251b61d497c536ed23d"
 UPSTREAM = f"https://raw.githubusercontent.com/amitakamath/hard_positives/{COMMIT}"
@@ -102,22 +105,61 @@ def git_blob_sha1(path: Path) -> str:
     return h.hexdigest()
 
 
+class SwapBlobs(PinnedFiles):
+    """The files, with each unpinned SWAP file checked by the git blob id upstream lists for it."""
+
+    def _swap_files(self) -> list[tuple[Path, str, DataFile]]:
+        return [
+            (self.path(f.relpath), SWAP_BLOB_PREFIX["/".join(Path(f.relpath).parts[-2:])], f)
+            for f in self.data_files()
+            if f.sha256 == UNPINNED
+        ]
+
+    def check(self) -> None:
+        """Pinned files by sha256; SWAP files by git blob id prefix; custom: presence only."""
+        super().check()
+        for path, prefix, f in self._swap_files():
+            blob = git_blob_sha1(path)
+            if not blob.startswith(prefix):
+                raise DataUnavailable(
+                    f"{self.what}: {path} has git blob id {blob[:12]}..., expected {prefix}... ({f.url}); "
+                    "use version: custom to read another copy"
+                )
+
+    def fetch(self, progress: bool = True) -> list[str]:
+        """REPLACE files by sha256; SWAP files checked by git blob id after download."""
+        from vlc_harness.datafetch import FetchError, download
+
+        lines = super().fetch(progress)
+        for dest, prefix, f in self._swap_files():
+            if dest.is_file() and git_blob_sha1(dest).startswith(prefix):
+                lines.append(f"present  {dest}")
+                continue
+            download(f.url, dest, None, progress)
+            if not git_blob_sha1(dest).startswith(prefix):
+                dest.unlink(missing_ok=True)
+                raise FetchError(f"{f.url} is not upstream's blob {prefix}...; not saved")
+            lines.append(f"fetched  {dest} (git blob {prefix}... checked; no upstream sha256)")
+        return lines
+
+
 class HardPositives(Benchmark):
     """Hard positives: the original caption and a hard positive must both beat the hard negative."""
 
     type_name = "hard_positives"
-    title = "Hard positives"
-    image_pools = ("vg",)
-    citation = (
-        "Kamath, Hsieh, Chang, Krishna. The Hard Positive Truth about Vision-Language Compositionality. ECCV 2024."
+    card = BenchmarkCard(
+        title="Hard positives",
+        citation=(
+            "Kamath, Hsieh, Chang, Krishna. The Hard Positive Truth about Vision-Language Compositionality. ECCV 2024."
+        ),
+        homepage="https://github.com/amitakamath/hard_positives",
+        license="none stated (no LICENSE file, no license statement); images: Visual Genome (CC BY 4.0)",
+        headline="aug_accuracy",
+        headline_source="ours: the mean of REPLACE and SWAP; Kamath et al. (ECCV 2024) Table 1 reports each form only",
+        index_metrics=("brittleness",),
+        image_pools=("vg",),
+        reference_file=Path(__file__).with_name("hard_positives_reference.json"),
     )
-    homepage = "https://github.com/amitakamath/hard_positives"
-    license = "none stated (no LICENSE file, no license statement); images: Visual Genome (CC BY 4.0)"
-    headline = "aug_accuracy"
-    headline_source = "ours: the mean of REPLACE and SWAP; Kamath et al. (ECCV 2024) Table 1 reports each form only"
-    index_metrics = ("brittleness",)
-    captions_redistributable = False
-    reference_file = Path(__file__).with_name("hard_positives_reference.json")
     Params = HardPositivesParams
     metrics_version = "2"  # 2: an abstention is a full accuracy_drop; the audit reports identical-text apart
     metrics = (
@@ -128,114 +170,44 @@ class HardPositives(Benchmark):
         *(MeanScore(role, AGGREGATE) for role in ("original", "positive", "negative")),
     )
 
-    def _dir(self, relative: str) -> Path:
-        return Path(relative) if Path(relative).is_absolute() else self.data_root / relative
-
     @property
     def categories(self) -> tuple[str, ...]:
         """The categories the ``forms`` param selects."""
         forms = self.params.forms
         return tuple(c for c in CATEGORIES if (c == "swap") == (forms == "swap") or forms == "replace+swap")
 
-    def _relpath(self, folder: str, name: str) -> str:
-        return str(Path(self.params.annotations_dir) / folder / name)
-
     def _files(self, category: str) -> tuple[str, str]:
         name = SWAP_FILE if category == "swap" else REPLACE_FILES[category]
-        return self._relpath(ORIGINAL, name), self._relpath(SWAPPED, name)
+        folder = Path(self.params.annotations_dir)
+        return str(folder / ORIGINAL / name), str(folder / SWAPPED / name)
 
-    @property
-    def data_version(self) -> str:
-        """``upstream-33addaa`` (``-replace``/``-swap`` for one form) or ``custom-<hash of the files>``."""
-        if self.params.version != "custom":
-            suffix = "" if self.params.forms == "replace+swap" else f"-{self.params.forms}"
-            return f"{self.params.version}{suffix}"
-        h = hashlib.sha256(self.params.forms.encode())
-        for category in self.categories:
-            for rel in self._files(category):
-                path = self.data_root / rel
-                h.update(rel.encode() + (path.read_bytes() if path.is_file() else b""))
-        return f"custom-{h.hexdigest()[:12]}"
+    def data_source(self) -> SwapBlobs:
+        """REPLACE files pinned by sha256, SWAP files unpinned (their git blob ids are checked); ``custom``:
+        all present, named by their hash and the forms."""
+        p = self.params
+        files = {}
+        for rel in (rel for category in self.categories for rel in self._files(category)):
+            upstream = str(Path(rel).relative_to(p.annotations_dir))
+            files[rel] = DataFile(rel, SHA256.get(upstream, UNPINNED), f"{UPSTREAM}/{upstream}")
+        suffix = "" if p.version == "custom" or p.forms == "replace+swap" else f"-{p.forms}"
+        seed = p.forms.encode()
+        return SwapBlobs(self.data_root, self.title, files, p.version, seed=seed, suffix=suffix, custom_needs="all")
 
-    def data_files(self) -> list[DataFile]:
-        """REPLACE files pinned by sha256; SWAP files unpinned (their git blob ids are checked)."""
-        if self.params.version == "custom":
-            return []
-        files = []
-        for category in self.categories:
-            for rel in self._files(category):
-                upstream = str(Path(rel).relative_to(self.params.annotations_dir))
-                files.append(DataFile(rel, SHA256.get(upstream, UNPINNED), f"{UPSTREAM}/{upstream}"))
-        return files
-
-    def check_data(self) -> None:
-        """Pinned files by sha256; SWAP files by git blob id prefix; custom: presence only."""
-        what = self.title
-        missing = [self.data_root / r for c in self.categories for r in self._files(c)]
-        missing = [p for p in missing if not p.is_file()]
-        if self.params.version == "custom":
-            if missing:
-                raise DataUnavailable(f"{what} (custom): missing {', '.join(map(str, missing))}")
-            return
-        files = self.data_files()
-        verify_files(self.data_root, [f for f in files if f.sha256 != UNPINNED], what)
-        for f in files:
-            if f.sha256 != UNPINNED:
-                continue
-            path = self.data_root / f.relpath
-            prefix = SWAP_BLOB_PREFIX[str(Path(f.relpath).relative_to(self.params.annotations_dir))]
-            if not path.is_file():
-                raise DataUnavailable(f"{what} SWAP data is not ready: missing {path} (get {f.url})")
-            blob = git_blob_sha1(path)
-            if not blob.startswith(prefix):
-                raise DataUnavailable(
-                    f"{what}: {path} has git blob id {blob[:12]}..., expected {prefix}... ({f.url}); "
-                    "use version: custom to read another copy"
-                )
-
-    def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
-        """REPLACE files by sha256; SWAP files checked by git blob id after download."""
-        from vlc_harness.datafetch import FetchError, download, fetch_files
-
-        if self.params.version == "custom":
-            return []
-        files = self.data_files()
-        lines = fetch_files(self.data_root, [f for f in files if f.sha256 != UNPINNED], progress)
-        for f in files:
-            if f.sha256 != UNPINNED:
-                continue
-            dest = self.data_root / f.relpath
-            prefix = SWAP_BLOB_PREFIX[str(Path(f.relpath).relative_to(self.params.annotations_dir))]
-            if dest.is_file() and git_blob_sha1(dest).startswith(prefix):
-                lines.append(f"present  {dest}")
-                continue
-            download(f.url, dest, None, progress)
-            if not git_blob_sha1(dest).startswith(prefix):
-                dest.unlink(missing_ok=True)
-                raise FetchError(f"{f.url} is not upstream's blob {prefix}...; not saved")
-            lines.append(f"fetched  {dest} (git blob {prefix}... checked; no upstream sha256)")
-        if images:
-            lines.append(f"images: {self.image_hint()}")
-        return lines
-
-    def image_dir(self) -> Path:
-        """Visual Genome image folder (REPLACE); SWAP reads ``swap_images_dir``."""
-        return self._dir(self.params.images_dir)
-
-    def image_hint(self) -> str:
-        """Visual Genome (REPLACE) and ARO's image zip (SWAP)."""
+    def image_folder(self) -> ImageFolder:
+        """Visual Genome (REPLACE); SWAP reads ARO's images from ``swap_images_dir``."""
         hints = []
+        images = self.path(self.params.images_dir)
         if self.params.forms != "swap":
-            hints.append("REPLACE: " + VG_HINT.format(self.image_dir(), self.image_dir()))
+            hints.append("REPLACE: " + VG_HINT.format(images, images))
         if self.params.forms != "replace":
-            hints.append("SWAP: " + vg_images_hint(self._dir(self.params.swap_images_dir)))
-        return "; ".join(hints)
+            hints.append("SWAP: " + vg_images_hint(self.path(self.params.swap_images_dir)))
+        return ImageFolder(images, "; ".join(hints), manual=True)
 
     def _pairs(self, category: str, fields: tuple[str, ...]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         """Aligned (original, swapped) records of a category; misalignment is DataUnavailable."""
         orig_rel, swap_rel = self._files(category)
-        orig = read_records(self.data_root / orig_rel, fields, self.title)
-        swapped = read_records(self.data_root / swap_rel, fields, self.title)
+        orig = read_json_records(self.path(orig_rel), self.title, fields)
+        swapped = read_json_records(self.path(swap_rel), self.title, fields)
         if len(orig) != len(swapped):
             raise DataUnavailable(f"{self.title}: {orig_rel} has {len(orig)} records, {swap_rel} {len(swapped)}")
         same = ("image_path", "false_caption") + tuple(f for f in fields if f.startswith("bbox_"))
@@ -249,10 +221,10 @@ class HardPositives(Benchmark):
         out = []
         for category in self.categories:
             if category == "swap":
-                images = self._dir(self.params.swap_images_dir)
+                images = self.path(self.params.swap_images_dir)
                 pairs = self._pairs(category, VG_FIELDS + ("attributes",))
             else:
-                images = self.image_dir()
+                images = self.path(self.params.images_dir)
                 pairs = self._pairs(category, REPLACE_FIELDS)
             for k, (orig, swapped) in enumerate(pairs):
                 if category == "swap":

@@ -51,10 +51,13 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
+from vlc_harness.cards import BenchmarkCard
+from vlc_harness.datafetch import FetchError
 from vlc_harness.errors import DataUnavailable
-from vlc_harness.kit.exports import short_sha256
 from vlc_harness.metrics import Macro, Micro, PerCategory
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
+from vlc_harness.sources import ImageFolder, UnpinnedFiles
+from vlc_harness.sources.hf import download_snapshot
 from vlc_harness.types import ImageSource, Instance
 
 HF_DATASET = "MMVP/MMVP_VLM"
@@ -97,20 +100,22 @@ class MMVPVLM(Benchmark):
     """MMVP-VLM: pick which of two CLIP-blind images a statement describes (text-to-image)."""
 
     type_name = "mmvp_vlm"
-    title = "MMVP-VLM"
-    citation = (
-        "Tong, Liu, Zhai, Ma, LeCun, Xie. Eyes Wide Shut? Exploring the Visual Shortcomings of Multimodal LLMs. "
-        "CVPR 2024 (arXiv:2401.06209)."
+    card = BenchmarkCard(
+        title="MMVP-VLM",
+        citation=(
+            "Tong, Liu, Zhai, Ma, LeCun, Xie. Eyes Wide Shut? Exploring the Visual Shortcomings of Multimodal "
+            "LLMs. CVPR 2024 (arXiv:2401.06209)."
+        ),
+        homepage=HF_PAGE,
+        license="MIT (Hugging Face dataset MMVP/MMVP_VLM)",
+        headline="pair_accuracy_macro",
+        headline_source=(
+            "Tong et al. (CVPR 2024) Table 1, MMVP-VLM 'Average' over the 9 patterns (also the repository's "
+            "imgs/vlm_results.png @ 7635005; scripts/evaluate_vlm.py prints each pattern)"
+        ),
+        captions_redistributable=True,
+        reference_file=Path(__file__).with_name("mmvp_vlm_reference.json"),
     )
-    homepage = HF_PAGE
-    license = "MIT (Hugging Face dataset MMVP/MMVP_VLM)"
-    headline = "pair_accuracy_macro"
-    headline_source = (
-        "Tong et al. (CVPR 2024) Table 1, MMVP-VLM 'Average' over the 9 patterns (also the repository's "
-        "imgs/vlm_results.png @ 7635005; scripts/evaluate_vlm.py prints each pattern)"
-    )
-    captions_redistributable = True
-    reference_file = Path(__file__).with_name("mmvp_vlm_reference.json")
     Params = MMVPVLMParams
     metrics = (
         TextImageGroup(
@@ -135,18 +140,14 @@ class MMVPVLM(Benchmark):
     def _dir(self) -> Path:
         return self.path(self.params.data_dir)
 
-    @property
-    def data_version(self) -> str:
-        """``hf-211372d-<sha12>`` or ``custom-<sha12>`` of the Questions.csv read."""
-        path = self._dir() / QUESTIONS
-        digest = short_sha256(path)
-        return f"{self.params.version}-{digest}"
+    def data_source(self) -> UnpinnedFiles:
+        """Questions.csv, pinned by the hub commit only: the data version names its hash, ``hf-211372d-<sha12>``."""
+        questions = {QUESTIONS: Path(self.params.data_dir) / QUESTIONS}
+        return UnpinnedFiles(self.data_root, self.title, questions, self.params.version, hint=GET_HINT)
 
     def check_data(self) -> None:
         """Questions.csv present, pairs of consecutive rows, one Type per 15-pair block (270 rows unless custom)."""
-        path = self._dir() / QUESTIONS
-        if not path.is_file():
-            raise DataUnavailable(f"MMVP-VLM data is not ready: missing {path}; {GET_HINT}")
+        super().check_data()
         self._pairs()
 
     def _rows(self) -> list[list[str]]:
@@ -208,51 +209,21 @@ class MMVPVLM(Benchmark):
             )
         return out
 
-    def image_dir(self) -> Path:
+    def image_folder(self) -> ImageFolder:
         """The ``MLLM_VLM Images`` folder."""
-        return self._dir() / IMAGES
-
-    def image_hint(self) -> str:
-        """Where to get the images."""
-        return GET_HINT
+        return ImageFolder(self._dir() / IMAGES, GET_HINT)
 
     def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
         """The pinned hub snapshot (Questions.csv and every image) with ``huggingface_hub``."""
-        from vlc_harness.datafetch import FetchError
-
         if self.params.version == "custom":
             return []
         folder = self._dir()
         if (folder / QUESTIONS).is_file() and (folder / IMAGES).is_dir():
             return [f"present  {folder}"]
-        try:
-            from huggingface_hub import snapshot_download
-        except ImportError:
-            raise FetchError(
-                f"MMVP-VLM comes from the Hugging Face dataset {HF_DATASET}, which needs huggingface_hub: "
-                "pip install 'vlc-harness[data]'"
-            ) from None
-        try:
-            snapshot_download(HF_DATASET, repo_type="dataset", revision=HF_REVISION, local_dir=str(folder))
-        except Exception as exc:  # the hub raises many types (offline, not found, HTTP)
-            raise FetchError(f"cannot download {HF_DATASET}@{HF_REVISION[:7]}: {type(exc).__name__}: {exc}") from None
+        download_snapshot(HF_DATASET, HF_REVISION, folder, self.title)
         if not (folder / QUESTIONS).is_file():
             raise FetchError(f"{HF_DATASET}@{HF_REVISION[:7]} did not provide {QUESTIONS}: its layout has changed")
         return [f"fetched  {folder} (from {HF_DATASET}@{HF_REVISION[:7]})"]
-
-
-TYPES = (
-    "Orientation",
-    "Presence",
-    "State",
-    "Quantity",
-    "Spatial",
-    "Color",
-    "Structural_Character",
-    "Text",
-    "Camera_Perspective",
-)
-"""Folder names for generated data (the real ``Type`` values are whatever the CSV holds)."""
 
 
 @hookimpl

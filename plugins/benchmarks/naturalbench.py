@@ -39,32 +39,23 @@ both spellings circulate), with values ``yes_no``/``yes or no`` and ``multiple_c
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
+from vlc_harness.cards import BenchmarkCard
 from vlc_harness.choices import Question, vqa_question
-from vlc_harness.datafetch import FetchError
-from vlc_harness.errors import DataUnavailable
-from vlc_harness.kit.exports import (
-    present,
-    read_jsonl,
-    require_fields,
-    save_stored_image,
-    short_sha256,
-    split_rows,
-    write_atomically,
-)
 from vlc_harness.metrics import Micro, PerCategory, Tags
 from vlc_harness.metrics.answers import QuestionImageGroup, order
+from vlc_harness.sources import HfExport, HfSplit, ImageFolder
 from vlc_harness.types import ImageSource, Instance
 
 HF_DATASET = "BaiqiL/NaturalBench"
 HF_REVISION = "b6a84a18ba24544169681d4b15543dd103d4d3bb"
 REPO = "https://github.com/Baiqi-Li/NaturalBench"
+HF_SPLIT = HfSplit(HF_DATASET, "train", HF_REVISION, images=("Image_0", "Image_1"))
 ROWS = "naturalbench.jsonl"
 GROUPS = 1900
 ANSWER_FIELDS = {(q, i): f"Image_{i}_Question_{q}" for q in (0, 1) for i in (0, 1)}
@@ -94,21 +85,23 @@ class NaturalBench(Benchmark):
     """NaturalBench: each of two questions asked about each of two images (answers, not scores)."""
 
     type_name = "naturalbench"
-    title = "NaturalBench"
-    citation = (
-        "Li, Lin, Peng, Nyandwi, Jiang, Ma, Khanuja, Krishna, Neubig, Ramanan. NaturalBench: Evaluating "
-        "Vision-Language Models on Natural Adversarial Samples. NeurIPS 2024 Datasets and Benchmarks "
-        "(arXiv:2410.14669)."
+    card = BenchmarkCard(
+        title="NaturalBench",
+        citation=(
+            "Li, Lin, Peng, Nyandwi, Jiang, Ma, Khanuja, Krishna, Neubig, Ramanan. NaturalBench: Evaluating "
+            "Vision-Language Models on Natural Adversarial Samples. NeurIPS 2024 Datasets and Benchmarks "
+            "(arXiv:2410.14669)."
+        ),
+        homepage=REPO,
+        license="Apache-2.0 (Hugging Face dataset BaiqiL/NaturalBench)",
+        headline="g_acc",
+        headline_source=(
+            "Li et al. (NeurIPS 2024 D&B): G-Acc over the 1,900 groups, as get_scores in naturalbench_vqa.py "
+            "(Baiqi-Li/NaturalBench @ 9967605) computes it; the paper's results table number could not be read here"
+        ),
+        index_metrics=("q_acc", "i_acc", "acc"),
+        captions_redistributable=True,
     )
-    homepage = REPO
-    license = "Apache-2.0 (Hugging Face dataset BaiqiL/NaturalBench)"
-    headline = "g_acc"
-    headline_source = (
-        "Li et al. (NeurIPS 2024 D&B): G-Acc over the 1,900 groups, as get_scores in naturalbench_vqa.py "
-        "(Baiqi-Li/NaturalBench @ 9967605) computes it; the paper's results table number could not be read here"
-    )
-    index_metrics = ("q_acc", "i_acc", "acc")
-    captions_redistributable = True
     answers_only = True
     Params = NaturalBenchParams
     metrics = (
@@ -122,40 +115,41 @@ class NaturalBench(Benchmark):
         ),
     )
 
-    def _file(self) -> Path:
-        return self.path(self.params.data_dir) / ROWS
-
-    @property
-    def data_version(self) -> str:
-        """``hf-b6a84a1-<sha12>`` or ``custom-<sha12>`` of the exported rows."""
-        path = self._file()
-        digest = short_sha256(path)
-        return f"{self.params.version}-{digest}"
-
-    def check_data(self) -> None:
-        """The rows present, each in the reference's answer layout; 1,900 groups unless custom."""
-        path = self._file()
-        if not path.is_file():
-            raise DataUnavailable(f"NaturalBench data is not ready: missing {path}; {GET_HINT}")
-        rows = self._rows()
-        if self.params.version != "custom" and len(rows) != GROUPS:
-            raise DataUnavailable(f"NaturalBench: {path} has {len(rows)} groups, expected {GROUPS}; {GET_HINT}")
-
-    def _rows(self) -> list[dict[str, Any]]:
-        return read_jsonl(self._file(), "NaturalBench", FIELDS, _checked, key="Index")
+    def data_source(self) -> HfExport:
+        """The ``train`` split exported as ``naturalbench.jsonl`` and ``images/`` (unpinned: the data version
+        names the rows' hash, ``hf-b6a84a1-<sha12>``), each row in the reference's answer layout; 1,900
+        groups unless custom."""
+        folder = Path(self.params.data_dir)
+        return HfExport(
+            self.data_root,
+            self.title,
+            folder / ROWS,
+            self.params.version,
+            HF_SPLIT,
+            lambda row, k: f"{row['Index']}_{k}",
+            images=folder / "images",
+            hint=GET_HINT,
+            fields=FIELDS,
+            check=_checked,
+            key="Index",
+            count=GROUPS if self.params.version != "custom" else None,
+            noun="groups",
+            keep_all=True,
+            version=self.params.version,
+        )
 
     def load_instances(self) -> list[Instance]:
         """Every group in file order, id ``<question type>/<Index>``; texts are the two questions as asked."""
-        images = self.image_dir()
+        source = self.data_source()
         return [
             Instance(
                 id=f"{row['type']}/{row['Index']}",
                 category=row["type"],
-                images=(ImageSource(images / row["Image_0"]), ImageSource(images / row["Image_1"])),
+                images=(ImageSource(source.image(row, "Image_0")), ImageSource(source.image(row, "Image_1"))),
                 texts=tuple(row[f"Question_{q}"] + SUFFIX[row["type"]] for q in (0, 1)),
                 gold={"answers": row["answers"], "source": str(row.get("Source") or "")},
             )
-            for row in self._rows()
+            for row in source.rows()
         ]
 
     def questions(self, instance: Instance) -> list[Question]:
@@ -164,24 +158,9 @@ class NaturalBench(Benchmark):
         answers = instance.gold["answers"]
         return [vqa_question(i, q, options, answers[order(q, i)], order(q, i)) for q in (0, 1) for i in (0, 1)]
 
-    def image_dir(self) -> Path:
+    def image_folder(self) -> ImageFolder:
         """The exported images."""
-        return self.path(self.params.data_dir) / "images"
-
-    def image_hint(self) -> str:
-        """How to get the images."""
-        return GET_HINT
-
-    def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
-        """Export the dataset's ``train`` split (rows and image bytes as stored)."""
-        if self.params.version == "custom":
-            return []
-        path = self._file()
-        if path.is_file():
-            done = present(path, self.image_dir(), [r[k] for r in self._rows() for k in ("Image_0", "Image_1")])
-            if done:
-                return [done]
-        return export_split(_load_split(progress), path, self.image_dir(), progress)
+        return ImageFolder(self.path(self.params.data_dir) / "images", GET_HINT)
 
 
 def _checked(row: dict[str, Any]) -> dict[str, Any]:
@@ -205,42 +184,6 @@ def _checked(row: dict[str, Any]) -> dict[str, Any]:
     if answers != layout:
         raise ValueError(f"gold answers {answers} depart from the reference's layout {layout}")
     return row | {"type": kind, "answers": answers}
-
-
-def _load_split(progress: bool) -> Any:
-    """The ``train`` split at the pinned commit, images undecoded (``datasets`` imported here only)."""
-    try:
-        import datasets
-    except ImportError:
-        raise FetchError(
-            f"NaturalBench comes from the Hugging Face dataset {HF_DATASET}, which needs `datasets`: "
-            "pip install 'vlc-harness[data]'"
-        ) from None
-    if not progress:
-        datasets.disable_progress_bars()
-    try:
-        split = datasets.load_dataset(HF_DATASET, split="train", revision=HF_REVISION)
-    except Exception as exc:  # the hub and datasets raise many types (offline, not found, layout)
-        raise FetchError(f"cannot load {HF_DATASET}@{HF_REVISION[:7]}: {type(exc).__name__}: {exc}") from None
-    for column in ("Image_0", "Image_1"):
-        split = split.cast_column(column, datasets.Image(decode=False))
-    return split
-
-
-def export_split(split: Any, path: Path, images: Path, progress: bool = True) -> list[str]:
-    """Write the rows (images as file names) and the image bytes as stored."""
-    images.mkdir(parents=True, exist_ok=True)
-    lines = []
-    for k, row in split_rows(split, HF_DATASET, progress):
-        require_fields(HF_DATASET, row, k, FIELDS)
-        out = dict(row)  # the images are replaced by their file names below
-        for i in (0, 1):
-            where = f"{HF_DATASET} row {k} Image_{i}"
-            out[f"Image_{i}"] = save_stored_image(row[f"Image_{i}"], images, f"{row['Index']}_{i}", where)
-        lines.append(json.dumps(out, ensure_ascii=False))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(path, ("\n".join(lines) + "\n").encode("utf-8"))
-    return [f"fetched  {path} ({len(lines)} groups) and {2 * len(lines)} images from {HF_DATASET}@{HF_REVISION[:7]}"]
 
 
 @hookimpl

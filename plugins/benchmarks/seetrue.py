@@ -45,7 +45,6 @@ it; ``auc_answered`` is over the answered pairs (:mod:`vlc_harness.metrics.auc`)
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import shutil
 import zipfile
@@ -55,8 +54,10 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark, DataFile
+from vlc_harness.cards import BenchmarkCard
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics.auc import RocAuc
+from vlc_harness.sources import ImageFolder, PinnedFiles, files_digest
 from vlc_harness.types import ImageSource, Instance
 
 HF_DATASET = "yonatanbitton/SeeTRUE"
@@ -94,65 +95,46 @@ class SeeTrue(Benchmark):
     """SeeTRUE: binary text-image alignment pairs with human labels, ROC AUC per source."""
 
     type_name = "seetrue"
-    title = "SeeTRUE"
-    image_pools = ("seetrue-generated", "winoground")
-    citation = (
-        "Yarom, Bitton, Changpinyo, Aharoni, Herzig, Lang, Ofek, Szpektor. What You See is What You Read? "
-        "Improving Text-Image Alignment Evaluation. NeurIPS 2023 (arXiv:2305.10400)."
+    card = BenchmarkCard(
+        title="SeeTRUE",
+        citation=(
+            "Yarom, Bitton, Changpinyo, Aharoni, Herzig, Lang, Ofek, Szpektor. What You See is What You Read? "
+            "Improving Text-Image Alignment Evaluation. NeurIPS 2023 (arXiv:2305.10400)."
+        ),
+        homepage="https://huggingface.co/datasets/yonatanbitton/SeeTRUE",
+        license="unverified (gated Hugging Face dataset, research and test use only); captions not redistributed",
+        headline="auc_macro",
+        headline_source=(
+            "Yarom, Bitton et al. (NeurIPS 2023) Table 2 'Avg.', the mean of per-source AUCs: over the 3 public "
+            "sources of its 7 here, so named by its sources and never matched with the paper's"
+        ),
+        image_pools=("seetrue-generated", "winoground"),
+        reference_file=Path(__file__).with_name("seetrue_reference.json"),
     )
-    homepage = "https://huggingface.co/datasets/yonatanbitton/SeeTRUE"
-    license = "unverified (gated Hugging Face dataset, research and test use only); captions not redistributed"
-    headline = "auc_macro"
-    headline_source = (
-        "Yarom, Bitton et al. (NeurIPS 2023) Table 2 'Avg.', the mean of per-source AUCs: over the 3 public sources "
-        "of its 7 here, so named by its sources and never matched with the paper's"
-    )
-    captions_redistributable = False
-    reference_file = Path(__file__).with_name("seetrue_reference.json")
     Params = SeeTrueParams
     metrics_version = "2"  # 2: an abstained pair ranks as the worst case in the AUC over all asked pairs
 
-    def _path(self, relative: str) -> Path:
-        return Path(relative) if Path(relative).is_absolute() else self.data_root / relative
-
     @property
     def _csv(self) -> Path:
-        return self._path(self.params.csv)
+        return self.path(self.params.csv)
 
     @property
     def _winoground_examples(self) -> Path | None:
         if not self.params.winoground_dir:
             return None
-        return self._path(self.params.winoground_dir) / "examples.jsonl"
+        return self.path(self.params.winoground_dir) / "examples.jsonl"
 
-    @property
-    def data_version(self) -> str:
-        """``hf-6930`` or ``custom-<hash>``, plus ``+winoground-<hash>`` when Winoground is added."""
-        version = self.params.version
-        if version == "custom":
-            digest = hashlib.sha256(self._csv.read_bytes() if self._csv.is_file() else b"").hexdigest()
-            version = f"custom-{digest[:12]}"
+    def data_source(self) -> PinnedFiles:
+        """The pinned CSV (``custom``: any CSV of the schema, named by its hash), plus
+        ``+winoground-<hash>`` when Winoground is added."""
         examples = self._winoground_examples
-        if examples is not None:
-            digest = hashlib.sha256(examples.read_bytes() if examples.is_file() else b"").hexdigest()
-            version += f"+winoground-{digest[:12]}"
-        return version
-
-    def data_files(self) -> list[DataFile]:
-        """The pinned CSV (version ``hf-6930``); nothing is pinned for ``custom``."""
-        if self.params.version == "custom":
-            return []
-        return [DataFile(self.params.csv, CSV_SHA256, CSV_URL)]
+        suffix = "" if examples is None else f"+winoground-{files_digest([('', examples)])}"
+        csv_file = {"": DataFile(self.params.csv, CSV_SHA256, CSV_URL)}
+        return PinnedFiles(self.data_root, self.title, csv_file, self.params.version, suffix=suffix, noun="CSV")
 
     def check_data(self) -> None:
         """The CSV (pinned or present) and, when asked for, Winoground's examples.jsonl."""
-        if self.params.version == "custom":
-            if not self._csv.is_file():
-                raise DataUnavailable(
-                    f"SeeTRUE (custom): no CSV at {self._csv} (columns {', '.join(COLUMNS)}; set the csv param)"
-                )
-        else:
-            super().check_data()
+        super().check_data()
         examples = self._winoground_examples
         if examples is not None and not examples.is_file():
             raise DataUnavailable(
@@ -163,7 +145,7 @@ class SeeTrue(Benchmark):
 
     def load_instances(self) -> list[Instance]:
         """Every CSV row in file order, then the Winoground pairs (when asked for)."""
-        images = self._path(self.params.images_dir)
+        images = self.path(self.params.images_dir)
         out = []
         with open(self._csv, encoding="utf-8", newline="") as f:
             reader = csv.DictReader(f)
@@ -187,16 +169,12 @@ class SeeTrue(Benchmark):
             out.extend(winoground_pairs(self._winoground_examples))
         return out
 
-    def image_dir(self) -> Path:
-        """The folder of the SeeTRUE images."""
-        return self._path(self.params.images_dir)
-
-    def image_hint(self) -> str:
-        """Where to get the SeeTRUE (and Winoground) images."""
+    def image_folder(self) -> ImageFolder:
+        """The SeeTRUE images (and where Winoground's go, when added)."""
         hint = IMAGES_HINT
         if self.params.winoground_dir:
             hint += "; Winoground images: data/images.zip of facebook/winoground, extracted into winoground_dir"
-        return hint
+        return ImageFolder(self.path(self.params.images_dir), hint)
 
     def metric_families(self) -> tuple[RocAuc, ...]:
         """Per-source AUC (continuous and binary) and their unweighted means over the sources present."""

@@ -23,7 +23,6 @@ row is this one: (100+99+97)/3 = 98.67 for REPLACE).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,11 +30,12 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark, DataFile
+from vlc_harness.cards import BenchmarkCard
 from vlc_harness.choices import Question, i2t_questions
-from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
+from vlc_harness.sources import ImageFolder, PinnedFiles
 from vlc_harness.types import ImageSource, Instance
-from vlc_harness_builtins.benchmarks.coco import Val2017Images
+from vlc_harness_builtins.benchmarks.coco import val2017
 
 SUBSETS = ("replace_obj", "replace_att", "replace_rel", "swap_obj", "swap_att", "add_obj", "add_att")
 TYPES = {"REPLACE": SUBSETS[:3], "SWAP": SUBSETS[3:5], "ADD": SUBSETS[5:]}
@@ -67,25 +67,27 @@ class SugarCrepeParams:
     images_dir: str = "coco/val2017"
 
 
-class SugarCrepe(Val2017Images, Benchmark):
+class SugarCrepe(Benchmark):
     """SugarCrepe: 7 subsets of hard-negative captions (REPLACE, SWAP, ADD) on COCO val2017."""
 
     type_name = "sugarcrepe"
-    title = "SugarCrepe"
-    image_pools = ("coco-val2017",)
-    citation = (
-        "Hsieh, Zhang, Ma, Kembhavi, Krishna. SugarCrepe: Fixing Hackable Benchmarks for "
-        "Vision-Language Compositionality. NeurIPS 2023 Datasets and Benchmarks."
+    card = BenchmarkCard(
+        title="SugarCrepe",
+        citation=(
+            "Hsieh, Zhang, Ma, Kembhavi, Krishna. SugarCrepe: Fixing Hackable Benchmarks for "
+            "Vision-Language Compositionality. NeurIPS 2023 Datasets and Benchmarks."
+        ),
+        homepage="https://github.com/RAIVNLab/sugar-crepe",
+        license="MIT (annotations); COCO captions CC BY 4.0; images under Flickr terms",
+        headline="i2t_accuracy_macro",
+        headline_source=(
+            "Hsieh et al. (NeurIPS 2023) Table 6, 'Average': the unweighted mean of the seven subset accuracies "
+            "(upstream main_eval.py, RAIVNLab/sugar-crepe, prints each subset)"
+        ),
+        captions_redistributable=True,
+        image_pools=("coco-val2017",),
+        reference_file=Path(__file__).with_name("sugarcrepe_reference.json"),
     )
-    homepage = "https://github.com/RAIVNLab/sugar-crepe"
-    license = "MIT (annotations); COCO captions CC BY 4.0; images under Flickr terms"
-    headline = "i2t_accuracy_macro"
-    headline_source = (
-        "Hsieh et al. (NeurIPS 2023) Table 6, 'Average': the unweighted mean of the seven subset accuracies "
-        "(upstream main_eval.py, RAIVNLab/sugar-crepe, prints each subset)"
-    )
-    captions_redistributable = True
-    reference_file = Path(__file__).with_name("sugarcrepe_reference.json")
     Params = SugarCrepeParams
     metrics = (
         PairwiseAccuracy(
@@ -103,43 +105,24 @@ class SugarCrepe(Val2017Images, Benchmark):
         ),
     )
 
-    def _files(self) -> dict[str, DataFile]:
-        """Each subset's file under the data root, with its pin (unused by ``custom``)."""
+    def data_source(self) -> PinnedFiles:
+        """The 7 subset files of the selected version, pinned (``custom``: any present, named by their hash)."""
         folder = Path(self.params.annotations_dir)
-        out = {s: DataFile(str(folder / f"{s}.json"), SHA256[s], f"{UPSTREAM}/{s}.json") for s in SUBSETS}
+        files = {s: DataFile(str(folder / f"{s}.json"), SHA256[s], f"{UPSTREAM}/{s}.json") for s in SUBSETS}
         if self.params.version == "paper-7512":
             relpath = str(folder / "prev_6e45274" / "swap_obj.json")
-            out["swap_obj"] = DataFile(relpath, PREFIX_SWAP_OBJ_SHA256, PREFIX_SWAP_OBJ)
-        return out
+            files["swap_obj"] = DataFile(relpath, PREFIX_SWAP_OBJ_SHA256, PREFIX_SWAP_OBJ)
+        return PinnedFiles(self.data_root, self.title, files, self.params.version, noun="subset JSON")
 
-    @property
-    def data_version(self) -> str:
-        """``paper-7512``, ``upstream-7511``, or ``custom-<hash of the files>``."""
-        if self.params.version != "custom":
-            return self.params.version
-        h = hashlib.sha256()
-        for subset, f in self._files().items():
-            path = self.data_root / f.relpath
-            h.update(subset.encode() + (path.read_bytes() if path.is_file() else b""))
-        return f"custom-{h.hexdigest()[:12]}"
-
-    def data_files(self) -> list[DataFile]:
-        """The 7 pinned annotation files of the selected version."""
-        return [] if self.params.version == "custom" else list(self._files().values())
-
-    def check_data(self) -> None:
-        """Pinned versions: every file present with its sha256. Custom: at least one subset file."""
-        if self.params.version == "custom" and not any(
-            (self.data_root / f.relpath).is_file() for f in self._files().values()
-        ):
-            raise DataUnavailable(f"SugarCrepe (custom): no subset JSON under {self.path(self.params.annotations_dir)}")
-        super().check_data()
+    def image_folder(self) -> ImageFolder:
+        """COCO val2017."""
+        return val2017(self.data_root, self.params.images_dir, self.type_name)
 
     def load_instances(self) -> list[Instance]:
         """Every case of every subset, subsets in paper order, keys in numeric order."""
-        images, out = self.path(self.params.images_dir), []
-        for subset, f in self._files().items():
-            path = self.data_root / f.relpath
+        source, images, out = self.data_source(), self.path(self.params.images_dir), []
+        for subset in source.files:
+            path = source.file(subset)
             records: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
             for key in sorted(records, key=_numeric_key):  # a missing file: only version custom
                 rec = records[key]

@@ -35,20 +35,19 @@ key, (model, text, text), and computed from the text vectors the image-text task
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark, DataFile
-from vlc_harness.errors import DataUnavailable
+from vlc_harness.cards import BenchmarkCard
 from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
 from vlc_harness.metrics.hard_positive import HardPositive
 from vlc_harness.metrics.text_only import TextOnlyTriplet
+from vlc_harness.sources import ImageFolder, PinnedFiles, read_json_records
 from vlc_harness.types import ImageSource, Instance
-from vlc_harness_builtins.benchmarks.coco import Val2017Images
+from vlc_harness_builtins.benchmarks.coco import val2017
 
 COMMIT = "c083bbf039a5ca215acaf25e7ee736d2ea6f3864"
 UPSTREAM = f"https://raw.githubusercontent.com/Sri-Harsha/scpp/{COMMIT}/VLMs/data"
@@ -83,27 +82,29 @@ class SugarCrepePPParams:
     images_dir: str = "coco/val2017"
 
 
-class SugarCrepePP(Val2017Images, Benchmark):
+class SugarCrepePP(Benchmark):
     """SugarCrepe++: an image, two meaning-preserving positive captions and SugarCrepe's hard negative."""
 
     type_name = "sugarcrepe_pp"
-    image_pools = ("coco-val2017",)  # SugarCrepe's val2017 images (upstream VLMs/download_coco_images.sh)
-    title = "SugarCrepe++"
-    citation = (
-        "Dumpala, Jaiswal, Sastry, Milios, Oore, Sajjad. SUGARCREPE++ Dataset: Vision-Language Model Sensitivity "
-        "to Semantic and Lexical Alterations. arXiv:2406.11171, 2024."
+    card = BenchmarkCard(
+        title="SugarCrepe++",
+        citation=(
+            "Dumpala, Jaiswal, Sastry, Milios, Oore, Sajjad. SUGARCREPE++ Dataset: Vision-Language Model "
+            "Sensitivity to Semantic and Lexical Alterations. arXiv:2406.11171, 2024."
+        ),
+        homepage="https://github.com/Sri-Harsha/scpp",
+        license="CC BY 4.0 (data; repository code MIT); COCO captions CC BY 4.0; images under Flickr terms",
+        headline="itt_accuracy",
+        headline_source=(
+            "ours: pooled here, not in the paper: ITT accuracy over all 4,757 instances of the five subsets; "
+            "upstream VLMs/test_Variants_CLIP.py (Sri-Harsha/scpp @ c083bbf) prints it per subset file and no "
+            "pooled value of the paper could be found (each subset's value is under its category)"
+        ),
+        index_metrics=("p1_neg_accuracy", "p2_neg_accuracy"),
+        captions_redistributable=True,
+        image_pools=("coco-val2017",),  # SugarCrepe's val2017 images (upstream VLMs/download_coco_images.sh)
+        reference_file=Path(__file__).with_name("sugarcrepe_pp_reference.json"),
     )
-    homepage = "https://github.com/Sri-Harsha/scpp"
-    license = "CC BY 4.0 (data; repository code MIT); COCO captions CC BY 4.0; images under Flickr terms"
-    headline = "itt_accuracy"
-    headline_source = (
-        "ours: pooled here, not in the paper: ITT accuracy over all 4,757 instances of the five subsets; "
-        "upstream VLMs/test_Variants_CLIP.py (Sri-Harsha/scpp @ c083bbf) prints it per subset file and no "
-        "pooled value of the paper could be found (each subset's value is under its category)"
-    )
-    index_metrics = ("p1_neg_accuracy", "p2_neg_accuracy")
-    captions_redistributable = True
-    reference_file = Path(__file__).with_name("sugarcrepe_pp_reference.json")
     Params = SugarCrepePPParams
     metrics_version = "2"  # 2: the word-order audit reports identical-text (2 P1/N pairs) apart from same-words
     metrics = (
@@ -125,55 +126,21 @@ class SugarCrepePP(Val2017Images, Benchmark):
         TextOnlyTriplet(AGGREGATE),
     )
 
-    def _file(self, subset: str) -> Path:
-        return self.path(self.params.annotations_dir) / f"{subset}.json"
+    def data_source(self) -> PinnedFiles:
+        """The five subset files, pinned (``custom``: any present, named by their hash)."""
+        folder = Path(self.params.annotations_dir)
+        files = {s: DataFile(str(folder / f"{s}.json"), sha, f"{UPSTREAM}/{s}.json") for s, sha in SHA256.items()}
+        return PinnedFiles(self.data_root, self.title, files, self.params.version, missing=b"-", noun="subset file")
 
-    @property
-    def data_version(self) -> str:
-        """``github-c083bbf`` or ``custom-<hash of the files>``."""
-        if self.params.version != "custom":
-            return self.params.version
-        h = hashlib.sha256()
-        for subset in SUBSETS:
-            path = self._file(subset)
-            h.update(subset.encode() + (path.read_bytes() if path.is_file() else b"-"))
-        return f"custom-{h.hexdigest()[:12]}"
-
-    def data_files(self) -> list[DataFile]:
-        """The five pinned subset files (none for ``custom``)."""
-        if self.params.version == "custom":
-            return []
-        rel = Path(self.params.annotations_dir)
-        return [DataFile(str(rel / f"{s}.json"), sha, f"{UPSTREAM}/{s}.json") for s, sha in SHA256.items()]
-
-    def check_data(self) -> None:
-        """Pinned: every file with its sha256. Custom: at least one subset file."""
-        if self.params.version == "custom":
-            if not any(self._file(s).is_file() for s in SUBSETS):
-                raise DataUnavailable(
-                    f"SugarCrepe++ (custom): no subset file under {self.path(self.params.annotations_dir)}"
-                )
-            return
-        super().check_data()
+    def image_folder(self) -> ImageFolder:
+        """COCO val2017 (SugarCrepe's images)."""
+        return val2017(self.data_root, self.params.images_dir, self.type_name)
 
     def load_instances(self) -> list[Instance]:
         """Every case of every subset present, in file order: ``<subset>/<id>``; texts P1, P2, N."""
-        images = self.path(self.params.images_dir)
-        out = []
-        for subset in SUBSETS:
-            path = self._file(subset)
-            if not path.is_file():
-                continue  # only possible for version custom
-            try:
-                records = json.loads(path.read_text(encoding="utf-8"))
-            except ValueError as exc:
-                raise DataUnavailable(f"SugarCrepe++: cannot read {path} as JSON ({exc})") from None
-            if not isinstance(records, list):
-                raise DataUnavailable(f"SugarCrepe++: {path} is not a JSON list (the upstream schema)")
-            for k, rec in enumerate(records):
-                absent = [f for f in FIELDS if not isinstance(rec, dict) or f not in rec]
-                if absent:
-                    raise DataUnavailable(f"SugarCrepe++: case {k} of {path} lacks {', '.join(absent)}")
+        source, images, out = self.data_source(), self.path(self.params.images_dir), []
+        for subset in source.present():  # all of them, unless version custom
+            for k, rec in enumerate(read_json_records(source.file(subset), self.title, FIELDS, item="case")):
                 out.append(
                     Instance(
                         id=f"{subset}/{rec.get('id', k)}",

@@ -46,16 +46,16 @@ each pair alone, which similarity scores do not have, so they are not reported. 
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark, DataFile
+from vlc_harness.cards import BenchmarkCard
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
+from vlc_harness.sources import PinnedFiles, read_json
 from vlc_harness.types import ImageSource, Instance
 
 COMMIT = "2152d90d4aecd11f7f74cf03420abcb63efff9c5"
@@ -145,22 +145,25 @@ class Valse(Benchmark):
     """VALSE: captions against foils that change one linguistic phenomenon (six pieces, eleven files)."""
 
     type_name = "valse"
-    title = "VALSE"
-    citation = (
-        "Parcalabescu, Cafagna, Muradjan, Frank, Calixto, Gatt. VALSE: A Task-Independent Benchmark for Vision "
-        "and Language Models Centered on Linguistic Phenomena. ACL 2022."
+    card = BenchmarkCard(
+        title="VALSE",
+        citation=(
+            "Parcalabescu, Cafagna, Muradjan, Frank, Calixto, Gatt. VALSE: A Task-Independent Benchmark for Vision "
+            "and Language Models Centered on Linguistic Phenomena. ACL 2022."
+        ),
+        homepage="https://github.com/Heidelberg-NLP/VALSE",
+        license="MIT (annotations); images under their source datasets' terms (Visual7W, COCO, SWiG, VisDial)",
+        headline="pairwise_accuracy_macro",
+        headline_source=(
+            "VALSE paper (Parcalabescu et al., ACL 2022) Table 2, Avg. of acc_r: the mean of the 11 instrument "
+            "columns, FOIL-it! included (checked on the CLIP and LXMERT rows as MM-SHAP's Table 2, ACL 2023, "
+            "reprints them)"
+        ),
+        captions_redistributable=True,
+        # Visual7W's v7w_<id> images are Visual Genome's; VisDial val2018 (coreference-hard) has no pool yet
+        image_pools=("vg", "coco-val2017", "swig", "coco-train2014", "coco-val2014"),
+        reference_file=Path(__file__).with_name("valse_reference.json"),
     )
-    homepage = "https://github.com/Heidelberg-NLP/VALSE"
-    license = "MIT (annotations); images under their source datasets' terms (Visual7W, COCO, SWiG, VisDial)"
-    headline = "pairwise_accuracy_macro"
-    headline_source = (
-        "VALSE paper (Parcalabescu et al., ACL 2022) Table 2, Avg. of acc_r: the mean of the 11 instrument columns, "
-        "FOIL-it! included (checked on the CLIP and LXMERT rows as MM-SHAP's Table 2, ACL 2023, reprints them)"
-    )
-    # Visual7W's v7w_<id> images are Visual Genome's; VisDial val2018 (coreference-hard) has no pool yet
-    image_pools = ("vg", "coco-val2017", "swig", "coco-train2014", "coco-val2014")
-    captions_redistributable = True
-    reference_file = Path(__file__).with_name("valse_reference.json")
     Params = ValseParams
     metrics_version = "2"  # headline over 11 instruments (FOIL-it! included), was 10
     metrics = (
@@ -188,52 +191,21 @@ class Valse(Benchmark):
         ),
     )
 
-    def _dir(self) -> Path:
-        return self.path(self.params.annotations_dir)
-
-    def _file(self, instrument: str) -> Path:
-        return self._dir() / f"{instrument}.json"
-
-    @property
-    def data_version(self) -> str:
-        """``github-2152d90`` or ``custom-<hash>``, suffixed ``-all`` without the validity filter."""
-        if self.params.version == "custom":
-            h = hashlib.sha256()
-            for instrument in INSTRUMENTS:
-                path = self._file(instrument)
-                h.update(instrument.encode() + (path.read_bytes() if path.is_file() else b"-"))
-            base = f"custom-{h.hexdigest()[:12]}"
-        else:
-            base = self.params.version
-        return base if self.params.valid_only else f"{base}-all"
-
-    def data_files(self) -> list[DataFile]:
-        """The 11 pinned upstream files (none for ``custom``)."""
-        if self.params.version == "custom":
-            return []
-        rel = Path(self.params.annotations_dir)
-        return [DataFile(str(rel / f"{i}.json"), sha, f"{UPSTREAM}/{i}.json") for i, sha in SHA256.items()]
-
-    def check_data(self) -> None:
-        """Pinned: every file with its sha256. Custom: at least one instrument file."""
-        if self.params.version == "custom":
-            if not any(self._file(i).is_file() for i in INSTRUMENTS):
-                raise DataUnavailable(f"VALSE (custom): no instrument file under {self._dir()}")
-            return
-        super().check_data()
+    def data_source(self) -> PinnedFiles:
+        """The 11 upstream files, pinned (``custom``: any present); ``-all`` without the validity filter."""
+        folder = Path(self.params.annotations_dir)
+        files = {i: DataFile(str(folder / f"{i}.json"), sha, f"{UPSTREAM}/{i}.json") for i, sha in SHA256.items()}
+        suffix = "" if self.params.valid_only else "-all"
+        return PinnedFiles(
+            self.data_root, self.title, files, self.params.version, missing=b"-", suffix=suffix, noun="instrument file"
+        )
 
     def load_instances(self) -> list[Instance]:
         """Every (valid) sample, instruments in the paper's order, keys in file order: ``<instrument>/<key>``."""
-        out = []
-        for instrument in INSTRUMENTS:
-            path = self._file(instrument)
-            if not path.is_file():
-                continue  # only possible for version custom (pinned versions were checked)
-            try:
-                records: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-            except ValueError as exc:
-                raise DataUnavailable(f"VALSE: cannot read {path} as JSON ({exc})") from None
-            for key, rec in records.items():
+        source, out = self.data_source(), []
+        for instrument in source.present():  # all of them, unless version custom
+            path = source.file(instrument)
+            for key, rec in read_json(path, self.title).items():
                 where = f"VALSE: sample {key!r} of {path}"
                 absent = [f for f in FIELDS if f not in rec]
                 if absent:
@@ -261,23 +233,6 @@ class Valse(Benchmark):
             f"{self.params.coco_val2014_dir} as each file name says, VisDial v1.0 val2018 (coreference-hard) into "
             f"{self.params.visdial_val_dir}, all under the data root (or set the benchmark's *_dir params)"
         )
-
-
-SOURCES = {
-    "existence": ("visual7w", "test", ("v7w_{}.jpg",)),
-    "plurals": ("coco2017", "val", ("{:012d}.jpg",)),
-    "counting-hard": ("visual7w", "test", ("v7w_{}.jpg",)),
-    "counting-small-quant": ("visual7w", "test", ("v7w_{}.jpg",)),
-    "counting-adversarial": ("visual7w", "test", ("v7w_{}.jpg",)),
-    "relations": ("coco_2017", "val", ("{:012d}.jpg",)),
-    "action-replacement": ("SWiG", "test", ("walking_{}.jpg",)),
-    "actant-swap": ("SWiG", "test", ("pushing_{}.jpg",)),
-    "coreference-standard": ("VisDial_v1.0", "train", ("COCO_train2014_{:012d}.jpg", "COCO_val2014_{:012d}.jpg")),
-    "coreference-hard": ("VisDial_v1.0", "val", ("VisualDialog_val2018_{:012d}.jpg",)),
-    "foil-it": ("FOIL dataset", "test", ("COCO_val2014_{:012d}.jpg",)),
-}
-"""Per instrument: upstream ``dataset`` value, ``original_split`` and its image file name patterns (sample
-``k`` takes pattern ``k`` modulo their number: coreference-standard has both COCO 2014 splits, as upstream)."""
 
 
 @hookimpl

@@ -38,7 +38,6 @@ kept under category ``table-avg``, never compared with ours.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -47,25 +46,17 @@ import numpy as np
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
-from vlc_harness.datafetch import FetchError
-from vlc_harness.errors import DataUnavailable
-from vlc_harness.kit.exports import (
-    present,
-    read_jsonl,
-    require_fields,
-    save_stored_image,
-    short_sha256,
-    split_rows,
-    write_atomically,
-)
+from vlc_harness.cards import BenchmarkCard
 from vlc_harness.metrics import Macro, Micro, PerCategory
 from vlc_harness.metrics.engine import Column
 from vlc_harness.metrics.group import CHANCE_GROUP, CHANCE_IMAGE, CHANCE_TEXT, MATCHED_PAIRS, TextImageGroup
+from vlc_harness.sources import HfExport, HfSplit, ImageFolder
 from vlc_harness.types import ImageSource, Instance, MetricSpec
 
 HF_DATASET = "mair-lab/vismin-bench"
 HF_REVISION = "2f379d5b9a3af7f10d3266f6389b7b351e54c493"
 HF_PAGE = f"https://huggingface.co/datasets/{HF_DATASET}"
+HF_SPLIT = HfSplit(HF_DATASET, "test", HF_REVISION, images=("image_0", "image_1"), on_disk="data")
 ROWS = "test.jsonl"
 FIELDS = ("id", "text_0", "text_1", "image_0", "image_1", "category")
 COUNTS = {"object": 579, "attribute": 294, "counting": 589, "relation": 622}
@@ -133,19 +124,22 @@ class VisMin(Benchmark):
     """VisMin: an image and its minimal edit (object, attribute, count, spatial relation) with two captions."""
 
     type_name = "vismin"
-    image_pools = ("coco-val2017", "vismin-generated")  # COCO 2017 val photos and their edits (upstream README)
-    title = "VisMin"
-    citation = (
-        "Awal, Ahmadi, Zhang, Agrawal. VisMin: Visual Minimal-Change Understanding. NeurIPS 2024 (arXiv:2407.16772)."
+    card = BenchmarkCard(
+        title="VisMin",
+        citation=(
+            "Awal, Ahmadi, Zhang, Agrawal. VisMin: Visual Minimal-Change Understanding. NeurIPS 2024 "
+            "(arXiv:2407.16772)."
+        ),
+        homepage="https://github.com/rabiulcste/vismin",
+        license="CC BY 4.0 (Hugging Face dataset mair-lab/vismin-bench)",
+        headline=AVG,
+        headline_source="VisMin index.html @29ce2c0, AVG column (table caption: 'AVG denotes average across columns')",
+        index_metrics=("text_score_macro", "image_score_macro"),
+        gap_metrics=("text_score_macro", "image_score_macro"),
+        captions_redistributable=True,
+        image_pools=("coco-val2017", "vismin-generated"),  # COCO 2017 val photos and their edits (upstream README)
+        reference_file=Path(__file__).with_name("vismin_reference.json"),
     )
-    homepage = "https://github.com/rabiulcste/vismin"
-    license = "CC BY 4.0 (Hugging Face dataset mair-lab/vismin-bench)"
-    headline = AVG
-    headline_source = "VisMin index.html @29ce2c0, AVG column (table caption: 'AVG denotes average across columns')"
-    index_metrics = ("text_score_macro", "image_score_macro")
-    gap_metrics = ("text_score_macro", "image_score_macro")
-    captions_redistributable = True
-    reference_file = Path(__file__).with_name("vismin_reference.json")
     Params = VisMinParams
     metrics_version = "2"  # headline: the paper's AVG (was the pooled group score); pooled scores renamed *_pooled
     metrics = (
@@ -161,105 +155,51 @@ class VisMin(Benchmark):
         ),
     )
 
-    def _dir(self) -> Path:
-        return self.path(self.params.data_dir)
-
-    def _file(self) -> Path:
-        return self._dir() / ROWS
-
-    @property
-    def data_version(self) -> str:
-        """``hf-2f379d5-<sha12>`` or ``custom-<sha12>`` of the exported rows."""
-        path = self._file()
-        digest = short_sha256(path)
-        return f"{self.params.version}-{digest}"
-
-    def check_data(self) -> None:
-        """The rows present with the upstream fields and unique ids (the published counts unless custom)."""
-        path = self._file()
-        if not path.is_file():
-            raise DataUnavailable(f"VisMin data is not ready: missing {path}; {GET_HINT}")
-        rows = self._rows()
-        if self.params.version != "custom":
-            counts = {c: sum(1 for r in rows if r["category"] == c) for c in COUNTS}
-            if counts != COUNTS or len(rows) != sum(COUNTS.values()):
-                raise DataUnavailable(f"VisMin: {path} has {len(rows)} samples {counts}, expected {COUNTS}; {GET_HINT}")
-
-    def _rows(self) -> list[dict[str, Any]]:
-        return read_jsonl(self._file(), "VisMin", FIELDS, key="id")
+    def data_source(self) -> HfExport:
+        """The pinned snapshot exported as ``test.jsonl`` and ``images/`` (unpinned: the data version names
+        the rows' hash, ``hf-2f379d5-<sha12>``), with the published counts unless custom."""
+        folder = Path(self.params.data_dir)
+        return HfExport(
+            self.data_root,
+            self.title,
+            folder / ROWS,
+            self.params.version,
+            HF_SPLIT,
+            lambda row, k: f"{row['id']}_{k}",
+            images=folder / "images",
+            hint=GET_HINT,
+            fields=FIELDS,
+            key="id",
+            expect=_count_problem if self.params.version != "custom" else None,
+            noun="samples",
+            version=self.params.version,
+        )
 
     def load_instances(self) -> list[Instance]:
         """Every sample in dataset order: ``<category>/<id>``."""
-        images = self.image_dir()
+        source = self.data_source()
         return [
             Instance(
                 id=f"{row['category']}/{row['id']}",
                 category=str(row["category"]),
-                images=(ImageSource(images / row["image_0"]), ImageSource(images / row["image_1"])),
+                images=(ImageSource(source.image(row, "image_0")), ImageSource(source.image(row, "image_1"))),
                 texts=(row["text_0"], row["text_1"]),
                 gold={"matches": MATCHED_PAIRS},
             )
-            for row in self._rows()
+            for row in source.rows()
         ]
 
-    def image_dir(self) -> Path:
+    def image_folder(self) -> ImageFolder:
         """The exported images."""
-        return self._dir() / "images"
-
-    def image_hint(self) -> str:
-        """How to get the images."""
-        return GET_HINT
-
-    def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
-        """Download the pinned snapshot, open it with ``load_from_disk`` and export rows and images."""
-        if self.params.version == "custom":
-            return []
-        path = self._file()
-        if path.is_file():
-            done = present(path, self.image_dir(), [r[k] for r in self._rows() for k in ("image_0", "image_1")])
-            if done:
-                return [done]
-        return export_split(
-            _load_snapshot(self.data_root / "downloads" / "vismin-bench", progress), path, self.image_dir(), progress
-        )
+        return ImageFolder(self.path(self.params.data_dir) / "images", GET_HINT)
 
 
-def _load_snapshot(folder: Path, progress: bool) -> Any:
-    """The ``test`` split of the pinned snapshot, images undecoded (``datasets`` imported here only)."""
-    try:
-        import datasets
-        from huggingface_hub import snapshot_download
-    except ImportError:
-        raise FetchError(
-            f"VisMin comes from the Hugging Face dataset {HF_DATASET}, which needs `datasets`: "
-            "pip install 'vlc-harness[data]'"
-        ) from None
-    if not progress:
-        datasets.disable_progress_bars()
-    try:
-        local = snapshot_download(HF_DATASET, repo_type="dataset", revision=HF_REVISION, local_dir=str(folder))
-        split = datasets.load_from_disk(str(Path(local) / "data"))["test"]
-    except Exception as exc:  # the hub and datasets raise many types (offline, not found, layout)
-        raise FetchError(f"cannot load {HF_DATASET}@{HF_REVISION[:7]}: {type(exc).__name__}: {exc}") from None
-    for column in ("image_0", "image_1"):
-        split = split.cast_column(column, datasets.Image(decode=False))
-    return split
-
-
-def export_split(split: Any, path: Path, images: Path, progress: bool = True) -> list[str]:
-    """Write the rows (images as file names) and the image bytes as stored."""
-    images.mkdir(parents=True, exist_ok=True)
-    lines = []
-    for k, row in split_rows(split, HF_DATASET, progress):
-        require_fields(HF_DATASET, row, k, FIELDS)
-        out = {f: row[f] for f in FIELDS}  # the images are replaced by their file names below
-        for i in (0, 1):
-            where = f"{HF_DATASET} row {k} image_{i}"
-            out[f"image_{i}"] = save_stored_image(row[f"image_{i}"], images, f"{row['id']}_{i}", where)
-        lines.append(json.dumps(out, ensure_ascii=False))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(path, ("\n".join(lines) + "\n").encode("utf-8"))
-    return [f"fetched  {path} ({len(lines)} samples) and {2 * len(lines)} images from {HF_DATASET}@{HF_REVISION[:7]}"]
+def _count_problem(rows: list[dict[str, Any]]) -> str:
+    """The published counts per category, or what differs."""
+    counts = {c: sum(1 for r in rows if r["category"] == c) for c in COUNTS}
+    if counts != COUNTS or len(rows) != sum(COUNTS.values()):
+        return f"has {len(rows)} samples {counts}, expected {COUNTS}"
+    return ""
 
 
 @hookimpl

@@ -45,7 +45,6 @@ data-quality count; the other 2 are ``same-words`` (a real word-order swap).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,8 +52,9 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark, DataFile
-from vlc_harness.errors import DataUnavailable
+from vlc_harness.cards import BenchmarkCard
 from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
+from vlc_harness.sources import ImageFolder, PinnedFiles
 from vlc_harness.types import ImageSource, Instance
 
 UPSTREAM = "https://raw.githubusercontent.com/om-ai-lab/VL-CheckList/6f8d6a3281c401b89e4e154f46c6974ec2df3a82/data"
@@ -207,76 +207,50 @@ class VLCheckList(Benchmark):
     """VL-CheckList: positive vs REPLACE-negative captions for objects, attributes and relations."""
 
     type_name = "vl_checklist"
-    title = "VL-CheckList"
-    image_pools = ("vg", "swig", "hake")
-    citation = (
-        "Zhao, Zhang, Zhu, Shen, Lee, Lu, Yin. VL-CheckList: Evaluating Pre-trained Vision-Language Models "
-        "with Objects, Attributes and Relations. arXiv:2207.00221, 2022."
+    card = BenchmarkCard(
+        title="VL-CheckList",
+        citation=(
+            "Zhao, Zhang, Zhu, Shen, Lee, Lu, Yin. VL-CheckList: Evaluating Pre-trained Vision-Language Models "
+            "with Objects, Attributes and Relations. arXiv:2207.00221, 2022."
+        ),
+        homepage="https://github.com/om-ai-lab/VL-CheckList",
+        license="none stated upstream; annotations not redistributed; images under VG, SWiG and HAKE terms",
+        headline="i2t_accuracy_macro",
+        headline_source=(
+            "ours: the unweighted mean of the types present (Object, Attribute, Relation; Attribute and Relation "
+            "with the pinned partial data); upstream radar.py and the SugarCrepe paper's Table 8 report each type, "
+            "and no overall number of the VL-CheckList paper could be checked here"
+        ),
+        image_pools=("vg", "swig", "hake"),
+        reference_file=Path(__file__).with_name("vl_checklist_reference.json"),
     )
-    homepage = "https://github.com/om-ai-lab/VL-CheckList"
-    license = "none stated upstream; annotations not redistributed; images under VG, SWiG and HAKE terms"
-    headline = "i2t_accuracy_macro"
-    headline_source = (
-        "ours: the unweighted mean of the types present (Object, Attribute, Relation; Attribute and Relation "
-        "with the pinned partial data); upstream radar.py and the SugarCrepe paper's Table 8 report each type, "
-        "and no overall number of the VL-CheckList paper could be checked here"
-    )
-    captions_redistributable = False
-    reference_file = Path(__file__).with_name("vl_checklist_reference.json")
     Params = VLCheckListParams
     metrics_version = "2"  # 2: the word-order audit reports identical-text (111 pairs) apart from same-words
     metrics = (declaration(CORPUS),)
 
-    def _dir(self, relative: str) -> Path:
-        return Path(relative) if Path(relative).is_absolute() else self.data_root / relative
-
-    def _file(self, f: CorpusFile) -> Path:
-        return self._dir(self.params.annotations_dir) / f.relpath
+    def data_source(self) -> PinnedFiles:
+        """The 12 pinned files of version partial-12files; ``custom``: every upstream corpus file present."""
+        entries = CORPUS if self.params.version == "custom" else PINNED
+        folder = Path(self.params.annotations_dir)
+        files = {
+            f.relpath: DataFile(str(folder / f.relpath), SHA256.get(f.relpath, ""), f"{UPSTREAM}/{f.relpath}")
+            for f in entries
+        }
+        return PinnedFiles(self.data_root, self.title, files, self.params.version, noun="upstream corpus file")
 
     def corpus(self) -> list[CorpusFile]:
         """The corpus entries this version reads: the pinned 12, or every upstream entry present."""
         if self.params.version == "custom":
-            return [f for f in CORPUS if self._file(f).is_file()]
+            present = set(self.data_source().present())
+            return [f for f in CORPUS if f.relpath in present]
         return PINNED
-
-    @property
-    def data_version(self) -> str:
-        """``partial-12files`` or ``custom-<hash of the files present>``."""
-        if self.params.version != "custom":
-            return self.params.version
-        h = hashlib.sha256()
-        for f in CORPUS:
-            path = self._file(f)
-            h.update(f.relpath.encode() + (path.read_bytes() if path.is_file() else b""))
-        return f"custom-{h.hexdigest()[:12]}"
-
-    def data_files(self) -> list[DataFile]:
-        """The 12 pinned files of version partial-12files (none for custom)."""
-        if self.params.version == "custom":
-            return []
-        return [
-            DataFile(str(Path(self.params.annotations_dir) / f.relpath), SHA256[f.relpath], f"{UPSTREAM}/{f.relpath}")
-            for f in PINNED
-        ]
-
-    def check_data(self) -> None:
-        """Pinned: all 12 files with their sha256. Custom: at least one upstream corpus file."""
-        if self.params.version == "custom":
-            if not self.corpus():
-                raise DataUnavailable(
-                    f"VL-CheckList (custom): no upstream corpus file under {self._dir(self.params.annotations_dir)} "
-                    f"(e.g. Attribute/vg/color.json from {UPSTREAM})"
-                )
-            return
-        super().check_data()
 
     def load_instances(self) -> list[Instance]:
         """Every item of every corpus file, files in upstream order, items in file order."""
-        images = self._dir(self.params.images_dir)
-        out = []
+        images, source, out = self.path(self.params.images_dir), self.data_source(), []
         for f in self.corpus():
             root = images / IMAGE_ROOTS[f.source]
-            items = json.loads(self._file(f).read_text(encoding="utf-8"))
+            items = json.loads(source.file(f.relpath).read_text(encoding="utf-8"))
             for index, (image, texts) in enumerate(items):
                 out.append(
                     Instance(
@@ -289,13 +263,9 @@ class VLCheckList(Benchmark):
                 )
         return out
 
-    def image_dir(self) -> Path:
+    def image_folder(self) -> ImageFolder:
         """The folder holding vg/, swig/ and hake/."""
-        return self._dir(self.params.images_dir)
-
-    def image_hint(self) -> str:
-        """Where to get the VG, SWiG and HAKE images."""
-        return IMAGES_HINT
+        return ImageFolder(self.path(self.params.images_dir), IMAGES_HINT)
 
 
 @hookimpl

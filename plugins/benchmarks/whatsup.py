@@ -59,18 +59,20 @@ and per-preposition records only), so neither is reported here.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from vlc_harness import hookimpl
-from vlc_harness.benchmarks import Benchmark, ImageArchive
+from vlc_harness.benchmarks import Benchmark
+from vlc_harness.cards import BenchmarkCard
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Macro, PairwiseAccuracy, PerCategory, Tags
 from vlc_harness.metrics.conjunction import AllCorrect
+from vlc_harness.sources import ImageFolder, UnpinnedFiles
 from vlc_harness.types import ImageSource, Instance
+from vlc_harness_builtins.benchmarks.aro import GDRIVE_URL
 from vlc_harness_builtins.benchmarks.coco import val2017_archives
 
 REPO = "https://github.com/amitakamath/whatsup_vlms"
@@ -88,6 +90,9 @@ IMAGE_ARCHIVES = {
     "controlled_clevr": "13jdBpg8t3NqW3jrL6FK8HO93vwsUjDxG",
     "vg_images": "1idW7Buoz7fQm4-670n-oERw9U-2JLJvE",
 }
+ANNOTATIONS_HINT = "get them from Google Drive (not pinned: no published checksum): " + "; ".join(
+    f"{name}: `gdown --no-cookies {gid}`" for name, gid in FILES.values()
+)
 CONTROLLED = ("controlled_a", "controlled_b")
 SPATIAL = ("coco_one_obj", "coco_two_obj", "gqa_one_obj", "gqa_two_obj")
 
@@ -169,19 +174,21 @@ class WhatsUp(Benchmark):
     """What'sUp: pick the caption with the right spatial preposition (controlled photos, COCO, GQA)."""
 
     type_name = "whatsup"
-    image_pools = ("whatsup-controlled", "coco-val2017", "vg")  # controlled A/B; COCO_QA val2017; VG_QA
-    title = "What'sUp"
-    citation = (
-        'Kamath, Hessel, Chang. What\'s "up" with vision-language models? Investigating their struggle with '
-        "spatial reasoning. EMNLP 2023."
+    card = BenchmarkCard(
+        title="What'sUp",
+        citation=(
+            'Kamath, Hessel, Chang. What\'s "up" with vision-language models? Investigating their struggle with '
+            "spatial reasoning. EMNLP 2023."
+        ),
+        homepage=REPO,
+        license="MIT (code and annotations); COCO images under Flickr terms; Visual Genome/GQA images CC BY 4.0",
+        headline="controlled_accuracy",
+        headline_source="Kamath, Hessel, Chang (EMNLP 2023) Table 1: macro-average of Controlled-A and -B accuracy",
+        index_metrics=("coco_spatial_accuracy", "gqa_spatial_accuracy"),
+        captions_redistributable=True,
+        image_pools=("whatsup-controlled", "coco-val2017", "vg"),  # controlled A/B; COCO_QA val2017; VG_QA
+        reference_file=Path(__file__).with_name("whatsup_reference.json"),
     )
-    homepage = REPO
-    license = "MIT (code and annotations); COCO images under Flickr terms; Visual Genome/GQA images CC BY 4.0"
-    headline = "controlled_accuracy"
-    headline_source = "Kamath, Hessel, Chang (EMNLP 2023) Table 1: macro-average of Controlled-A and -B accuracy"
-    index_metrics = ("coco_spatial_accuracy", "gqa_spatial_accuracy")
-    captions_redistributable = True
-    reference_file = Path(__file__).with_name("whatsup_reference.json")
     Params = WhatsUpParams
     metrics_version = "2"  # pair and set accuracy added; every earlier value unchanged
     metrics = (
@@ -228,33 +235,30 @@ class WhatsUp(Benchmark):
     def _dir(self) -> Path:
         return self.path(self.params.data_dir)
 
-    def _file(self, subset: str) -> Path:
-        return self._dir() / FILES[subset][0]
-
-    @property
-    def data_version(self) -> str:
-        """``gdrive-unpinned-<sha12>`` or ``custom-<sha12>`` of the annotation files read."""
-        h = hashlib.sha256()
-        for subset in FILES:
-            path = self._file(subset)
-            h.update(subset.encode() + (path.read_bytes() if path.is_file() else b"-"))
-        return f"{self.params.version}-{h.hexdigest()[:12]}"
+    def data_source(self) -> UnpinnedFiles:
+        """The six annotation files from Google Drive (unpinned, as ARO's are: the data version names their
+        hash, ``gdrive-unpinned-<sha12>``); ``custom``: any of them."""
+        folder = Path(self.params.data_dir)
+        return UnpinnedFiles(
+            self.data_root,
+            self.title,
+            {subset: folder / name for subset, (name, _) in FILES.items()},
+            self.params.version,
+            hint=ANNOTATIONS_HINT,
+            urls={subset: GDRIVE_URL.format(gid) for subset, (_, gid) in FILES.items()},
+            needs="any" if self.params.version == "custom" else "all",
+            digest="names",
+            version=self.params.version,
+        )
 
     def check_data(self) -> None:
         """All six files present (custom: at least one), each in its upstream schema."""
-        missing = [s for s in FILES if not self._file(s).is_file()]
-        if self.params.version == "custom":
-            if len(missing) == len(FILES):
-                raise DataUnavailable(f"What'sUp (custom): none of the six annotation files is under {self._dir()}")
-        elif missing:
-            hints = "; ".join(f"{FILES[s][0]}: `gdown --no-cookies {FILES[s][1]}`" for s in missing)
-            raise DataUnavailable(
-                f"What'sUp data is not ready under {self._dir()}: {hints} (Google Drive; not pinned: no published "
-                "checksum)"
-            )
-        for subset in FILES:
-            if self._file(subset).is_file():
-                self._records(subset)
+        super().check_data()
+        for subset in self.data_source().present():
+            self._records(subset)
+
+    def _file(self, subset: str) -> Path:
+        return self._dir() / FILES[subset][0]
 
     def _records(self, subset: str) -> list[Any]:
         path = self._file(subset)
@@ -306,38 +310,14 @@ class WhatsUp(Benchmark):
                 )
         return out
 
-    def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
-        """The six annotation files from Google Drive (unpinned, as ARO's are); with ``images``, COCO val2017
-        (the other archives are printed as ``gdown`` commands)."""
-        from vlc_harness.datafetch import fetch_archive
-        from vlc_harness_builtins.benchmarks.aro import GDRIVE_URL, fetch_unpinned
-
-        if self.params.version == "custom":
-            return []
-        lines = []
-        for subset, (name, gid) in FILES.items():
-            hint = f"get {name} with `gdown --no-cookies {gid}` into {self._dir()}"
-            lines.append(fetch_unpinned(self._file(subset), GDRIVE_URL.format(gid), hint, progress))
-        if images:
-            lines += [fetch_archive(self.data_root, a, progress) for a in self.image_archives()]
-            lines.append(f"images: not downloadable here; {self.image_hint()}")
-        return lines
-
-    def image_archives(self) -> list[ImageArchive]:
-        """COCO val2017 for COCO-spatial (the other archives are on Google Drive only)."""
-        return val2017_archives(self.params.coco_dir)
-
-    def image_dir(self) -> Path:
-        """The What'sUp folder (the COCO images are under ``coco_dir``)."""
-        return self._dir()
-
-    def image_hint(self) -> str:
-        """Where to get each image archive."""
+    def image_folder(self) -> ImageFolder:
+        """The What'sUp folder (its archives are on Google Drive only) and COCO val2017 under ``coco_dir``."""
         archives = ", ".join(f"{name}.tar.gz (`gdown --no-cookies {gid}`)" for name, gid in IMAGE_ARCHIVES.items())
-        return (
+        hint = (
             f"extract {archives} into {self._dir()}, and COCO val2017 into {self.path(self.params.coco_dir)} "
             "(`vlc-harness data fetch -b whatsup --images` fetches COCO)"
         )
+        return ImageFolder(self._dir(), hint, tuple(val2017_archives(self.params.coco_dir)), manual=True)
 
 
 @hookimpl

@@ -35,26 +35,17 @@ is 1/4, 1/4 and 1/6.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from vlc_harness import hookimpl
-from vlc_harness.benchmarks import Benchmark, DataFile, verify_files
-from vlc_harness.datafetch import FetchError
-from vlc_harness.errors import DataUnavailable
-from vlc_harness.kit.exports import (
-    present,
-    read_jsonl,
-    require_fields,
-    split_rows,
-    stored_image_bytes,
-    write_atomically,
-)
+from vlc_harness.benchmarks import Benchmark, DataFile
+from vlc_harness.cards import BenchmarkCard
 from vlc_harness.metrics import Micro, PerCategory, Tags
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
+from vlc_harness.sources import HfExport, HfSplit, ImageFolder, PinnedFiles, Sources
 from vlc_harness.types import ImageSource, Instance
 
 HF_DATASET = "facebook/winoground"
@@ -103,24 +94,25 @@ class Winoground(Benchmark):
     """Winoground: match two images with two captions that use the same words in a different order."""
 
     type_name = "winoground"
-    title = "Winoground"
-    image_pools = ("winoground",)
-    citation = (
-        "Thrush, Jiang, Bartolo, Singh, Williams, Kiela, Ross. Winoground: Probing Vision and Language Models "
-        "for Visio-Linguistic Compositionality. CVPR 2022. Tags: Diwan, Berry, Choi, Harwath, Mahowald. "
-        "Why is Winoground Hard? Investigating Failures in Visuolinguistic Compositionality. EMNLP 2022."
+    card = BenchmarkCard(
+        title="Winoground",
+        citation=(
+            "Thrush, Jiang, Bartolo, Singh, Williams, Kiela, Ross. Winoground: Probing Vision and Language Models "
+            "for Visio-Linguistic Compositionality. CVPR 2022. Tags: Diwan, Berry, Choi, Harwath, Mahowald. "
+            "Why is Winoground Hard? Investigating Failures in Visuolinguistic Compositionality. EMNLP 2022."
+        ),
+        homepage=HF_PAGE,
+        license="Winoground: gated research-only license (images from Getty Images); why-winoground-hard tags: MIT",
+        headline="group_score",
+        headline_source=(
+            "Thrush et al. (CVPR 2022): the group score over the 400 examples, the paper's main metric in its "
+            "results table (the table number could not be read here)"
+        ),
+        index_metrics=("text_score", "image_score"),
+        gap_metrics=("text_score", "image_score"),
+        image_pools=("winoground",),
+        reference_file=Path(__file__).with_name("winoground_reference.json"),
     )
-    homepage = HF_PAGE
-    license = "Winoground: gated research-only license (images from Getty Images); why-winoground-hard tags: MIT"
-    headline = "group_score"
-    headline_source = (
-        "Thrush et al. (CVPR 2022): the group score over the 400 examples, the paper's main metric in its "
-        "results table (the table number could not be read here)"
-    )
-    index_metrics = ("text_score", "image_score")
-    gap_metrics = ("text_score", "image_score")
-    captions_redistributable = False
-    reference_file = Path(__file__).with_name("winoground_reference.json")
     Params = WinogroundParams
     metrics = (
         TextImageGroup(
@@ -129,63 +121,48 @@ class Winoground(Benchmark):
         ),
     )
 
-    def _dir(self, relative: str) -> Path:
-        return Path(relative) if Path(relative).is_absolute() else self.data_root / relative
+    def _examples(self) -> HfExport:
+        """examples.jsonl and the images, exported from the gated dataset (checked by content, not pinned)."""
+        full = self.params.version != "custom"
+        return HfExport(
+            self.data_root,
+            self.title,
+            Path(self.params.data_dir) / EXAMPLES,
+            "",
+            HfSplit(HF_DATASET, "test", images=("image_0", "image_1"), gated=GATED_HINT),
+            lambda row, k: f"ex_{int(row['id'])}_img_{k}",
+            images=self.params.images_dir,
+            hint=GET_HINT,
+            fields=FIELDS,
+            expect=lambda rows: _examples_problem(rows, full),
+            refer="stem",
+            suffix=".png",
+            noun="examples",
+            version=self.params.version,
+        )
 
-    def _file(self, name: str) -> Path:
-        return self._dir(self.params.data_dir) / name
-
-    @property
-    def data_version(self) -> str:
-        """``hf-400``, or ``custom-<hash of examples.jsonl and the tags>``."""
-        if self.params.version != "custom":
-            return self.params.version
-        h = hashlib.sha256()
-        for name in (EXAMPLES, TAGS):
-            path = self._file(name)
-            h.update(name.encode() + (path.read_bytes() if path.is_file() else b""))
-        return f"custom-{h.hexdigest()[:12]}"
-
-    def data_files(self) -> list[DataFile]:
-        """The pinned why-winoground-hard tags (examples.jsonl is gated and checked by content)."""
-        if self.params.version == "custom":
-            return []
-        return [DataFile(str(Path(self.params.data_dir) / TAGS), TAGS_SHA256, TAGS_URL)]
-
-    def check_data(self) -> None:
-        """The tags file (pinned) and examples.jsonl (400 ids with their fields, unless custom)."""
-        if self.params.version == "custom":
-            if not self._file(TAGS).is_file():
-                raise DataUnavailable(f"Winoground (custom): missing {self._file(TAGS)}")
-        else:
-            verify_files(self.data_root, self.data_files(), self.title)
-        path = self._file(EXAMPLES)
-        if not path.is_file():
-            raise DataUnavailable(f"Winoground data is not ready: missing {path}; {GET_HINT}")
-        records = self._records()
-        problem = _examples_problem(records, self.params.version != "custom")
-        if problem:
-            raise DataUnavailable(f"Winoground: {path} {problem}; {GET_HINT}")
-
-    def _records(self) -> list[dict[str, Any]]:
-        return read_jsonl(self._file(EXAMPLES), "Winoground")
+    def data_source(self) -> Sources:
+        """The pinned why-winoground-hard tags (naming the version ``hf-400``), then the exported examples;
+        ``custom``: named by the hash of both."""
+        folder, custom = Path(self.params.data_dir), self.params.version == "custom"
+        files = {TAGS: DataFile(str(folder / TAGS), TAGS_SHA256, TAGS_URL)}
+        if custom:
+            files = {name: DataFile(str(folder / name), "", "") for name in (EXAMPLES, TAGS)}
+        tags = PinnedFiles(self.data_root, self.title, files, self.params.version, custom_needs="all")
+        return Sources(tags, self._examples())
 
     def load_instances(self) -> list[Instance]:
         """The examples in id order; ids are ``<collapsed_tag>/<id>``, tags kept in ``gold``."""
-        tags: dict[str, list[str]] = json.loads(self._file(TAGS).read_text(encoding="utf-8"))
-        images = self._dir(self.params.images_dir)
-        out = []
-        for rec in sorted(self._records(), key=lambda r: int(r["id"])):
+        tags: dict[str, list[str]] = json.loads(self.path(Path(self.params.data_dir) / TAGS).read_text("utf-8"))
+        examples, out = self._examples(), []
+        for rec in sorted(examples.rows(), key=lambda r: int(r["id"])):
             key = str(rec["id"])
             category = rec["collapsed_tag"]
             out.append(
                 Instance(
                     id=f"{category}/{key}",
                     category=category,
-                    images=(
-                        ImageSource(images / _image_file(rec["image_0"])),
-                        ImageSource(images / _image_file(rec["image_1"])),
-                    ),
+                    images=(ImageSource(examples.image(rec, "image_0")), ImageSource(examples.image(rec, "image_1"))),
                     texts=(rec["caption_0"], rec["caption_1"]),
                     gold={
                         "matches": MATCHED_PAIRS,
@@ -197,26 +174,9 @@ class Winoground(Benchmark):
             )
         return out
 
-    def image_dir(self) -> Path:
-        """The extracted images.zip folder."""
-        return self._dir(self.params.images_dir)
-
-    def image_hint(self) -> str:
-        """Where to get the (gated) images."""
-        return GET_HINT
-
-    def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
-        """The pinned tags; then examples.jsonl and the images exported from the gated HF dataset."""
-        lines = super().fetch(images=images, progress=progress)
-        if self.params.version == "custom":
-            return lines
-        examples, folder = self._file(EXAMPLES), self.image_dir()
-        records = self._records() if examples.is_file() else []
-        if records and not _examples_problem(records, True):
-            done = present(examples, folder, [_image_file(r[f"image_{k}"]) for r in records for k in (0, 1)])
-            if done:
-                return [*lines, done]
-        return [*lines, *export_hf_split(_load_hf_test_split(progress), examples, folder, progress)]
+    def image_folder(self) -> ImageFolder:
+        """The extracted images.zip folder (gated)."""
+        return ImageFolder(self.path(self.params.images_dir), GET_HINT)
 
 
 def instance_tags(gold: dict[str, Any]) -> list[str]:
@@ -224,11 +184,6 @@ def instance_tags(gold: dict[str, Any]) -> list[str]:
     Preds"), the secondary tags and the "Why is Winoground hard" tags."""
     n = int(gold["num_main_preds"])
     return [f"{n} Main Pred" + ("s" if n != 1 else ""), *gold["secondary_tags"], *gold["why_hard_tags"]]
-
-
-def _image_file(name: str) -> str:
-    """Upstream ``image_0`` values are file stems (``ex_0_img_0``); the files are PNG."""
-    return name if Path(name).suffix else f"{name}.png"
 
 
 def _split_tags(value: Any) -> list[str]:
@@ -251,50 +206,6 @@ def _examples_problem(records: list[dict[str, Any]], full: bool) -> str:
     if full and sorted(ids) != list(range(N_EXAMPLES)):
         return f"has {len(ids)} examples, expected ids 0..{N_EXAMPLES - 1}"
     return ""
-
-
-def _load_hf_test_split(progress: bool) -> Any:
-    """The gated ``test`` split, images as undecoded bytes (``datasets`` imported here only)."""
-    try:
-        import datasets
-    except ImportError:
-        raise FetchError(
-            f"Winoground comes from the gated Hugging Face dataset {HF_DATASET}, which needs the `datasets` "
-            "library: pip install 'vlc-harness[data]'"
-        ) from None
-    if not progress:
-        datasets.disable_progress_bars()
-    try:
-        split = datasets.load_dataset(HF_DATASET, split="test")
-    except Exception as exc:  # gated, offline, not found: the hub raises many types
-        raise FetchError(f"cannot load {HF_DATASET}: {type(exc).__name__}: {exc}. {GATED_HINT}") from None
-    for column in ("image_0", "image_1"):
-        split = split.cast_column(column, datasets.Image(decode=False))
-    return split
-
-
-def export_hf_split(split: Any, examples: Path, images: Path, progress: bool = True) -> list[str]:
-    """Write the HF test split as upstream's layout: examples.jsonl and ``ex_<id>_img_<k>.png``.
-
-    Images are written with their stored bytes (never re-encoded).
-    """
-    images.mkdir(parents=True, exist_ok=True)
-    lines = []
-    for k, rec in split_rows(split, HF_DATASET, progress):
-        require_fields(HF_DATASET, rec, k, FIELDS)
-        out = {"id": int(rec["id"])}
-        for i in (0, 1):
-            stem = f"ex_{out['id']}_img_{i}"
-            value = rec[f"image_{i}"]
-            data = stored_image_bytes(value)
-            write_atomically(images / f"{stem}.png", data)
-            out[f"image_{i}"] = stem
-        for field in FIELDS[3:]:
-            out[field] = rec[field]
-        lines.append(json.dumps(out, ensure_ascii=False))
-    examples.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(examples, ("\n".join(lines) + "\n").encode("utf-8"))
-    return [f"fetched  {examples} ({len(lines)} examples) and {2 * len(lines)} images into {images} from {HF_DATASET}"]
 
 
 @hookimpl

@@ -15,8 +15,7 @@ the reverse); on the same benchmark it would have seen the answers.
   of ``[image, {"POS": [...], "NEG": [...]}]``: every ``POS`` caption) or ``sugarcrepe``
   (upstream JSON, ``{key: {"caption", "negative_caption", ...}}``: every ``caption``).
 * ``fit_dir``: the folder of the upstream annotation files; a relative path is resolved against
-  the harness data root, ``$VLC_HARNESS_DATA`` (:func:`vlc_harness.paths.default_data_root`), NOT
-  the ``--data-root`` option of a run (models do not see it): give an absolute path otherwise.
+  the run's data root (``run_config.data_root``: ``--data-root``, else ``$VLC_HARNESS_DATA``).
   Default ``vl_checklist/data`` (the VL-CheckList benchmark's layout).
 * ``fit_glob``: which files below ``fit_dir``; default ``**/*.json`` for ``vl_checklist`` and
   ``*.json`` for ``sugarcrepe`` (the 7 top-level subset files: neither ``data_unrefined/`` nor
@@ -54,19 +53,17 @@ class MiniLMCentroidParams:
     fit_glob: str | None = None
 
 
-def fit_folder(fit_dir: str) -> Path:
-    """``fit_dir`` itself if absolute, else below the harness data root."""
-    from vlc_harness.paths import default_data_root
-
+def fit_folder(fit_dir: str, data_root: Path) -> Path:
+    """``fit_dir`` itself if absolute, else below the run's data root."""
     path = Path(fit_dir).expanduser()
-    return path if path.is_absolute() else default_data_root() / path
+    return path if path.is_absolute() else data_root / path
 
 
 def read_positives(folder: Path, fit_format: str, pattern: str) -> list[str]:
     """The sorted unique positive captions of every matching upstream file below ``folder``."""
     files = sorted(p for p in folder.glob(pattern) if p.is_file())
     if not files:
-        raise DataUnavailable(f"no fit files match {pattern} under {folder} (set fit_dir or $VLC_HARNESS_DATA)")
+        raise DataUnavailable(f"no fit files match {pattern} under {folder} (set fit_dir or --data-root)")
     captions: set[str] = set()
     for path in files:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -96,7 +93,10 @@ class MiniLMCentroid(TextOnlyModel):
 
     def _fit_captions(self) -> list[str]:
         pattern = self.params.fit_glob or DEFAULT_GLOBS[self.params.fit_format]
-        return read_positives(fit_folder(self.params.fit_dir), self.params.fit_format, pattern)
+        return read_positives(self._fit_folder(), self.params.fit_format, pattern)
+
+    def _fit_folder(self) -> Path:
+        return fit_folder(self.params.fit_dir, self.run_config.data_root)
 
     def identify(self) -> Identity:
         """Package version and weights hash; fit-set hash and size in the protocol."""
@@ -114,7 +114,7 @@ class MiniLMCentroid(TextOnlyModel):
         self._fit = (digest, captions)
         self._weights = weights
         protocol = f"score_texts/cosine-to-centroid/fit={self.params.fit_format}:sha256:{digest}:n={len(captions)}"
-        details = {"fit_dir": str(fit_folder(self.params.fit_dir)), "fit_captions": len(captions)}
+        details = {"fit_dir": str(self._fit_folder()), "fit_captions": len(captions)}
         return Identity(weights=weights, dtype="fp32", protocol=protocol, details=details)
 
     def load(self, device: str) -> None:

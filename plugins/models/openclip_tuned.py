@@ -11,9 +11,9 @@ accepted), maps it onto open_clip's module names and loads it strictly into ``ar
 
 * ``arch``: the open_clip model name the checkpoint loads into (``ViT-B-32``), or an inline model
   config dict as for ``open_clip``.
-* ``checkpoint``: the file. A relative path is resolved under the harness data root
-  (``$VLC_HARNESS_DATA``, :func:`vlc_harness.paths.default_data_root`; models do not see a run's
-  ``--data-root``); ``hf-hub:<org>/<repo>/<file>`` names a file of a Hugging Face repository
+* ``checkpoint``: the file. A relative path is resolved under the run's data root
+  (``run_config.data_root``: ``--data-root``, else ``$VLC_HARNESS_DATA``);
+  ``hf-hub:<org>/<repo>/<file>`` names a file of a Hugging Face repository
   (resolved to a commit, downloaded once). Files published only on Google Drive are never
   fetched by the harness: the registry entry's ``meta.download`` says where to get them.
 * ``sha256``: the file's published sha256, when there is one; a different file is refused.
@@ -69,12 +69,10 @@ class OpenClipTunedParams:
     precision: Literal["fp32", "fp16", "bf16"] = "fp32"
 
 
-def checkpoint_path(checkpoint: str) -> Path:
-    """A local checkpoint: the path itself if absolute, else below the harness data root."""
-    from vlc_harness.paths import default_data_root
-
+def checkpoint_path(checkpoint: str, data_root: Path) -> Path:
+    """A local checkpoint: the path itself if absolute, else below the run's data root."""
     path = Path(checkpoint).expanduser()
-    return path if path.is_absolute() else default_data_root() / path
+    return path if path.is_absolute() else data_root / path
 
 
 def split_hub_file(checkpoint: str) -> tuple[str, str]:
@@ -204,11 +202,11 @@ class OpenClipTuned(OpenClip):
             repo, filename = split_hub_file(p.checkpoint)
             weights = hub_identity(repo, [filename])
         else:
-            path = checkpoint_path(p.checkpoint)
+            path = checkpoint_path(p.checkpoint, self.run_config.data_root)
             if not path.is_file():
                 raise WeightsUnavailable(
                     f"checkpoint {path} is not there; download it (the registry entry's meta.download says from "
-                    "where) and put it at that path under the data root ($VLC_HARNESS_DATA)"
+                    "where) and put it at that path under the data root (--data-root, default $VLC_HARNESS_DATA)"
                 )
             weights = file_identity(path)
             if p.sha256 and weights != f"sha256:{p.sha256.lower()}":
@@ -217,7 +215,7 @@ class OpenClipTuned(OpenClip):
 
     def _file(self) -> Path:
         if not self.params.checkpoint.startswith(HUB_PREFIX):
-            return checkpoint_path(self.params.checkpoint)
+            return checkpoint_path(self.params.checkpoint, self.run_config.data_root)
         from huggingface_hub import hf_hub_download
 
         repo, filename = split_hub_file(self.params.checkpoint)

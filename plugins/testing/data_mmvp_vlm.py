@@ -10,7 +10,20 @@ import csv
 from pathlib import Path
 
 from vlc_harness.testing import write_standin_images
-from vlc_harness_builtins.benchmarks.mmvp_vlm import IMAGES, PAIRS_PER_PATTERN, PATTERNS, QUESTIONS, TYPES
+from vlc_harness_builtins.benchmarks.mmvp_vlm import IMAGES, PAIRS_PER_PATTERN, PATTERNS, QUESTIONS
+
+TYPES = (
+    "Orientation",
+    "Presence",
+    "State",
+    "Quantity",
+    "Spatial",
+    "Color",
+    "Structural_Character",
+    "Text",
+    "Camera_Perspective",
+)
+"""Folder names for generated data (the real ``Type`` values are whatever the CSV holds)."""
 
 
 def write_example(root: Path, patterns: int = len(PATTERNS)) -> Path:

@@ -11,7 +11,23 @@ from pathlib import Path
 from typing import Any
 
 from vlc_harness.testing import write_standin_images
-from vlc_harness_builtins.benchmarks.valse import SOURCES, ValseParams, image_folder
+from vlc_harness_builtins.benchmarks.valse import ValseParams, image_folder
+
+SOURCES = {
+    "existence": ("visual7w", "test", ("v7w_{}.jpg",)),
+    "plurals": ("coco2017", "val", ("{:012d}.jpg",)),
+    "counting-hard": ("visual7w", "test", ("v7w_{}.jpg",)),
+    "counting-small-quant": ("visual7w", "test", ("v7w_{}.jpg",)),
+    "counting-adversarial": ("visual7w", "test", ("v7w_{}.jpg",)),
+    "relations": ("coco_2017", "val", ("{:012d}.jpg",)),
+    "action-replacement": ("SWiG", "test", ("walking_{}.jpg",)),
+    "actant-swap": ("SWiG", "test", ("pushing_{}.jpg",)),
+    "coreference-standard": ("VisDial_v1.0", "train", ("COCO_train2014_{:012d}.jpg", "COCO_val2014_{:012d}.jpg")),
+    "coreference-hard": ("VisDial_v1.0", "val", ("VisualDialog_val2018_{:012d}.jpg",)),
+    "foil-it": ("FOIL dataset", "test", ("COCO_val2014_{:012d}.jpg",)),
+}
+"""Per instrument: upstream ``dataset`` value, ``original_split`` and its image file name patterns (sample
+``k`` takes pattern ``k`` modulo their number: coreference-standard has both COCO 2014 splits, as upstream)."""
 
 
 def write_example(root: Path, per_instrument: int = 3) -> dict[str, dict[str, Any]]:

@@ -25,12 +25,7 @@ DOCUMENTED = ("vlc_harness", "vlc_leaderboard")
 """Packages whose every module ``docs/architecture.md`` names."""
 UNNAMED = ("vlc_harness", "vlc_harness.__main__", "vlc_leaderboard")
 MAX_LINES = 300
-_DATA_SOURCES = "restructured into data sources in a later slice"
-OVERSIZED: dict[str, tuple[int, str]] = {
-    "plugins/benchmarks/aro.py": (437, _DATA_SOURCES),
-    "plugins/benchmarks/shapes_scenes.py": (338, _DATA_SOURCES),
-    "plugins/benchmarks/whatsup.py": (303, _DATA_SOURCES),
-}
+OVERSIZED: dict[str, tuple[int, str]] = {}
 """Plugin modules over :data:`MAX_LINES` today, each with its count as a ceiling and why it may
 wait. The list only shrinks: a listed file that grows past its ceiling fails, and so does one that
 drops to :data:`MAX_LINES` or below (take it off) or no longer exists."""

@@ -36,6 +36,18 @@ def test_every_exported_name_resolves_and_the_import_stays_light():
     assert out.returncode == 0 and out.stdout.strip() == "", out.stdout + out.stderr
 
 
+FAMILY_AUTHOR_API = ("Family", "Reported", "Column", "MetricSpec", "Outcomes", "ChoiceOutcomes", "FamilyExample")
+
+
+def test_what_a_family_author_needs_is_exported_and_documented():
+    from vlc_harness.metrics.family import Family
+
+    names = {*FAMILY_AUTHOR_API, "Aggregation", "PerCategory", "Micro", "Macro", "Std", "Tags"}
+    assert names <= set(vlc_harness.__all__)
+    assert all(f":class:`{name}`" in (vlc_harness.__doc__ or "") for name in names)
+    assert vlc_harness.Family is Family and "register_metric_families" in (vlc_harness.__doc__ or "")
+
+
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_doc_examples_meet_their_line_targets_and_are_shown_verbatim(name):
     doc, target = EXAMPLES[name]
@@ -166,7 +178,8 @@ def test_conformance_scope_defaults_to_the_calling_package_and_rejects_unknown_t
     (tmp_path / "test_c.py").write_text("from vlc_harness.testing.conformance import *  # noqa: F401,F403\n")
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--co", "test_c.py"]
     alone = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert alone.returncode != 0 and "no model or benchmark type is defined under" in alone.stdout + alone.stderr
+    message = "no model, benchmark or metric family type is defined under"
+    assert alone.returncode != 0 and message in alone.stdout + alone.stderr
     named = subprocess.run(
         [*argv, "--vlc-types", "random,shapes"], capture_output=True, text=True, timeout=120, cwd=tmp_path
     )

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from vlc_harness import hookimpl, hookspecs
@@ -19,7 +20,13 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "plugin_hooks.md"
 def test_every_hookspec_is_documented_with_its_signature(vlc_plugins):
     text = DOCS.read_text()
     specs = [name for name in dir(vlc_plugins.pm.hook) if not name.startswith("_")]
-    assert set(specs) == {"register_models", "register_benchmarks", "register_commands", "conformance_example"}
+    assert set(specs) == {
+        "register_models",
+        "register_benchmarks",
+        "register_metric_families",
+        "register_commands",
+        "conformance_example",
+    }
     for name in specs:
         caller = getattr(vlc_plugins.pm.hook, name)
         assert f"## {name}({', '.join(caller.spec.argnames)})" in text
@@ -105,8 +112,8 @@ def test_plugins_command_lists_names_versions_and_types(vlc_cli):
     out = vlc_cli("plugins").output
     line = next(x for x in out.splitlines() if x.startswith("vlc_harness_builtins.models.openclip"))
     assert re.search(r"\d+\.\d+", line) and line.endswith("models: open_clip")
-    line = next(x for x in out.splitlines() if x.startswith("vlc_harness_builtins.benchmarks.aro "))
-    assert "benchmarks: aro_coco_order, aro_flickr30k_order" in line
+    line = next(x for x in out.splitlines() if x.startswith("vlc_harness_builtins.benchmarks.aro_order "))
+    assert line.endswith("benchmarks: aro_coco_order, aro_flickr30k_order")
     assert any(x.startswith("vlc_leaderboard.") and x.endswith("commands") for x in out.splitlines())
     (info,) = [i for i in json.loads(vlc_cli("plugins", "--format", "json").output) if i["models"] == ["random"]]
     assert info["hooks"] == ["register_models"] and info["benchmarks"] == []
@@ -140,3 +147,135 @@ def test_every_builtin_type_offers_an_offline_conformance_example(tmp_path):
             assert example_for(reg.cls, folder) is not None, name
             checked += 1
     assert checked >= 30, f"only {checked} built-in types were checked"  # 20 model + 16 benchmark types today
+
+
+# -- metric families --------------------------------------------------------------------------
+
+
+def test_the_core_families_register_whatever_the_allow_list(monkeypatch):
+    from vlc_harness.metrics.families import CORE_FAMILIES
+
+    monkeypatch.setenv("VLC_HARNESS_LOAD_PLUGINS", "vlc_harness_builtins.models.random_baseline")
+    allowed = load_plugins()
+    assert {name: r.cls for name, r in allowed.families.entries.items()} == {c.name: c for c in CORE_FAMILIES}
+    assert {r.plugin for r in allowed.families.entries.values()} == {"vlc_harness.metrics.families"}
+
+
+def test_a_family_that_claims_a_core_name_names_both_plugins(vlc_plugins):
+    from vlc_harness.metrics.pairwise import PairwiseAccuracy
+
+    class Mine(PairwiseAccuracy):
+        """Inherits the core family's name."""
+
+    class Claims:
+        @hookimpl
+        def register_metric_families(self, register):
+            register(Mine)
+
+    vlc_plugins.pm.register(Claims(), name="claims-a-name")
+    try:
+        with pytest.raises(PluginError) as info:
+            vlc_plugins.rebuild()
+        message = str(info.value)
+        assert "'pairwise_accuracy' is registered twice" in message
+        assert "vlc_harness.metrics.families" in message and "claims-a-name" in message
+    finally:
+        vlc_plugins.pm.unregister(name="claims-a-name")
+        vlc_plugins.rebuild()
+
+
+@pytest.mark.parametrize("registered, why", [(TextOnlyModel, "not a subclass of"), ("family", "has no name")])
+def test_only_named_family_classes_register(vlc_registered, registered, why):
+    from vlc_harness.metrics.family import Family
+
+    class Plugin:
+        @hookimpl
+        def register_metric_families(self, register):
+            register(Family if registered == "family" else registered)
+
+    with pytest.raises(PluginError, match=why), vlc_registered(Plugin()):
+        pass
+
+
+def test_plugins_lists_the_families_each_plugin_registers(vlc_cli, vlc_plugins):
+    listed = json.loads(vlc_cli("plugins", "--format", "json").output)
+    (core,) = [p for p in listed if p["name"] == "vlc_harness.metrics.families"]
+    assert "pairwise_accuracy" in core["families"] and core["hooks"] == ["register_metric_families"]
+    assert all(p["families"] == [] for p in listed if p["name"] != "vlc_harness.metrics.families")
+    (info,) = [i for i in vlc_plugins.info() if i.name == "vlc_harness.metrics.families"]
+    assert info.summary().startswith("metric families: all_correct, hard_positive, ")
+    (sugarcrepe,) = [i for i in vlc_plugins.info() if i.name == "vlc_harness_builtins.benchmarks.sugarcrepe"]
+    assert sugarcrepe.summary() == "benchmarks: sugarcrepe"
+    table = vlc_cli("plugins").output.splitlines()
+    (row,) = [line for line in table if line.startswith("vlc_harness.metrics.families ")]
+    assert row.endswith(info.summary())
+
+
+def _family_plugin(*families):
+    class Plugin:
+        @hookimpl
+        def register_metric_families(self, register):
+            for family in families:
+                register(family)
+
+    return Plugin()
+
+
+def test_the_family_conformance_checks_fail_on_a_broken_family(vlc_registered, tmp_path):
+    import dataclasses
+
+    from vlc_harness.metrics.family import FamilyExample
+    from vlc_harness.metrics.pairwise import PairwiseAccuracy
+    from vlc_harness.testing.family_conformance import (
+        test_family_abstention,
+        test_family_example,
+        test_family_metadata,
+    )
+    from vlc_harness.testing.family_examples import one_image
+
+    class Sound(PairwiseAccuracy):
+        """Pairwise accuracy under another name: passes every check."""
+
+        name = "sound"
+
+        @classmethod
+        def conformance_example(cls, tmp_path):
+            return FamilyExample((cls("acc", "gold beats the others"),), one_image(3, {"positive": 0}))
+
+    class AbstainWins(Sound):
+        """An abstention counts as right."""
+
+        name = "abstain_wins"
+
+        def columns(self, outcomes):
+            return [dataclasses.replace(c, abstention="counts") for c in super().columns(outcomes)]
+
+    class Noisy(Sound):
+        """Credits that change from one call to the next."""
+
+        name = "noisy"
+
+        def columns(self, outcomes):
+            noise = np.random.default_rng().random(len(outcomes))
+            return [dataclasses.replace(c, credit=noise) for c in super().columns(outcomes)]
+
+    class NoExample(PairwiseAccuracy):
+        """No conformance example."""
+
+        name = "no_example"
+
+    class Undocumented(Sound):
+        name = "Undocumented"
+
+    with vlc_registered(_family_plugin(Sound, AbstainWins, Noisy, NoExample, Undocumented)):
+        test_family_metadata("sound")
+        test_family_example("sound", tmp_path)
+        test_family_abstention("sound", tmp_path)
+        with pytest.raises(AssertionError, match="declining beats"):
+            test_family_abstention("abstain_wins", tmp_path)
+        with pytest.raises(AssertionError, match="credit differs on the same outcomes"):
+            test_family_example("noisy", tmp_path)
+        with pytest.raises(AssertionError, match="offers no conformance example"):
+            test_family_example("no_example", tmp_path)
+        with pytest.raises(AssertionError, match="needs a docstring"):
+            test_family_metadata("Undocumented")

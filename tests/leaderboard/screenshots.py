@@ -100,6 +100,7 @@ def build_demo(work: Path) -> Path:
     from bench.render_speed import synthetic_cells
     from vlc_harness.params import build
     from vlc_harness.plugins import get_plugins
+    from vlc_harness.results import StoredResults
     from vlc_leaderboard.board import Board, build_board
     from vlc_leaderboard.compare import instance_results
     from vlc_leaderboard.site import render_site
@@ -132,10 +133,10 @@ def build_demo(work: Path) -> Path:
                 reason_code="weights_missing",
             )
     board = build_board(cells, registry, plugins)
-    store = _Store(by_id)
+    results = StoredResults(_Store(by_id))
     instances = {}
     for col in board.benchmarks:  # each example benchmark has its own data root
-        instances |= instance_results(Board([col], board.rows), store, keep["roots"][col.id])
+        instances |= instance_results(Board([col], board.rows), results, keep["roots"][col.id])
     site = work / "site"
     render_site(board, site, {"harness_version": "demo", "git_sha": ""}, runs={1: {}}, instances=instances)
     return site

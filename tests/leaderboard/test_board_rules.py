@@ -10,7 +10,7 @@ import pytest
 
 def test_all_pairs_significance_is_the_cores_bit_for_bit():
     from vlc_harness.metrics import bootstrap
-    from vlc_leaderboard.stats import ranks, significance
+    from vlc_harness.results import ranks, significance
 
     rng = np.random.default_rng(7)
     for trial in range(40):
@@ -32,7 +32,8 @@ def test_all_pairs_significance_is_the_cores_bit_for_bit():
 def test_human_macro_is_derived_only_from_a_declared_unweighted_mean():
     from bench.render_speed import synthetic_cells
     from vlc_harness.plugins import get_plugins
-    from vlc_leaderboard.declared import derive_humans, drilldown
+    from vlc_harness.results import derived_means
+    from vlc_leaderboard.declared import drilldown
     from vlc_leaderboard.tables import benchmark_of
 
     plugins = get_plugins()
@@ -45,7 +46,7 @@ def test_human_macro_is_derived_only_from_a_declared_unweighted_mean():
         bench = benchmark_of(cell, plugins.benchmarks)
         assert bench is not None
         humans = {(r.metric, r.category): r.value for r in bench.reference_rows() if r.matches == "human"}
-        derived[cell.benchmark_id] = derive_humans(bench, humans, cell.metrics)
+        derived[cell.benchmark_id] = derived_means(bench, humans, cell.metrics)
         drill = drilldown(bench, bench.headline_metric(), cell.metrics)
         assert drill is not None
         if cell.benchmark_id == "sugarcrepe":
@@ -61,7 +62,7 @@ def test_human_macro_is_derived_only_from_a_declared_unweighted_mean():
 def test_a_pooled_value_is_never_derived():
     from vlc_harness.metrics.aggregate import Micro, PerCategory
     from vlc_harness.metrics.pairwise import PairwiseAccuracy
-    from vlc_leaderboard.declared import derive_humans
+    from vlc_harness.results import derived_means
 
     class Bench:
         def metric_families(self):
@@ -71,7 +72,7 @@ def test_a_pooled_value_is_never_derived():
         {"metric": "acc", "category": "a", "n": 10, "averaging": PerCategory().averaging()},
         {"metric": "acc", "category": "b", "n": 30, "averaging": PerCategory().averaging()},
     ]
-    assert derive_humans(Bench(), {("acc", "a"): 1.0, ("acc", "b"): 0.5}, rows) == {}
+    assert derived_means(Bench(), {("acc", "a"): 1.0, ("acc", "b"): 0.5}, rows) == {}
 
 
 @pytest.mark.parametrize(

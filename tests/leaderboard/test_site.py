@@ -429,6 +429,7 @@ def test_compare_view_with_the_instance_browser(site_store, vlc_cli_module, monk
 def test_instance_browser_shows_images_where_the_license_allows(site_store, monkeypatch, tmp_path):
     from vlc_harness.plugins import get_plugins
     from vlc_harness.registry import load_registry
+    from vlc_harness.results import StoredResults
     from vlc_harness.store import open_store
     from vlc_leaderboard.board import build_board
     from vlc_leaderboard.compare import instance_results
@@ -443,7 +444,7 @@ def test_instance_browser_shows_images_where_the_license_allows(site_store, monk
             load_registry([site_store["registry"]], plugins),
             plugins,
         )
-        instances = instance_results(board, store, site_store["tmp"] / "data")
+        instances = instance_results(board, StoredResults(store), site_store["tmp"] / "data")
     finally:
         store.close()
     assert instances["bivlc"].images is not None and "sugarcrepe" in instances

@@ -53,6 +53,7 @@ def wide(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     from bench.render_speed import synthetic_cells
     from vlc_harness.params import build
     from vlc_harness.plugins import get_plugins
+    from vlc_harness.results import StoredResults
     from vlc_leaderboard.board import build_board
     from vlc_leaderboard.downloads import write_downloads
     from vlc_leaderboard.site import render_site
@@ -102,7 +103,7 @@ def wide(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         site,
         {"harness_version": "test", "git_sha": ""},
         runs={1: {}},
-        downloads=lambda target: write_downloads(board, target, _NoOutcomes(), None),  # type: ignore[arg-type]
+        downloads=lambda target: write_downloads(board, target, StoredResults(_NoOutcomes()), None),
     )
     return {"board": board, "site": site, "cells": cells, "tmp": tmp}
 

@@ -19,13 +19,8 @@ from vlc_harness.params import build
 from vlc_harness.testing import write_standin_images
 from vlc_harness.types import ImageSource, Instance
 from vlc_harness_builtins.benchmarks import aro_order
-from vlc_harness_builtins.benchmarks.aro import (
-    COCOOrder,
-    Flickr30kOrder,
-    VGAttribution,
-    VGRelation,
-    relation_rules,
-)
+from vlc_harness_builtins.benchmarks.aro import VGAttribution, VGRelation, relation_rules
+from vlc_harness_builtins.benchmarks.aro_order import COCOOrder, Flickr30kOrder
 from vlc_harness_builtins.benchmarks.pos_tagging import (
     SPACY_INSTALL,
     TableTagger,

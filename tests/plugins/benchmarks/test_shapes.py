@@ -15,10 +15,10 @@ from vlc_harness.benchmarks import InstanceScores
 from vlc_harness.errors import DataUnavailable, ScoreError
 from vlc_harness.metrics.cell import declared_ids
 from vlc_harness.params import ParamError, build
-from vlc_harness_builtins.benchmarks.shapes import Shapes, ShapesParams, generate
-from vlc_harness_builtins.benchmarks.shapes_scenes import (
+from vlc_harness_builtins.benchmarks.shapes import Shapes, ShapesParams
+from vlc_harness_builtins.benchmarks.shapes_data import generate
+from vlc_harness_builtins.benchmarks.shapes_model import (
     CONVERSE,
-    GRID,
     MARKED_SIZES,
     NEGATIVE_KINDS,
     POSITIVE_KINDS,
@@ -27,12 +27,15 @@ from vlc_harness_builtins.benchmarks.shapes_scenes import (
     Style,
     caption,
     facts,
+    valid,
+)
+from vlc_harness_builtins.benchmarks.shapes_scenes import (
+    GRID,
     hard_positive,
     negative,
     random_picture,
     render,
     scene_rng,
-    valid,
 )
 from vlc_harness_builtins.testing.data_shapes import write_example
 
@@ -183,7 +186,7 @@ def test_benchmark_writes_its_data_once(tmp_path):
     params, root = write_example(tmp_path / "a", n_scenes=5, image_size=32)
     bench = Shapes(build(ShapesParams, params), root)
     assert bench.data_version == "gen1-seed0-n5-32px"
-    folder = bench.folder()
+    folder = bench.image_dir()
     assert folder == root / "shapes" / "gen1-seed0-n5-32px"
     done = json.loads((folder / "done.json").read_text())
     stamp = (folder / "00000.png").stat().st_mtime_ns
@@ -197,9 +200,9 @@ def test_benchmark_writes_its_data_once(tmp_path):
     # a missing image or a stale digest is regenerated
     (folder / "00001.png").unlink()
     (folder / "done.json").write_text(json.dumps(done | {"digest": "stale"}))
-    assert not bench.ready()
+    assert not bench.data_source().ready()
     bench.check_data()
-    assert bench.ready() and (folder / "00001.png").is_file()
+    assert bench.data_source().ready() and (folder / "00001.png").is_file()
     lines = (folder / "scenes.jsonl").read_text().splitlines()
     assert len(lines) == 5 and json.loads(lines[0])["caption"]
 
@@ -282,7 +285,7 @@ def test_parts_select_a_2x2_fixture(tmp_path):
     assert declared_ids(s.id for s in bench.metric_specs()) == {"i2t_score", "t2i_score", "group_score"}
     hp = Shapes(build(ShapesParams, params | {"parts": "hard-positives"}), root)
     assert hp.headline_metric() == "aug_accuracy" and all(len(i.texts) == 3 for i in hp.load_instances())
-    assert hp.folder() == bench.folder()
+    assert hp.image_dir() == bench.image_dir()
 
 
 def test_shipped_weights_are_small_and_recorded():

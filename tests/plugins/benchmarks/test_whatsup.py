@@ -175,7 +175,7 @@ def test_missing_files_name_their_google_drive_ids(root, tmp_path):
         bench(root).check_data()
     bench(root, version="custom").check_data()
     assert bench(root).data_version.startswith("gdrive-unpinned-")
-    with pytest.raises(DataUnavailable, match="none of the six"):
+    with pytest.raises(DataUnavailable, match="not ready: missing .*controlled_images_dataset.json"):
         bench(tmp_path / "empty", version="custom").check_data()
 
 

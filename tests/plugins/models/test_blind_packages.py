@@ -150,17 +150,20 @@ def test_minilm_identity_names_the_fit_set(minilm: Any, tmp_path: Path) -> None:
 def test_minilm_fit_dir_is_relative_to_the_data_root(
     minilm: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from vlc_harness.config import RunConfig
     from vlc_harness.errors import DataUnavailable
+    from vlc_harness.models import build_model
 
     cls = minilm.MiniLMCentroid
     root = tmp_path / "root"
     vlc_folder(root / "vl_checklist" / "data", FIT)
-    monkeypatch.setenv("VLC_HARNESS_DATA", str(root))
-    identity = cls(build(cls.Params, {}), RunOptions()).identify()  # default: vl_checklist/data
+    monkeypatch.setenv("VLC_HARNESS_DATA", str(tmp_path / "nowhere"))  # the run's data root wins
+    model = build_model(cls, build(cls.Params, {}), RunOptions(), RunConfig(data_root=root))
+    identity = model.identify()  # default: vl_checklist/data
     assert identity.details["fit_captions"] == 4
-    monkeypatch.setenv("VLC_HARNESS_DATA", str(tmp_path / "nowhere"))
+    assert identity.details["fit_dir"] == str(root / "vl_checklist" / "data")
     with pytest.raises(DataUnavailable, match="no fit files"):
-        cls(build(cls.Params, {}), RunOptions()).identify()
+        cls(build(cls.Params, {}), RunOptions()).identify()  # outside a run: the default, $VLC_HARNESS_DATA
 
 
 def test_minilm_reads_sugarcrepe_positives_top_level_only(minilm: Any, tmp_path: Path) -> None:

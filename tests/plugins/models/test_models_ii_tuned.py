@@ -169,17 +169,21 @@ def test_the_tiny_lora_checkpoint_loads_with_quickgelu_and_scores(tmp_path):
 
 
 def test_identify_names_the_missing_file_and_checks_the_published_sha256(tmp_path, monkeypatch):
+    from vlc_harness.config import RunConfig
+    from vlc_harness.models import build_model
     from vlc_harness_builtins.models.openclip_tuned import OpenClipTuned
 
-    monkeypatch.setenv("VLC_HARNESS_DATA", str(tmp_path))
+    monkeypatch.setenv("VLC_HARNESS_DATA", str(tmp_path / "elsewhere"))  # the run's data root wins
+    config = RunConfig(data_root=tmp_path)
     params = {"arch": "ViT-B-32", "checkpoint": "checkpoints/negclip/negclip.pth"}
-    model = OpenClipTuned(build(OpenClipTuned.Params, params), OpenClipTuned.Run())
+    model = build_model(OpenClipTuned, build(OpenClipTuned.Params, params), OpenClipTuned.Run(), config)
     with pytest.raises(WeightsUnavailable, match=str(tmp_path / "checkpoints/negclip/negclip.pth")):
         model.identify()
     (tmp_path / "checkpoints/negclip").mkdir(parents=True)
     (tmp_path / "checkpoints/negclip/negclip.pth").write_bytes(b"not the published file")
     assert model.identify().weights.startswith("sha256:")
-    pinned = OpenClipTuned(build(OpenClipTuned.Params, params | {"sha256": "0" * 64}), OpenClipTuned.Run())
+    pinned_params = build(OpenClipTuned.Params, params | {"sha256": "0" * 64})
+    pinned = build_model(OpenClipTuned, pinned_params, OpenClipTuned.Run(), config)
     with pytest.raises(WeightsUnavailable, match="not the published sha256"):
         pinned.identify()
     hub = {"arch": "ViT-B-32", "checkpoint": "hf-hub:ytaek-oh/fsc-clip/coco_fsc-clip-ViT-B-32.pt"}

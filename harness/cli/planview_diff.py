@@ -5,7 +5,7 @@ by its own code: its folders ``harness/``, ``plugins/`` and ``leaderboard/`` are
 import path under their import names, so its registry files are loaded by its plugins, and its
 identities and fingerprints come from its plugin code (a PR that bumps a ``scoring_version``
 shows every cell of that type as changed). The subprocess runs this checkout's
-:mod:`vlc_harness.planview_grid` file, which summarises both sides the same way. The worktree is
+:mod:`vlc_harness.cli.planview_grid` file, which summarises both sides the same way. The worktree is
 removed afterwards.
 """
 
@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from vlc_harness import planview_grid
+from vlc_harness.cli import planview_grid
 from vlc_harness.errors import UserError
 
 IMPORT_NAMES = {"vlc_harness": "harness", "vlc_harness_builtins": "plugins", "vlc_leaderboard": "leaderboard"}
@@ -40,7 +40,7 @@ def _git(args: list[str], cwd: Path) -> str:
 def base_grid(
     ref: str, registries: list[Path], specs: dict[str, list[str]], data_root: Path, limit: int | None
 ) -> dict[str, Any]:
-    """The grid record (:func:`vlc_harness.planview_grid.grid_record`) of revision ``ref``.
+    """The grid record (:func:`vlc_harness.cli.planview_grid.grid_record`) of revision ``ref``.
 
     ``registries`` are this checkout's files; those inside the repository are read from the other
     revision (a file it lacks is left out), others are read as they are. ``specs`` holds the
@@ -63,7 +63,8 @@ def base_grid(
             for name, folder in IMPORT_NAMES.items():
                 if (tree / folder).is_dir():
                     (imports / name).symlink_to(tree / folder, target_is_directory=True)
-            argv = ["--out", str(Path(tmp) / "grid.json"), "--data-root", str(data_root)]
+            root = data_root.resolve()  # the subprocess runs in another folder
+            argv = ["--out", str(Path(tmp) / "grid.json"), "--data-root", str(root)]
             for path in registries:
                 mapped = _in_tree(path, top, tree)
                 if mapped is not None:
@@ -72,7 +73,7 @@ def base_grid(
             argv += [a for b in specs.get("benchmarks", []) for a in ("-b", b)]
             if limit is not None:
                 argv += ["--limit", str(limit)]
-            error = _run_grid(argv, imports)
+            error = _run_grid(argv, imports, root)
             record = {} if error else json.loads((Path(tmp) / "grid.json").read_text(encoding="utf-8"))
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=top, capture_output=True)
@@ -90,11 +91,15 @@ def _in_tree(path: Path, top: Path, tree: Path) -> Path | None:
     return mapped if mapped.is_file() else None
 
 
-def _run_grid(argv: list[str], imports: Path) -> str | None:
-    """Run this checkout's planview_grid.py with the other revision's packages; the error or ``None``."""
+def _run_grid(argv: list[str], imports: Path, data_root: Path) -> str | None:
+    """Run this checkout's planview_grid.py with the other revision's packages; the error or ``None``.
+
+    ``$VLC_HARNESS_DATA`` is the data root there too: a revision whose models read it from the
+    environment (before the run configuration) finds their files where this one does.
+    """
     script = Path(planview_grid.__file__).resolve()
     boot = "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", VLC_HARNESS_DATA=str(data_root))
     env["PYTHONPATH"] = os.pathsep.join([str(imports), *filter(None, [os.environ.get("PYTHONPATH")])])
     try:
         out = subprocess.run(

@@ -23,7 +23,7 @@ from vlc_harness.scaffold import MODEL_PROTOCOLS, Names, new_plugin
 @click.option(
     "-o", "--output", type=click.Path(file_okay=False, path_type=Path), default=None, help="Default: ./vlc-NAME"
 )
-def new(kind: str, name: str, protocol: str, summary: str | None, output: Path | None) -> None:
+def new_command(kind: str, name: str, protocol: str, summary: str | None, output: Path | None) -> None:
     """Write a pip-installable plugin package that passes conformance as generated.
 
     \b

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
+from vlc_harness.cli.options import App, data_root_option, pass_app, registry_option
 from vlc_harness.errors import Unavailable
-from vlc_harness.options import App, data_root_option, pass_app, registry_option
 
 
-@click.group()
-def data() -> None:
+@click.group("data")
+def data_group() -> None:
     """Download benchmark data into the data root, or check what is there."""
 
 
@@ -27,13 +27,7 @@ def _benchmarks(app: App, registries: tuple[str, ...], ids: tuple[str, ...]) -> 
     )
 
 
-def _root(data_root: str | None) -> Path:
-    from vlc_harness.paths import default_data_root
-
-    return Path(data_root) if data_root else default_data_root()
-
-
-@data.command("fetch")
+@data_group.command("fetch")
 @click.option("-b", "--benchmark", "ids", multiple=True, help="Registry id or benchmark type (default: all).")
 @click.option("--images", is_flag=True, help="Also download image archives (COCO val2017 is about 780 MB).")
 @click.option("--progress/--no-progress", default=True)
@@ -41,15 +35,14 @@ def _root(data_root: str | None) -> Path:
 @data_root_option
 @pass_app
 def fetch(
-    app: App, ids: tuple[str, ...], images: bool, progress: bool, registries: tuple[str, ...], data_root: str | None
+    app: App, ids: tuple[str, ...], images: bool, progress: bool, registries: tuple[str, ...], data_root: Path
 ) -> None:
     """Download each benchmark's pinned files (checked by sha256) into the data root."""
     from vlc_harness.datafetch import FetchError
 
-    root = _root(data_root)
     failed = 0
     for entry in _benchmarks(app, registries, ids):
-        bench = app.plugins.benchmarks.get(entry.type).cls(entry.params, root)
+        bench = app.plugins.benchmarks.get(entry.type).cls(entry.params, data_root)
         try:
             lines = bench.fetch(images=images, progress=progress)
         except (FetchError, Unavailable) as exc:
@@ -62,19 +55,18 @@ def fetch(
         sys.exit(1)
 
 
-@data.command("verify")
+@data_group.command("verify")
 @click.option("-b", "--benchmark", "ids", multiple=True, help="Registry id or benchmark type (default: all).")
 @registry_option
 @data_root_option
 @pass_app
-def verify(app: App, ids: tuple[str, ...], registries: tuple[str, ...], data_root: str | None) -> None:
+def verify(app: App, ids: tuple[str, ...], registries: tuple[str, ...], data_root: Path) -> None:
     """Check annotations against their pinned sha256 and count the images present."""
     from vlc_harness.run.prepare import prepare
 
-    root = _root(data_root)
     problems = 0
     for entry in _benchmarks(app, registries, ids):
-        prepared = prepare(entry, app.plugins.benchmarks, root, None)
+        prepared = prepare(entry, app.plugins.benchmarks, data_root, None)
         if not prepared.ready:
             problems += 1
             click.echo(f"{entry.id}: {prepared.unavailable or prepared.load_error}")

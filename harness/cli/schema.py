@@ -6,15 +6,15 @@ from pathlib import Path
 
 import click
 
-from vlc_harness.options import App, pass_app
+from vlc_harness.cli.options import App, pass_app
 
 
-@click.group()
-def schema() -> None:
+@click.group("schema")
+def schema_group() -> None:
     """JSON Schemas of the harness's file formats."""
 
 
-@schema.command("registry")
+@schema_group.command("registry")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write here.")
 @pass_app
 def schema_registry(app: App, output: Path | None) -> None:

@@ -11,12 +11,12 @@ from vlc_harness.hookspecs import hookimpl
 @hookimpl
 def register_commands(cli: Any) -> None:
     """Add the ``data`` group (fetch, verify), ``verify``, the ``schema`` group, ``new`` and ``plan``."""
-    from vlc_harness.cli_data import data
-    from vlc_harness.cli_new import new
-    from vlc_harness.cli_plan import plan
-    from vlc_harness.cli_schema import schema
-    from vlc_harness.cli_verify import verify
+    from vlc_harness.cli.data import data_group
+    from vlc_harness.cli.new import new_command
+    from vlc_harness.cli.plan import plan_command
+    from vlc_harness.cli.schema import schema_group
+    from vlc_harness.cli.verify import verify_command
 
-    for command in (data, verify, schema, new, plan):
+    for command in (data_group, verify_command, schema_group, new_command, plan_command):
         if command.name not in cli.commands:
             cli.add_command(command)

@@ -3,7 +3,9 @@
 A plugin's ``register_commands`` hook adds click commands to the ``vlc-harness`` group; they take
 the same ``--registry``, ``--store`` and ``--data-root`` options as the core verbs, and the
 :class:`App` (plugins, registry, store) through :data:`pass_app`. This module is the public
-surface for that; plugins never import ``vlc_harness.cli``.
+surface for that, also importable as ``from vlc_harness.cli import App, pass_app, ...``.
+``--data-root`` arrives resolved: a :class:`~pathlib.Path`, the default data root when not given
+(:func:`vlc_harness.config.resolve_data_root`).
 """
 
 from __future__ import annotations
@@ -65,13 +67,14 @@ class App:
 
         return open_store(url or default_store_url())
 
-    def stale_cells(self, store: Any) -> list[Any]:
+    def stale_cells(self, store: Any, data_root: Path | None = None) -> list[Any]:
         """The latest cells of ``store`` whose metrics older metric code computed
-        (:func:`vlc_harness.metrics.rebuild.stale_cells`)."""
+        (:func:`vlc_harness.metrics.rebuild.stale_cells`), their benchmarks read under ``data_root``
+        (default: the default data root)."""
+        from vlc_harness.config import resolve_data_root
         from vlc_harness.metrics.rebuild import stale_cells
-        from vlc_harness.paths import default_data_root
 
-        return stale_cells(store, self.plugins, default_data_root())
+        return stale_cells(store, self.plugins, resolve_data_root(data_root))
 
     def note_stale(self, store: Any, how: str = "shown as stored") -> list[Any]:
         """Say on stderr how many of the cells a command reads are stale and what rebuilds them;
@@ -105,13 +108,21 @@ def store_option(f: F) -> F:
 
 
 def data_root_option(f: F) -> F:
-    """``--data-root DIR``."""
+    """``--data-root DIR``, passed on as a resolved :class:`~pathlib.Path` (not given: the default
+    data root, :func:`vlc_harness.config.resolve_data_root`)."""
     return click.option(
         "--data-root",
         type=click.Path(file_okay=False),
         default=None,
+        callback=_resolved_data_root,
         help="Folder holding benchmark data (default: $VLC_HARNESS_DATA).",
     )(f)
+
+
+def _resolved_data_root(ctx: click.Context, param: click.Parameter, value: str | None) -> Path:
+    from vlc_harness.config import resolve_data_root
+
+    return resolve_data_root(value)
 
 
 pass_app = click.make_pass_decorator(App, ensure=True)

@@ -3,8 +3,9 @@ benchmark's data version, instance manifest and metrics version.
 
 ``vlc-harness plan`` builds this for the checkout it runs in; ``plan --diff REF`` also runs this
 very file, as a script, with another git revision's code and registry files on the import path
-(:mod:`vlc_harness.planview_diff`), so both sides are summarised by the same logic over their own
-plugins. It therefore imports only long-standing names of the harness.
+(:mod:`vlc_harness.cli.planview_diff`), so both sides are summarised by the same logic over their
+own plugins. It therefore imports only long-standing names of the harness, and hands the models
+the run configuration (:mod:`vlc_harness.config`) only where that revision has one.
 """
 
 from __future__ import annotations
@@ -56,8 +57,10 @@ class ModelIdentity:
         }
 
 
-def identify_model(entry: ModelEntry, cls: type[Model]) -> tuple[ModelIdentity, Model]:
-    """The model built from its entry (not loaded) and its identity, resolved once."""
+def identify_model(entry: ModelEntry, cls: type[Model], config: Any = None) -> tuple[ModelIdentity, Model]:
+    """The model built from its entry (not loaded) and given ``config`` (a
+    :class:`~vlc_harness.config.RunConfig`; ``None`` for a revision without one), and its identity,
+    resolved once."""
     declared = {
         "type": entry.type,
         "params": content_addressed(entry.params_dict()),
@@ -66,6 +69,8 @@ def identify_model(entry: ModelEntry, cls: type[Model]) -> tuple[ModelIdentity, 
     }
     found = ModelIdentity(entry.id, entry.type, hashlib.sha256(canonical_json(declared).encode()).hexdigest())
     model = cls(entry.params, entry.run)
+    if config is not None:
+        model.run_config = config
     try:
         found.identity = model.identify()
     except Unavailable as exc:
@@ -124,6 +129,16 @@ def _select(registry: Any, plugins: Any, specs: list[str], kind: str) -> list[An
     return out
 
 
+def _run_config(data_root: Path, limit: int | None) -> Any:
+    """The run configuration models get, where this revision has one (else they read the data root
+    from ``$VLC_HARNESS_DATA``, which :mod:`vlc_harness.cli.planview_diff` sets)."""
+    try:
+        from vlc_harness.config import RunConfig
+    except ImportError:
+        return None
+    return RunConfig(data_root=data_root, limit=limit)
+
+
 def main(argv: list[str]) -> int:
     """``python planview_grid.py --out FILE [--registry F]... [-m M]... [-b B]... [--data-root D] [--limit N]``."""
     parser = argparse.ArgumentParser(description="Write the grid's fingerprints as JSON.")
@@ -141,8 +156,9 @@ def main(argv: list[str]) -> int:
     plugins = get_plugins()
     files = [Path(f) for f in args.registry if Path(f).is_file()]
     registry = load_registry(files, plugins) if files else Registry()
+    config = _run_config(Path(args.data_root), args.limit)
     models = [
-        identify_model(entry, plugins.models.get(entry.type).cls)[0]
+        identify_model(entry, plugins.models.get(entry.type).cls, config)[0]
         for entry in _select(registry, plugins, args.models, "models")
     ]
     benchmarks = [

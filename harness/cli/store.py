@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from vlc_harness.options import App, data_root_option, pass_app, store_option
+from vlc_harness.cli.options import App, data_root_option, pass_app, store_option
 
 
 @click.group("store")
@@ -26,7 +26,7 @@ def store_group() -> None:
 @store_option
 @data_root_option
 @pass_app
-def upgrade(app: App, dry_run: bool, progress: bool, store_url: str | None, data_root: str | None) -> None:
+def upgrade(app: App, dry_run: bool, progress: bool, store_url: str | None, data_root: Path) -> None:
     """Rebuild every cell whose metrics are stale (a v0.1 cell, or one from before a change to a
     benchmark's metrics) from its stored scores: no model runs, no score is computed.
 
@@ -36,19 +36,17 @@ def upgrade(app: App, dry_run: bool, progress: bool, store_url: str | None, data
     from tqdm import tqdm
 
     from vlc_harness.metrics.rebuild import rebuild_cells, stale_cells
-    from vlc_harness.paths import default_data_root
 
-    root = Path(data_root) if data_root else default_data_root()
     store = app.store(store_url)
     try:
-        stale = stale_cells(store, app.plugins, root)
+        stale = stale_cells(store, app.plugins, data_root)
         click.echo(f"stale cells: {len(stale)} of {len(store.latest_cells())}")
         if dry_run or not stale:
             for cell in stale:
                 click.echo(f"  {cell.model_id} x {cell.benchmark_id} ({cell.metrics_version or 'v0.1'})")
             return
         with tqdm(total=len(stale), unit="cell", desc="rebuilding", disable=not progress, file=sys.stderr) as bar:
-            report = rebuild_cells(store, app.plugins, root, stale, done=lambda _: bar.update(1))
+            report = rebuild_cells(store, app.plugins, data_root, stale, done=lambda _: bar.update(1))
     finally:
         store.close()
     click.echo(f"rebuilt {len(report.rebuilt)} cells from their stored scores")

@@ -7,15 +7,15 @@ from typing import Any
 
 import click
 
-from vlc_harness.options import UPGRADE_COMMAND, App, pass_app, registry_option, store_option
+from vlc_harness.cli.options import UPGRADE_COMMAND, App, pass_app, registry_option, store_option
 
 
-@click.group()
-def cache() -> None:
+@click.group("cache")
+def cache_group() -> None:
     """Inspect or prune the score store."""
 
 
-@cache.command("stats")
+@cache_group.command("stats")
 @store_option
 @pass_app
 def cache_stats(app: App, store_url: str | None) -> None:
@@ -32,7 +32,7 @@ def cache_stats(app: App, store_url: str | None) -> None:
     click.echo(f"stale cells: {len(stale)}" + (f" (`{UPGRADE_COMMAND}` rebuilds them)" if stale else ""))
 
 
-@cache.command("forget")
+@cache_group.command("forget")
 @click.option("-m", "--model", "model", required=True, help="Registry id or inline spec, as given to run.")
 @click.option("--scores", is_flag=True, help="Also its stored scores and answers (every cell built on them goes too).")
 @click.option("--yes", "-y", is_flag=True, help="Remove without asking.")

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vlc_harness.cli.planview_grid import UNKNOWN, ModelIdentity, benchmark_record, grid_record, identify_model
+from vlc_harness.config import RunConfig
 from vlc_harness.errors import StoreError
 from vlc_harness.models import Model, Usage
-from vlc_harness.planview_grid import UNKNOWN, ModelIdentity, benchmark_record, grid_record, identify_model
 from vlc_harness.plugins import Plugins
 from vlc_harness.registry import BenchmarkEntry, ModelEntry
 from vlc_harness.run.jobs import Job
@@ -174,20 +175,20 @@ def plan_grid(
     store: Store,
     models: list[ModelEntry],
     benchmarks: list[BenchmarkEntry],
-    data_root: Path,
-    limit: int | None = None,
+    config: RunConfig,
 ) -> GridPlan:
-    """Plan every (model, benchmark) cell as a run would, without computing or storing anything."""
-    prepared = {b.id: prepare(b, plugins.benchmarks, data_root, limit) for b in benchmarks}
+    """Plan every (model, benchmark) cell as a run with ``config`` would (its data root and limit;
+    each model built with it), without computing or storing anything."""
+    prepared = {b.id: prepare(b, plugins.benchmarks, config.data_root, config.limit) for b in benchmarks}
     chosen = [prepared[b.id] for b in benchmarks]
     memo: Any = _Memo(store)
     plan = GridPlan()
     identities = []
     for entry in models:
         cls = plugins.models.get(entry.type).cls
-        found, model = identify_model(entry, cls)
+        found, model = identify_model(entry, cls, config)
         identities.append(found)
-        run = plan_model(entry, cls, chosen, memo, _Resolved(found))  # type: ignore[arg-type]
+        run = plan_model(entry, cls, chosen, memo, config, _Resolved(found))  # type: ignore[arg-type]
         unit = UNITS.get(run.protocol.name, "pairs")
         model_plan = ModelPlan(entry.id, entry.type, found.fingerprint or UNKNOWN, found.unknown, None, unit)
         model_row = memo.model_row(run.fingerprint) if run.fingerprint else None

@@ -10,12 +10,12 @@ from typing import Any
 
 import click
 
-from vlc_harness.options import App, data_root_option, pass_app, registry_option, store_option
+from vlc_harness.cli.options import App, data_root_option, pass_app, registry_option, store_option
 
 MAX_REASON = 240
 
 
-@click.command()
+@click.command("plan")
 @click.option("--all", "run_all", is_flag=True, help="Every model on every benchmark of the registry.")
 @click.option("-m", "--model", "models", multiple=True, help="Registry id, or an inline spec TYPE:key=value,...")
 @click.option("-b", "--benchmark", "benchmarks", multiple=True, help="Registry id or benchmark type.")
@@ -33,7 +33,7 @@ MAX_REASON = 240
 @store_option
 @data_root_option
 @pass_app
-def plan(
+def plan_command(
     app: App,
     run_all: bool,
     models: tuple[str, ...],
@@ -43,7 +43,7 @@ def plan(
     fmt: str,
     registries: tuple[str, ...],
     store_url: str | None,
-    data_root: str | None,
+    data_root: Path,
 ) -> None:
     """Show what `run` would do with the same selection, computing nothing.
 
@@ -53,25 +53,26 @@ def plan(
     record it. API models with prices in their run section get an estimated cost. The store is
     opened read-only (a missing store file is not created). Exits 0.
     """
-    from vlc_harness.paths import default_data_root, default_store_url
-    from vlc_harness.planview import plan_grid, plan_json, read_only_store
+    from vlc_harness.cli.planview import plan_grid, plan_json, read_only_store
+    from vlc_harness.config import RunConfig
+    from vlc_harness.paths import default_store_url
     from vlc_harness.run.select import select_grid
 
+    config = RunConfig(data_root=data_root, limit=limit)
     registry = app.registry(registries, required=run_all)
     chosen_models, chosen_benchmarks = select_grid(registry, app.plugins, run_all, list(models), list(benchmarks))
-    root = Path(data_root) if data_root else default_data_root()
     store, note = read_only_store(store_url or default_store_url())
     try:
-        result = plan_grid(app.plugins, store, chosen_models, chosen_benchmarks, root, limit)
+        result = plan_grid(app.plugins, store, chosen_models, chosen_benchmarks, config)
     finally:
         store.close()
     result.store_note = note
     out: dict[str, Any] = plan_json(result)
     if ref is not None:
-        from vlc_harness.planview_diff import base_grid, diff_grids
+        from vlc_harness.cli.planview_diff import base_grid, diff_grids
 
         specs = {"models": list(models), "benchmarks": list(benchmarks)}
-        base = base_grid(ref, [Path(f) for f in registry.files], specs, root, limit)
+        base = base_grid(ref, [Path(f) for f in registry.files], specs, data_root, limit)
         out["diff"] = diff_grids(result.grid, base, ref)
     if fmt == "json":
         click.echo(json.dumps(out, indent=2, ensure_ascii=False))
@@ -82,7 +83,7 @@ def plan(
 
 def table_lines(out: dict[str, Any]) -> list[str]:
     """The plan (and its diff) as aligned text."""
-    from vlc_harness.planview import work_text
+    from vlc_harness.cli.planview import work_text
 
     diff = out.get("diff")
     changes = {(c["model"], c["benchmark"]): c for c in (diff or {}).get("cells", [])}

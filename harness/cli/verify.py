@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
+from vlc_harness.cli.options import App, data_root_option, pass_app, registry_option, store_option
 from vlc_harness.errors import UserError
-from vlc_harness.options import App, data_root_option, pass_app, registry_option, store_option
 from vlc_harness.verify import DEFAULT_TOLERANCE, compare_cell
 
 
-@click.command()
+@click.command("verify")
 @click.option("-m", "--model", "model_id", required=True, help="Registry model id (meta.paper_match names its rows).")
 @click.option("-b", "--benchmark", "ids", multiple=True, help="Registry benchmark ids (default: every one).")
 @click.option("--tolerance", type=float, default=DEFAULT_TOLERANCE, show_default=True, help="Allowed |ours - paper|.")
@@ -20,7 +21,7 @@ from vlc_harness.verify import DEFAULT_TOLERANCE, compare_cell
 @store_option
 @data_root_option
 @pass_app
-def verify(
+def verify_command(
     app: App,
     model_id: str,
     ids: tuple[str, ...],
@@ -28,7 +29,7 @@ def verify(
     progress: bool,
     registries: tuple[str, ...],
     store_url: str | None,
-    data_root: str | None,
+    data_root: Path,
 ) -> None:
     """Compute (or reuse) the model's cells and print each metric next to the paper's number.
 
@@ -38,9 +39,7 @@ def verify(
     Exit 0 when every comparable number is within the tolerance, 1 when one is not or a cell
     could not be computed (weights or data missing), 2 for bad input.
     """
-    from pathlib import Path
-
-    from vlc_harness.paths import default_data_root
+    from vlc_harness.config import RunConfig
     from vlc_harness.run import execute
     from vlc_harness.run.select import select_benchmarks, select_models
     from vlc_harness.verify import paper_entry
@@ -54,10 +53,10 @@ def verify(
     if entry.id != model_id:
         click.echo(f"{model_id}: the paper loaded it with {entry.meta['paper_params']}; comparing {entry.id}")
     benchmarks = select_benchmarks(registry, app.plugins, list(ids) or list(registry.benchmarks))
-    root = Path(data_root) if data_root else default_data_root()
+    config = RunConfig(data_root=data_root, progress=progress)
     store = app.store(store_url)
     try:
-        report = execute(app.plugins, store, [entry], benchmarks, root, progress=progress, registry=registry)
+        report = execute(app.plugins, store, [entry], benchmarks, config, registry=registry)
     finally:
         store.close()
     bad = 0
@@ -68,7 +67,7 @@ def verify(
             click.echo(f"{cell.benchmark_id}: {cell.status}: {cell.error or 'not computed'}")
             continue
         bench = next(b for b in benchmarks if b.id == cell.benchmark_id)
-        rows = app.plugins.benchmarks.get(bench.type).cls(bench.params, root).reference_rows()
+        rows = app.plugins.benchmarks.get(bench.type).cls(bench.params, data_root).reference_rows()
         comparisons = compare_cell(cell, rows, paper_match)
         if not comparisons:
             click.echo(f"{cell.benchmark_id}: no paper rows for {paper_match} on {cell.data_version}")

@@ -1,0 +1,89 @@
+"""The ``vlc-harness`` command line (click): the group, its core verbs, and :func:`main`.
+
+One module per command group: :mod:`.run` (``run``), :mod:`.listing` (``list``, ``instances``,
+``plugins``), :mod:`.cache`, :mod:`.store`, and through the core's own plugin (:mod:`.commands`)
+:mod:`.data`, :mod:`.verify`, :mod:`.schema`, :mod:`.new` and :mod:`.plan`. Plugins add more
+through the ``register_commands`` hook (the leaderboard's ``show`` and ``render``), with the
+options and shared state of :mod:`.options`, re-exported here. A
+:class:`~vlc_harness.errors.UserError` is printed as one line plus a hint, with no traceback, and
+exits with status 2.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from vlc_harness.cli.cache import cache_group
+from vlc_harness.cli.listing import instances_command, list_command, plugins_command
+from vlc_harness.cli.options import (
+    UPGRADE_COMMAND,
+    App,
+    data_root_option,
+    pass_app,
+    registry_option,
+    store_option,
+)
+from vlc_harness.cli.run import run_command
+from vlc_harness.cli.store import store_group
+from vlc_harness.errors import HarnessError, PluginError, UserError
+
+__all__ = [
+    "UPGRADE_COMMAND",
+    "App",
+    "build_cli",
+    "cli",
+    "data_root_option",
+    "main",
+    "pass_app",
+    "registry_option",
+    "store_option",
+]
+
+
+@click.group()
+@click.version_option(package_name="vlc-harness")
+def cli() -> None:
+    """vlc-harness: vision-language compositionality, in both directions, next to humans and chance."""
+
+
+for _command in (run_command, list_command, instances_command, cache_group, store_group, plugins_command):
+    cli.add_command(_command)
+
+
+def build_cli() -> click.Group:
+    """The click group with every plugin's commands added (``register_commands``: the core's
+    ``data`` and ``verify``, the leaderboard's ``show`` and ``render``, third parties')."""
+    from vlc_harness.plugins import get_plugins
+
+    get_plugins().pm.hook.register_commands(cli=cli)
+    return cli
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: build the CLI, run it, turn user errors into one clear line."""
+    try:
+        group = build_cli()
+        code = group.main(args=argv, prog_name="vlc-harness", standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except UserError as exc:
+        click.echo(f"Error: {exc.message}", err=True)
+        if exc.hint:
+            click.echo(f"Hint: {exc.hint}", err=True)
+        sys.exit(2)
+    except PluginError as exc:
+        click.echo(f"Plugin error: {exc}", err=True)
+        sys.exit(2)
+    except HarnessError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(1)

@@ -1,0 +1,138 @@
+"""``vlc-harness run``: its options read into one :class:`~vlc_harness.config.RunConfig`, the grid
+executed, a line per cell, and the exit status."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from vlc_harness.cli.options import App, data_root_option, pass_app, registry_option, store_option
+
+
+@click.command("run")
+@click.option("--all", "run_all", is_flag=True, help="Run every model on every benchmark of the registry.")
+@click.option("-m", "--model", "models", multiple=True, help="Registry id, or an inline spec TYPE:key=value,...")
+@click.option("-b", "--benchmark", "benchmarks", multiple=True, help="Registry id or benchmark type.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="First N instances per category (partial).")
+@click.option("--strict", is_flag=True, help="Also exit non-zero when a cell is unavailable.")
+@click.option("--progress/--no-progress", default=True, help="Progress bars on stderr.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: one per visible GPU, else one). On CPU they share the cores.",
+)
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="local: worker processes here; ray: Ray actors on a cluster (pip install 'vlc-harness[ray]').",
+)
+@click.option("--address", "ray_address", default=None, help="Ray cluster address (default: start a local Ray).")
+@click.option(
+    "--max-cost",
+    type=click.FloatRange(min=0),
+    default=None,
+    metavar="USD",
+    help="Stop API models before their requests could cost more than this in total "
+    "(prices: run.price_in_per_mtok / run.price_out_per_mtok of each entry).",
+)
+@click.option(
+    "--recompute-metrics",
+    is_flag=True,
+    help="Rebuild every cell from its stored scores instead of reusing a stored cell (computes no score "
+    "that is stored).",
+)
+@registry_option
+@store_option
+@data_root_option
+@pass_app
+def run_command(
+    app: App,
+    run_all: bool,
+    models: tuple[str, ...],
+    benchmarks: tuple[str, ...],
+    strict: bool,
+    registries: tuple[str, ...],
+    store_url: str | None,
+    data_root: Path,
+    **run_options: Any,
+) -> None:
+    """Evaluate models on benchmarks; computed once, cached in the store.
+
+    A stored cell is reused as it is when the model, the instances, the data version and the
+    metric code are unchanged (the report says "stored"); a cell whose metric code changed is
+    rebuilt from its stored scores; --recompute-metrics rebuilds it anyway. Cells this run does
+    not touch are left as they are (`vlc-harness store upgrade` rebuilds stale ones).
+
+    Inline model specs need no registry entry, e.g.
+    -m 'open_clip:arch=ViT-B-32,pretrained=/ckpt/model.pt' or
+    -m 'open_clip:{arch: "@tiny.json", pretrained: null}' ('@FILE' reads JSON/YAML).
+    """
+    from vlc_harness.config import RunConfig
+    from vlc_harness.run import execute
+    from vlc_harness.run.select import select_grid
+
+    # --limit, --progress, --workers, --executor, --address, --max-cost, --recompute-metrics: named as its fields
+    config = RunConfig(data_root=data_root, argv=tuple(sys.argv), **run_options)
+    registry = app.registry(registries, required=run_all)
+    chosen_models, chosen_benchmarks = select_grid(registry, app.plugins, run_all, list(models), list(benchmarks))
+    store = app.store(store_url)
+    result = execute(app.plugins, store, chosen_models, chosen_benchmarks, config, registry=registry, on_cell=report)
+    counts: dict[str, int] = {}
+    for cell in result.cells:
+        counts[cell.status] = counts.get(cell.status, 0) + 1
+    click.echo("cells: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    for model_id, usage in result.usage.items():
+        click.echo(usage_line(model_id, usage))
+    code = result.exit_code(strict)
+    if code:
+        sys.exit(code)
+
+
+def report(cell: Any) -> None:
+    """One line per recorded cell: status, model x benchmark, headline, coverage, why, ``[stored]``."""
+    line = f"{cell.status:<11} {cell.model_id} x {cell.benchmark_id}"
+    headline = _headline(cell)
+    if headline:
+        line += f"  {headline}"
+    coverage = _coverage(cell)
+    if coverage:
+        line += f"  {coverage}"
+    if cell.error:
+        line += f"  ({cell.error.splitlines()[0]})"
+    if getattr(cell, "reused", False):
+        line += "  [stored]"
+    click.echo(line)
+
+
+def usage_line(model_id: str, usage: dict[str, Any]) -> str:
+    """What an API model spent in this run: requests, retries, failures, tokens, cost."""
+    cost = usage.get("cost_usd")
+    if cost is None and not usage.get("requests"):
+        cost = 0.0
+    spent = f"${cost:.4f}" if cost is not None else "cost unknown (no prices in the entry's run section)"
+    return (
+        f"api usage {model_id}: {usage.get('requests', 0)} requests ({usage.get('retries', 0)} retries, "
+        f"{usage.get('failed', 0)} failed), {usage.get('input_tokens', 0)} tokens in, "
+        f"{usage.get('output_tokens', 0)} out, {spent}"
+    )
+
+
+def _coverage(cell: Any) -> str:
+    """``coverage=answered/asked`` of a cell whose model may abstain (API models), else ''."""
+    for m in cell.metrics:
+        if m.get("metric") == "coverage" and m.get("category") == "all":
+            return f"coverage={m['value']:.4f}"
+    return ""
+
+
+def _headline(cell: Any) -> str:
+    for m in cell.metrics:
+        if m.get("headline"):
+            return f"{m['metric']}={m['value']:.4f} (n={m['n']}, ties={m['ties']})"
+    return ""

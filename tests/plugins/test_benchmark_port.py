@@ -1,0 +1,104 @@
+"""Every built-in benchmark keeps, byte for byte, what its stored scores are keyed by and what they show.
+
+``tests/fixtures/benchmark_port/snapshot.json`` was made by ``make_snapshot.py`` beside it from commit
+5b050eb, before the benchmarks were composed from shared data sources (issue 29): per benchmark type and
+params over generated, sample and real data, the data version, the instance manifest and the instances
+with their image paths, the metrics version, the card, the pinned files, the metric specs and the metric
+values (with bootstrap replicates) on seeded random scores; and the bytes every Hugging Face export
+writes. A drift in any of them would orphan stored scores (or show other numbers for them), so each
+record is recomputed here with today's code and compared with the snapshot.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import shared_data_dir
+from vlc_harness.testing import in_ci
+
+FOLDER = Path(__file__).resolve().parents[1] / "fixtures" / "benchmark_port"
+SNAPSHOT = json.loads((FOLDER / "snapshot.json").read_text(encoding="utf-8"))
+
+
+def snapshot_module() -> Any:
+    """``make_snapshot.py``, loaded from its file (it is a script beside its output, not a package)."""
+    spec = importlib.util.spec_from_file_location("make_snapshot", FOLDER / "make_snapshot.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def today() -> dict[str, Any]:
+    """Every record and export recomputed with today's code."""
+    return snapshot_module().snapshot(shared_data_dir())
+
+
+def test_the_snapshot_covers_every_builtin_benchmark_type():
+    from vlc_harness.plugins import get_plugins
+
+    builtin = {
+        name
+        for name in get_plugins().benchmarks.names()
+        if get_plugins().benchmarks.get(name).cls.__module__.startswith("vlc_harness_builtins.")
+    }
+    covered = {r["type"] for r in SNAPSHOT["records"].values()}
+    assert builtin <= covered, sorted(builtin - covered)
+    assert SNAPSHOT["made_from"] == "5b050ebc6a28adf382bdf25eb681c8e8771eae06"
+
+
+INTENDED = {
+    ("whatsup", "data_files"): "What'sUp lists its six Google Drive annotation files as unpinned, as ARO does "
+    "(run provenance only: no fingerprint, data version or value reads data_files)",
+}
+"""The (benchmark type, record key) pairs that changed on purpose, and why; each is checked below."""
+
+
+def whatsup_unpinned_files() -> list[list[str]]:
+    """What'sUp's annotation files as ``data_files`` lists them now: path, ``unpinned``, Drive URL."""
+    from vlc_harness_builtins.benchmarks.aro import GDRIVE_URL
+    from vlc_harness_builtins.benchmarks.whatsup import FILES
+
+    return [[f"whatsup/{name}", "unpinned", GDRIVE_URL.format(gid)] for name, gid in FILES.values()]
+
+
+@pytest.mark.parametrize("name", sorted(SNAPSHOT["records"]))
+def test_record_is_byte_identical(name, today):
+    if name not in today["records"]:
+        if name.startswith("shared/") and shared_data_dir() is None and not in_ci():
+            pytest.skip("../shared/data is not present")
+        pytest.fail(f"{name} was not recomputed (its data is missing here)")
+    got, expected = today["records"][name], SNAPSHOT["records"][name]
+    assert got.keys() == expected.keys()
+    for key in expected:
+        if (expected["type"], key) in INTENDED:
+            continue
+        assert got[key] == expected[key], f"{name}: {key} differs (make_snapshot.py --full shows the values)"
+
+
+@pytest.mark.parametrize("name", sorted(n for n, r in SNAPSHOT["records"].items() if r["type"] == "whatsup"))
+def test_whatsup_now_lists_its_unpinned_files(name, today):
+    if name not in today["records"]:
+        pytest.fail(f"{name} was not recomputed")
+    before, after = SNAPSHOT["records"][name]["data_files"], today["records"][name]["data_files"]
+    assert before == []
+    custom = today["records"][name]["params"].get("version") == "custom"
+    assert after == ([] if custom else whatsup_unpinned_files())
+
+
+@pytest.mark.parametrize("name", sorted(SNAPSHOT["exports"]))
+def test_export_writes_the_same_bytes(name, today):
+    if name not in today["exports"]:
+        if shared_data_dir() is None and not in_ci() and os.environ.get("VLC_HARNESS_REQUIRE_SHARED_DATA") != "1":
+            pytest.skip("../shared/data is not present")
+        pytest.fail(f"export {name} was not recomputed")
+    assert today["exports"][name] == SNAPSHOT["exports"][name]
