@@ -34,7 +34,9 @@ base :class:`Aggregation`); what a new metric family is written with (:class:`Fa
 the :class:`FamilyExample` its conformance checks run on; register it with the
 ``register_metric_families`` hook); :data:`hookimpl`; :func:`evaluate`, :class:`Results` and
 :class:`CellUnusable` (what :meth:`Results.value` raises for a failed, unavailable or skipped
-cell) for evaluating from Python. Names load on first use, so ``import vlc_harness`` stays instant.
+cell) for evaluating from Python; :class:`RunConfig` (one run's configuration, what a model reads its
+data root from) and :class:`StoredResults` (the read-only results API over a store). Names load on first
+use, so ``import vlc_harness`` stays instant.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     from vlc_harness.api import Results, evaluate
     from vlc_harness.benchmarks import Benchmark
     from vlc_harness.cards import BenchmarkCard
+    from vlc_harness.config import RunConfig
     from vlc_harness.datafiles import DataFile
     from vlc_harness.errors import CellUnusable, DataUnavailable, WeightsUnavailable
     from vlc_harness.metrics.aggregate import Aggregation, Macro, Micro, PerCategory, Std, Tags
@@ -74,6 +77,7 @@ if TYPE_CHECKING:
         RunOptions,
         TextOnlyModel,
     )
+    from vlc_harness.results import StoredResults
     from vlc_harness.sources import (
         DataSource,
         HfExport,
@@ -129,6 +133,8 @@ _EXPORTS: dict[str, str] = {
     "AllCorrect": "vlc_harness.metrics.conjunction",
     "QuestionImageGroup": "vlc_harness.metrics.answers",
     "Results": "vlc_harness.api",
+    "RunConfig": "vlc_harness.config",
+    "StoredResults": "vlc_harness.results",
     "evaluate": "vlc_harness.api",
 }
 
@@ -174,9 +180,11 @@ __all__ = [
     "Results",
     "RowsFile",
     "RocAuc",
+    "RunConfig",
     "RunOptions",
     "Sources",
     "Std",
+    "StoredResults",
     "Tags",
     "TextImageGroup",
     "TextOnlyModel",

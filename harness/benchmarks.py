@@ -45,7 +45,7 @@ class Benchmark:
     type_name: ClassVar[str]
     """The ``type`` that registry entries use to pick this class."""
     card: ClassVar[BenchmarkCard | None] = None
-    """What the board shows, in one declaration: its fields become the attributes below (title ... reference_file)."""
+    """What the board shows, in one declaration: its fields become the attributes below (title ... about)."""
     title: ClassVar[str] = ""
     citation: ClassVar[str] = ""
     homepage: ClassVar[str] = ""
@@ -71,6 +71,9 @@ class Benchmark:
     score image-text pairs are skipped on it, never given an invented contrastive form."""
     reference_file: ClassVar[Path | None] = None
     """JSON file of paper-reported :class:`~vlc_harness.types.ReferenceRow` data beside the plugin."""
+    about: ClassVar[str] = ""
+    """The benchmark's reference in Markdown (data layout, versions, metric definitions, known differences):
+    its card file's body."""
     Params: ClassVar[type] = NoParams
     metrics: ClassVar[tuple[Family, ...]] = ()
     """The metric declaration: metric families with their options (see :mod:`vlc_harness.metrics`).

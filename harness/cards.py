@@ -1,4 +1,4 @@
-"""A benchmark's card: what the board shows about it, declared in one place."""
+"""A benchmark's card: what the board shows about it, declared in one place (a Markdown file or Python)."""
 
 from __future__ import annotations
 
@@ -6,14 +6,22 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+REQUIRED = ("title", "citation", "headline", "headline_source")
+"""The card fields without a default."""
+TEXT_FIELDS = ("title", "citation", "headline", "headline_source", "homepage", "license")
+LIST_FIELDS = ("index_metrics", "image_pools")
+FENCE = "---"
+
 
 @dataclass(frozen=True)
 class BenchmarkCard:
     """What the board shows about a benchmark, and where its numbers come from.
 
-    A benchmark class sets ``card = BenchmarkCard(...)``; each field becomes the class attribute of the
-    same name (``title``, ``headline``, ...), which is what the harness and the board read, so a
-    benchmark that sets those attributes one by one works the same. A misspelt field fails at import.
+    A benchmark class sets ``card = BenchmarkCard.read(path)`` (a card file: YAML front matter with the
+    fields below, the reference prose as the body) or ``card = BenchmarkCard(...)``; each field becomes the
+    class attribute of the same name (``title``, ``headline``, ..., ``about``), which is what the harness and
+    the board read, so a benchmark that sets those attributes one by one works the same. A misspelt field
+    fails at import.
     """
 
     title: str
@@ -35,6 +43,63 @@ class BenchmarkCard:
     """The image pools (:data:`vlc_harness.overlap.POOLS`) the images are drawn from (training-overlap marks)."""
     reference_file: Path | None = None
     """JSON file of paper-reported :class:`~vlc_harness.types.ReferenceRow` data beside the plugin."""
+    about: str = ""
+    """The benchmark's reference in Markdown: data layout, versions, metric definitions, known differences
+    from the reference code (a card file's body)."""
+
+    @classmethod
+    def read(cls, path: str | Path) -> BenchmarkCard:
+        """The card in a Markdown file: YAML front matter between ``---`` lines, then the prose (``about``).
+
+        ``reference_file`` is relative to the folder above the card's folder (the plugin's, for
+        ``<plugin folder>/cards/<type>.md``). Raises ``ValueError`` naming the file and the key for bad YAML,
+        an unknown key, a missing required one or a value of the wrong type.
+        """
+        path = Path(path)
+        front, body = _split(path)
+        values = {key: _value(path, key, value) for key, value in front.items()}
+        missing = [key for key in REQUIRED if key not in values]
+        if missing:
+            raise ValueError(f"card {path}: missing required key {missing[0]!r}")
+        if "reference_file" in values:
+            values["reference_file"] = path.parent.parent / values["reference_file"]
+        return cls(**values, about=body)
+
+
+def _split(path: Path) -> tuple[dict[str, Any], str]:
+    """The front matter as a mapping and the body, stripped."""
+    import yaml
+
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if not lines or lines[0].strip() != FENCE or FENCE not in (line.strip() for line in lines[1:]):
+        raise ValueError(f"card {path}: no YAML front matter (a '---' line, the fields, a '---' line, the prose)")
+    end = next(k for k in range(1, len(lines)) if lines[k].strip() == FENCE)
+    try:
+        front = yaml.safe_load("\n".join(lines[1:end])) or {}
+    except yaml.YAMLError as exc:
+        raise ValueError(f"card {path}: the front matter is not valid YAML: {exc}") from None
+    if not isinstance(front, dict):
+        raise ValueError(f"card {path}: the front matter is not a mapping of card fields")
+    return front, "\n".join(lines[end + 1 :]).strip()
+
+
+def _value(path: Path, key: Any, value: Any) -> Any:
+    """A front-matter value as the card field holds it, checked."""
+    known = [f.name for f in fields(BenchmarkCard) if f.name != "about"]
+    if key not in known:
+        raise ValueError(f"card {path}: unknown key {key!r} (known: {', '.join(known)})")
+    if key in (*TEXT_FIELDS, "reference_file"):
+        ok, expected = isinstance(value, str), "a string"
+    elif key in LIST_FIELDS:
+        ok, expected = isinstance(value, list) and all(isinstance(v, str) for v in value), "a list of strings"
+    elif key == "gap_metrics":
+        pair = isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)
+        ok, expected = value is None or pair, "two metric ids [image-to-text, text-to-image]"
+    else:
+        ok, expected = isinstance(value, bool), "true or false"
+    if not ok:
+        raise ValueError(f"card {path}: {key!r} must be {expected}, not {value!r}")
+    return tuple(value) if isinstance(value, list) else value
 
 
 def apply_card(cls: type) -> None:

@@ -1,38 +1,6 @@
 """ARO (Yuksekgonul et al., ICLR 2023): VG-Relation and VG-Attribution, and what the four ARO types share.
 
-Four benchmark types, all image-to-text choices (ARO's retrieval experiments with shuffled
-captions, Tables 3-4, are out of scope); COCO-Order and Flickr30k-Order are in
-:mod:`vlc_harness_builtins.benchmarks.aro_order`:
-
-* ``aro_vg_relation``: a Visual Genome image cropped to the box of two objects, the true caption
-  "the [object 1] is [relation] [object 2]" vs the swapped one. Category: ``relation_name``.
-* ``aro_vg_attribution``: the same crop, "the [attr 1] [obj 1] and the [attr 2] [obj 2]" vs the
-  attributes swapped. Category: ``<attributes[0]>_<attributes[1]>`` (ARO's key; order matters).
-
-Data (upstream JSON schemas, read as ARO's ``dataset_zoo/aro_datasets.py`` reads them)::
-
-    <data root>/aro/visual_genome_relation.json     # [{image_path, bbox_x, bbox_y, bbox_w, bbox_h,
-                                                    #   true_caption, false_caption, relation_name}, ...]
-    <data root>/aro/visual_genome_attribution.json  # same fields, ``attributes`` [a1, a2] for relation_name
-    <data root>/aro/images/<image_path>             # ARO's vgr_vga_images.zip (a GQA subset), unzipped in aro/
-
-The VG files and images are on Google Drive (ids as ARO's code names them: relation
-``1kX2iCHEv0CADL8dSO1nMdW-V0NqIAiP3``, attribution ``13tWvOrNOLHxl3Rm9cR3geAdHx2qR3-Tw``, images
-``1qaPlrwhGNMrR3a11iopZUT_GPP_LrgP9``). **No upstream checksum is published and none could be
-verified here**, so ARO's files are *unpinned* (:class:`~vlc_harness.sources.UnpinnedFiles`):
-``data_files`` lists them with sha256 ``"unpinned"``, ``check_data`` checks presence only, and the
-data version names the sha256 of the file actually read (``upstream-unpinned-<sha256[:12]>``), so
-scores of two different files never mix. ``version: custom`` reads the same paths under ``custom-<sha>``.
-
-Metrics (ARO takes the argmax over ``caption_options``; ``np.argmax`` returns the first maximum): the
-VG tasks store ``[false, true]`` and count a case right when the argmax is 1, so a tie is WRONG
-(strict ``>``, tie rule ``wrong``). ``i2t_accuracy`` per relation / attribute pair (all of them, with
-counts); ``i2t_accuracy_macro``: the unweighted mean over relations minus ARO's symmetric list
-(``aro_symmetric_relations.json``, param ``exclude_symmetric``) / over attribute pairs with at least
-25 cases (param ``min_pair_count``), the paper's "macro accuracy" and the headline; for VG-Relation
-also over the spatial and verb relations of ARO Table 2; ``i2t_accuracy_micro``: pooled over every
-case (no filter). ``vlc_harness.images`` clips a crop box to the image where PIL would pad it with black.
-"""
+The reference (data layout, versions, metric definitions): their cards, ``cards/aro_*.md``."""
 
 from __future__ import annotations
 
@@ -43,18 +11,13 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from vlc_harness import hookimpl
-from vlc_harness.benchmarks import Benchmark, load_reference_rows
+from vlc_harness.benchmarks import Benchmark
+from vlc_harness.cards import BenchmarkCard
 from vlc_harness.datafiles import UNPINNED
 from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
 from vlc_harness.sources import ImageFolder, UnpinnedFiles, read_json_records
 from vlc_harness.types import ImageSource, Instance, ReferenceRow
 
-ARO_REPO = "https://github.com/mertyg/vision-language-models-are-bows"
-ARO_COMMIT = "81fdd20dc5b6f434aa5a4a971717bc80d1cedb0d"
-ARO_CITATION = (
-    "Yuksekgonul, Bianchi, Kalluri, Jurafsky, Zou. When and why vision-language models behave like "
-    "bags-of-words, and what to do about it? ICLR 2023."
-)
 GDRIVE_URL = "https://drive.google.com/uc?export=download&id={}"
 GDRIVE_IDS = {
     "visual_genome_relation.json": "1kX2iCHEv0CADL8dSO1nMdW-V0NqIAiP3",
@@ -62,10 +25,9 @@ GDRIVE_IDS = {
     "vgr_vga_images.zip": "1qaPlrwhGNMrR3a11iopZUT_GPP_LrgP9",
 }
 RULES_FILE = Path(__file__).with_name("aro_symmetric_relations.json")
-REFERENCE_FILE = Path(__file__).with_name("aro_reference.json")
+CARDS = Path(__file__).with_name("cards")
 VG_FIELDS = ("image_path", "bbox_x", "bbox_y", "bbox_w", "bbox_h", "true_caption", "false_caption")
 VGA_MIN_PAIR_COUNT = 25  # VG_Attribution.evaluate_scores skips pairs with fewer cases
-ARO_PAPER = "ARO (Yuksekgonul et al., ICLR 2023)"
 
 
 @dataclass(frozen=True)
@@ -99,11 +61,8 @@ def vg_images_hint(images: Path) -> str:
 
 
 class AroTask(Benchmark):
-    """Shared metadata, data and reference rows of the four ARO types: one unpinned annotation file each."""
+    """What the four ARO types share: one unpinned annotation file each, rows of ``aro_reference.json``."""
 
-    citation = ARO_CITATION
-    homepage = ARO_REPO
-    reference_file = REFERENCE_FILE
     annotation_file: ClassVar[str]
 
     @property
@@ -132,7 +91,7 @@ class AroTask(Benchmark):
 
     def reference_rows(self) -> list[ReferenceRow]:
         """This task's rows of ``aro_reference.json``."""
-        return [r for r in load_reference_rows(REFERENCE_FILE) if r.benchmark == self.type_name]
+        return [r for r in super().reference_rows() if r.benchmark == self.type_name]
 
 
 # --------------------------------------------------------------------------------------------
@@ -162,9 +121,6 @@ class VGAttributionParams:
 class _AroVG(AroTask):
     """A cropped VG image, the true caption and the swapped one; strict ``>`` (ARO's argmax)."""
 
-    headline = "i2t_accuracy_macro"
-    license = "ARO code MIT; annotations templated from GQA/Visual Genome scene graphs (CC BY 4.0)"
-    captions_redistributable = True
     extra_fields: ClassVar[tuple[str, ...]] = ()
     unit: ClassVar[str] = ""
 
@@ -227,9 +183,7 @@ class VGRelation(_AroVG):
     """ARO VG-Relation: subject and object swapped around a relation; macro over relations."""
 
     type_name = "aro_vg_relation"
-    title = "ARO VG-Relation"
-    headline_source = f"{ARO_PAPER} Tables 2 and 6: VG-Relation macro accuracy, symmetric relations left out"
-    image_pools = ("vg",)
+    card = BenchmarkCard.read(CARDS / "aro_vg_relation.md")
     Params = VGRelationParams
     annotation_file = "visual_genome_relation.json"
     extra_fields = ("relation_name",)
@@ -265,9 +219,7 @@ class VGAttribution(_AroVG):
     """ARO VG-Attribution: attributes swapped between two objects; macro over attribute pairs."""
 
     type_name = "aro_vg_attribution"
-    title = "ARO VG-Attribution"
-    headline_source = f"{ARO_PAPER} Table 6: VG-Attribution macro accuracy over attribute pairs with 25+ cases"
-    image_pools = ("vg",)
+    card = BenchmarkCard.read(CARDS / "aro_vg_attribution.md")
     Params = VGAttributionParams
     annotation_file = "visual_genome_attribution.json"
     extra_fields = ("attributes",)

@@ -1,47 +1,5 @@
 """ARO's COCO-Order and Flickr30k-Order (Yuksekgonul et al., ICLR 2023): the original caption among 4
-word-order perturbations, seeded per case.
-
-* ``aro_coco_order`` / ``aro_flickr30k_order``: a Karpathy-test image, its caption and 4 word-order
-  perturbations, one case per caption per seed. What the four ARO types share (the unpinned
-  annotation file, the reference rows) is in :mod:`vlc_harness_builtins.benchmarks.aro`.
-
-Data (BLIP's Karpathy test files, unpinned as ARO's VG files are)::
-
-    <data root>/karpathy/coco_karpathy_test.json    # [{image: "val2014/COCO_val2014_....jpg", caption: [...]}, ...]
-    <data root>/karpathy/flickr30k_test.json        # [{image: "flickr30k-images/....jpg", caption: [...]}, ...]
-    <data root>/coco/val2014/...   <data root>/flickr30k/flickr30k-images/...
-
-Metrics: the original comes first and ARO counts the argmax 0 right (``np.argmax`` returns the first
-maximum), so a tie with the original is RIGHT (tie rule ``right``), e.g. a perturbation identical to
-the original. Chance is 1/5. ``i2t_accuracy`` per seed (categories ``seed<k>``) and, under ``all``,
-the mean over seeds (ARO Table 5 averages 3 seeds; every seed has the same cases, so this is also
-the pooled accuracy); ``i2t_accuracy_seed_std`` (sample std over seeds); ``i2t_pairwise_accuracy``
-(original vs each perturbation); ``identical_rate`` (perturbations equal to the original, per
-perturbation and ``any``). The seed is part of each instance id (``seed<k>/<case index>``) and the
-seeds, the tagger's versions and the perturbation scheme are part of the data version.
-
-Perturbations: an Order case offers 5 texts: the original caption and 4 perturbations (ARO Table 1,
-in the option order of ARO's ``COCO_Order``/``Flickr30k_Order``):
-
-1. ``shuffle_nouns_and_adj``: permute the nouns (PTB NN, NNS, NNP, NNPS) among themselves and the
-   adjectives (JJ, JJR, JJS) among themselves, on spaCy tokens;
-2. ``shuffle_allbut_nouns_and_adj``: permute every other spaCy token (punctuation included);
-3. ``shuffle_within_trigrams``: split the NLTK word tokens into consecutive trigrams (the last
-   may be shorter) and permute the words inside each;
-4. ``shuffle_trigrams``: permute the trigrams.
-
-Tokens are joined with single spaces and every text (the original too) goes through ARO's
-``pre_caption`` (lower-case; ``. ! " ( ) * # : ; ~`` become spaces; whitespace runs collapse;
-truncated to ``max_words`` = 30 words).
-
-As in ARO, a permutation may be the identity (two nouns keep their order half the time), so a
-perturbed text can equal the original; such texts are kept (ARO does not resample) and flagged.
-
-Randomness: ARO shuffles with the global numpy/``random`` state in loading order, so its cases
-cannot be regenerated exactly. Here every case draws from its own ``random.Random`` seeded by
-``sha256("aro-order/<seed>/<case key>")``: the same seed and tags give the same texts on any
-machine, and one case never shifts another. :data:`PERTURBATION_VERSION` names this scheme.
-"""
+word-order perturbations, seeded per case. The reference: their cards, ``cards/aro_*_order.md``."""
 
 from __future__ import annotations
 
@@ -54,12 +12,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from vlc_harness import hookimpl
+from vlc_harness.cards import BenchmarkCard
 from vlc_harness.datafiles import ImageArchive
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics.order import OrderAccuracy
 from vlc_harness.sources import ImageFolder, read_json_records
 from vlc_harness.types import ImageSource, Instance
-from vlc_harness_builtins.benchmarks.aro import ARO_PAPER, AroTask
+from vlc_harness_builtins.benchmarks.aro import CARDS, AroTask
 from vlc_harness_builtins.benchmarks.pos_tagging import Tagged, TaggerError, load_tagger, tagger_identity
 
 PERTURBATION_VERSION = "aro-order-v1"
@@ -186,9 +145,6 @@ class Flickr30kOrderParams(COCOOrderParams):
 class _AroOrder(AroTask):
     """Pick the original caption among it and 4 word-order perturbations (ties count right)."""
 
-    headline = "i2t_accuracy"
-    headline_source = f"{ARO_PAPER} Tables 5 and 6, Order columns: accuracy over 3 seeds (ARO's procedure, our strings)"
-
     @property
     def data_version(self) -> str:
         """File content, seeds, tagger versions and perturbation scheme."""
@@ -260,12 +216,9 @@ class COCOOrder(_AroOrder):
     """ARO COCO-Order: COCO Karpathy test captions (5,000 val2014 images) and 4 perturbations each."""
 
     type_name = "aro_coco_order"
-    title = "ARO COCO-Order"
-    image_pools = ("coco-karpathy-test",)
+    card = BenchmarkCard.read(CARDS / "aro_coco_order.md")
     Params = COCOOrderParams
     annotation_file = "coco_karpathy_test.json"
-    license = "ARO code MIT; COCO captions CC BY 4.0; images under Flickr terms"
-    captions_redistributable = True
 
     def image_folder(self) -> ImageFolder:
         """COCO val2014 (about 6 GB), unzipped into ``images_dir``."""
@@ -283,12 +236,9 @@ class Flickr30kOrder(_AroOrder):
     """ARO Flickr30k-Order: Flickr30k Karpathy test captions (1,000 images) and 4 perturbations each."""
 
     type_name = "aro_flickr30k_order"
-    title = "ARO Flickr30k-Order"
-    image_pools = ("flickr30k-karpathy-test",)
+    card = BenchmarkCard.read(CARDS / "aro_flickr30k_order.md")
     Params = Flickr30kOrderParams
     annotation_file = "flickr30k_test.json"
-    license = "ARO code MIT; Flickr30k captions and images under the Flickr30k terms (non-commercial research)"
-    captions_redistributable = False
 
     def image_folder(self) -> ImageFolder:
         """Flickr30k needs a sign-up."""

@@ -1,40 +1,6 @@
 """BiVLC (Miranda et al., 2024): 2 images x 2 captions, image-to-text and text-to-image.
 
-Each instance is a COCO val2017 image with its caption (positive) and a SugarCrepe hard-negative
-caption with an SDXL-DPO image generated from it (negative). The test split has 2,933 instances.
-
-Data: the Hugging Face dataset ``imirandam/BiVLC`` (split ``test``) holds both images of every
-instance; the authors' repository github.com/IMirandaM/BiVLC pins the split's rows as CSV. Data
-root layout (overridable with the ``annotations_dir``, ``images_dir`` and ``negative_images_dir``
-params)::
-
-    <data root>/bivlc/BiVLC_ViT-B-32.csv        # repo results/: the 2,933 test rows in HF order
-                                                # (caption, negative_caption, type, subtype)
-    <data root>/bivlc/BiVLC_negative_imgs.csv   # repo src/BiVLC_Generation/: the 7,512 SugarCrepe
-                                                # cases with their COCO file names
-    <data root>/bivlc/negative_images/<row>.jpg # HF test split row <row>: negative_image, bytes as stored
-    <data root>/coco/val2017/000000xxxxxx.jpg   # positive images: COCO val2017 (shared with SugarCrepe)
-
-The score columns of ``BiVLC_ViT-B-32.csv`` are not read. The COCO file of each row is found by
-joining the row to ``BiVLC_negative_imgs.csv`` on (caption, negative caption, type, subtype),
-compared lower-cased with punctuation and spacing removed (BiVLC re-cased and re-punctuated the
-captions), taking the first match after the previous row's, since the rows keep SugarCrepe's
-order (two SugarCrepe cases share their captions). ``vlc-harness data fetch -b bivlc`` downloads
-the two CSVs and exports the negative images from Hugging Face with the ``datasets`` library,
-checking that the Hugging Face rows equal the pinned CSV row by row; ``--images`` adds COCO val2017.
-
-Versions: ``test-2933`` (default) is the pinned test split. ``custom`` reads whatever CSVs are
-present without checksum pinning, under a data version named by their hash (for subsets and
-fixtures). Modes: ``full`` (default) needs both images. ``i2t-only`` needs no negative image: it
-scores only the natural image against the two captions (the SugarCrepe-style part of BiVLC)
-under its own data version (``...-i2t-only``) and metric id (``i2t_only_i_pos2t``), so it is
-never mixed with full results; T2I and group scores do not exist in that mode.
-
-Metrics (strict ``>``: a tie is wrong, as ``evaluate_BiVLC`` in the authors' code does), each
-micro-averaged over instances per subset (``replace_obj`` ...), per type (``replace``, ``swap``,
-``add``: Table 4) and over ``all``: ``i2t_score``, ``t2i_score``, ``group_score`` (the headline)
-and the four retrieval directions ``i_pos2t``, ``i_neg2t``, ``t_pos2i``, ``t_neg2i`` (Table 3).
-"""
+The reference (data layout, versions, metric definitions): its card, ``cards/bivlc.md``."""
 
 from __future__ import annotations
 
@@ -123,22 +89,7 @@ class BiVLC(Benchmark):
     """BiVLC: SugarCrepe's hard negatives with a generated image each, scored in both directions."""
 
     type_name = "bivlc"
-    card = BenchmarkCard(
-        title="BiVLC",
-        citation=(
-            "Miranda, Salaberria, Agirre, Azkune. BiVLC: Extending Vision-Language Compositionality "
-            "Evaluation with Text-to-Image Retrieval. arXiv:2406.09952, 2024."
-        ),
-        homepage="https://github.com/IMirandaM/BiVLC",
-        license="MIT (annotations and generated images); COCO captions CC BY 4.0; COCO images under Flickr terms",
-        headline="group_score",
-        headline_source="Miranda et al. (2024) Table 3: Group over the 2,933 test instances (mode i2t-only: I_pos2T)",
-        index_metrics=("i2t_score", "t2i_score"),
-        gap_metrics=("i2t_score", "t2i_score"),
-        captions_redistributable=True,
-        image_pools=("coco-val2017", "bivlc-generated"),
-        reference_file=Path(__file__).with_name("bivlc_reference.json"),
-    )
+    card = BenchmarkCard.read(Path(__file__).with_name("cards") / "bivlc.md")
     Params = BiVLCParams
 
     @property

@@ -1,47 +1,6 @@
 """EqBen (Wang et al., ICCV 2023): Winoground-style 2x2 with visual-minimal changes from videos and engines.
 
-Each instance has two images that differ minimally (two frames of a video, two renders of a
-synthetic scene, two Stable Diffusion edits) and their two captions; image ``k`` matches caption
-``k``. Subsets: ``eqbenag`` (Action Genome), ``eqbenyoucook2``, ``eqbengebc`` (natural video),
-``eqbenkubric_loc``, ``eqbenkubric_attr``, ``eqbenkubric_cnt`` (Kubric renders) and ``eqbensd``
-(Stable Diffusion); the subset is the first folder of each image path.
-
-Versions (data root layout overridable with the ``data_dir`` param):
-
-* ``mini`` (default): EqBen-Mini, the 280-example subset the authors released for (M)LLM
-  evaluation, as linzhiqiu/t2v_metrics ``EqBen_Mini`` reads it: ``eqben_vllm.zip`` (Google Drive id
-  ``11YUTf06uzRHtFV8rYi96z4vTPi8_GNEM``) unzipped into the data folder::
-
-      <data root>/eqben/eqben_vllm/all_select.json   # [{image0, image1, caption0, caption1}, ...]
-      <data root>/eqben/eqben_vllm/images/<subset>/...
-
-* ``full``: the full test set in the per-subset annotation schemas that upstream's toolkit
-  (github.com/Wangt-CN/EqBen @ ab6c79a, ``src/eqben/eqben_utils.py``) reads: ``eqbenag`` nests
-  ``{video: {subject: [{image0, image1, caption0: [..], caption1: [..]}]}}`` and uses each first
-  caption; ``eqbenyoucook2`` and ``eqbengebc`` are ``{video: [{image0, image1, caption0, caption1}]}``;
-  the Kubric and SD subsets are ``[{image0, image1, caption0, caption1}]``. Image paths are joined
-  to the images folder as upstream joins them to ``img_root``. The file names are this harness's
-  layout (upstream's loaders take any path)::
-
-      <data root>/eqben/full/<subset>.json          # one file per subset present
-      <data root>/eqben/full/images/...
-
-* ``custom``: ``all_select.json``-schema data at the ``mini`` path, for fixtures and subsets.
-
-No version is downloadable here (Google Drive and SharePoint only) and no upstream checksum is
-published, so nothing is pinned by sha256: the data version names the sha256 of the annotation
-files read (``mini-<sha12>``, ``full-<sha12>``, ``custom-<sha12>``). YouCook2 frames are stored
-as ``.npy`` arrays in BGR order, which upstream decodes with ``Image.fromarray(a[:, :, [2, 1, 0]])``;
-``vlc-harness data fetch -b eqben`` writes a lossless RGB PNG beside each ``.npy`` (the same pixels),
-and instances read the PNG (the harness decodes image files only).
-
-Metrics (strict ``>``: a tie is wrong, as upstream ``eqben_acc.cal_wino_score`` and
-``evaluate_eqben_locally.py`` and t2v_metrics' Winoground scores do): ``text_score`` (both images
-pick their caption), ``image_score`` (both captions pick their image), ``group_score`` (both; the
-headline), per subset, pooled over t2v_metrics' group ``eqbenk`` (the three Kubric subsets; its other
-groups are one subset each) and pooled over ``all``. Chance is 1/4, 1/4 and 1/6. The pooled ``all`` is
-t2v_metrics' "overall" for EqBen-Mini, and our own pool for the full set (``headline_origin()``).
-"""
+The reference (data layout, versions, metric definitions): its card, ``cards/eqben.md``."""
 
 from __future__ import annotations
 
@@ -105,24 +64,7 @@ class EqBen(Benchmark):
     """EqBen: two minimally different images (video frames, renders, edits) and their two captions."""
 
     type_name = "eqben"
-    card = BenchmarkCard(
-        title="EqBen",
-        citation=(
-            "Wang, Lin, Li, Lin, Yang, Zhang, Liu, Wang. Equivariant Similarity for Vision-Language Foundation "
-            "Models. ICCV 2023 (arXiv:2303.14465). EqBen-Mini as released for MLLMs and read by t2v_metrics "
-            "(Lin et al., Evaluating Text-to-Visual Generation with Image-to-Text Generation, ECCV 2024)."
-        ),
-        homepage=REPO,
-        license="toolkit Apache-2.0; the data's license is not stated (read from where you put it, not redistributed)",
-        headline="group_score",
-        headline_source=(
-            "the 'overall' group score that t2v_metrics' EqBen_Mini.evaluate_scores prints (dataset.py, "
-            "linzhiqiu/t2v_metrics @ 6ecb74f), pooled over EqBen-Mini's 280 examples (with version full, ours)"
-        ),
-        index_metrics=("text_score", "image_score"),
-        gap_metrics=("text_score", "image_score"),
-        reference_file=Path(__file__).with_name("eqben_reference.json"),
-    )
+    card = BenchmarkCard.read(Path(__file__).with_name("cards") / "eqben.md")
     Params = EqBenParams
     metrics = (
         TextImageGroup(

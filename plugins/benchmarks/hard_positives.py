@@ -1,40 +1,6 @@
 """Hard positives (Kamath, Hsieh, Chang, Krishna, ECCV 2024): an image, its caption, a hard positive, a hard negative.
 
-Each case is 1 image x 3 texts: the original caption c, a hard positive c_p (a meaning-preserving
-minimal edit) and the benchmark's hard negative c_n. Texts are stored in that order.
-
-Data: github.com/amitakamath/hard_positives @ 33addaa (no license stated: read your own copy,
-never redistributed; ``captions_redistributable`` is False). Data root layout::
-
-    <data root>/hard_positives/data/vl_checklist_{attributes,relations}.json          # REPLACE: (c, c_n)
-    <data root>/hard_positives/swapped_data/vl_checklist_{attributes,relations}.json  # REPLACE: (c_p, c_n)
-    <data root>/hard_positives/data/visual_genome_attribution.json                    # SWAP: (c, c_n)
-    <data root>/hard_positives/swapped_data/visual_genome_attribution.json            # SWAP: (c_p, c_n)
-    <data root>/visual_genome/VG_100K/<id>.jpg, VG_100K_2/<id>.jpg     # REPLACE images, whole
-    <data root>/aro/images/<image_path>                                 # SWAP images (ARO's), cropped
-
-``data/`` and ``swapped_data/`` are aligned index by index (same image, same hard negative; checked
-on load). REPLACE records are ``{image_id, true_caption, false_caption, image_path}`` with
-``image_path`` ``data/VG_100K[_2]/<id>.jpg`` (read under ``images_dir`` without the ``data/``).
-SWAP records use ARO's VG-Attribution schema (``image_path``, ``bbox_*``, ``attributes``, captions)
-and the image is cropped to the box as ARO does. The REPLACE files are pinned by sha256. The SWAP
-files (over 4 MB upstream) have no published sha256 and none could be checked here: they are
-checked against the git blob ids upstream lists (prefixes ``64f742c8``, ``064e9409``, from the
-repository tree, recorded in the shared data README) and the data version says ``swap-blob``.
-
-Categories: ``replace_att`` (10,575), ``replace_rel`` (16,868), ``swap`` (28,748 per the paper),
-as upstream ``run_eval.py`` names the datasets; ``replace`` is the paper's REPLACE, the
-unweighted mean of ``replace_att`` and ``replace_rel`` ("REPLACE averages performance on
-Attributes and Relations"); ``all`` is our own aggregate, the unweighted mean of REPLACE and SWAP
-(the paper reports no overall number; the abstract's 12.9-point drop is this mean of the drops).
-
-Metrics (strict inequalities, as upstream ``run_eval.py``; a tie never satisfies one):
-``orig_accuracy`` s(c) > s(c_n); ``aug_accuracy`` (headline) s(c) > s(c_n) and s(c_p) > s(c_n);
-``brittleness`` (lower is better) s(c) > s(c_n) > s(c_p) or s(c_p) > s(c_n) > s(c);
-``accuracy_drop`` orig - aug (a declined case is a full drop); ``mean_score_{original,positive,negative}`` (Table 2).
-Ties: s(c_n) equal to s(c) or s(c_p) (``orig_accuracy``: s(c)). ``replace_att/10157`` has c_p identical to c_n, and 15
-REPLACE cases c identical to c_n (``identical-text`` in the audit): they always tie, kept as upstream has them.
-"""
+The reference (data layout, versions, metric definitions): its card, ``cards/hard_positives.md``."""
 
 from __future__ import annotations
 
@@ -147,19 +113,7 @@ class HardPositives(Benchmark):
     """Hard positives: the original caption and a hard positive must both beat the hard negative."""
 
     type_name = "hard_positives"
-    card = BenchmarkCard(
-        title="Hard positives",
-        citation=(
-            "Kamath, Hsieh, Chang, Krishna. The Hard Positive Truth about Vision-Language Compositionality. ECCV 2024."
-        ),
-        homepage="https://github.com/amitakamath/hard_positives",
-        license="none stated (no LICENSE file, no license statement); images: Visual Genome (CC BY 4.0)",
-        headline="aug_accuracy",
-        headline_source="ours: the mean of REPLACE and SWAP; Kamath et al. (ECCV 2024) Table 1 reports each form only",
-        index_metrics=("brittleness",),
-        image_pools=("vg",),
-        reference_file=Path(__file__).with_name("hard_positives_reference.json"),
-    )
+    card = BenchmarkCard.read(Path(__file__).with_name("cards") / "hard_positives.md")
     Params = HardPositivesParams
     metrics_version = "2"  # 2: an abstention is a full accuracy_drop; the audit reports identical-text apart
     metrics = (

@@ -1,46 +1,6 @@
 """MMVP-VLM (Tong et al., CVPR 2024): text-to-image choice between two CLIP-blind images, 9 patterns.
 
-Each instance is one pair of images that CLIP embeds alike although they differ visibly, with one
-statement per image ("The butterfly's wings are closed" / "... open"). A pair counts correct when
-both statements pick their own image (text-to-image only: MMVP-VLM has no image-to-text score).
-There are 9 visual patterns x 15 pairs = 135 pairs, 270 images and statements.
-
-Data: the Hugging Face dataset ``MMVP/MMVP_VLM`` (MIT), pinned to hub commit ``211372d``, laid
-out as upstream publishes it (overridable with the ``data_dir`` param)::
-
-    <data root>/mmvp_vlm/Questions.csv                           # header, then one row per statement:
-                                                                 # Question ID, Type, Statement
-    <data root>/mmvp_vlm/MLLM_VLM Images/<Type>/<Question ID>.jpg
-
-``vlc-harness data fetch -b mmvp-vlm`` downloads that snapshot with ``huggingface_hub``
-(``pip install 'vlc-harness[data]'``). No checksum of ``Questions.csv`` could be verified when
-this was written (no network), so the file is pinned by the hub commit only and the data version
-names the sha256 of the file read (``hf-211372d-<sha12>``): scores of two different files never
-mix. ``custom`` reads any ``Questions.csv`` of the same schema under ``custom-<sha12>``.
-
-Reading, as upstream ``scripts/evaluate_vlm.py`` (github.com/tsb0601/MMVP @ 7635005) does: the
-rows are read by position after the header; consecutive rows form a pair; both images are read
-from the first row's ``Type`` folder; each statement is prefixed with ``"a photo of "`` (param
-``text_prefix``); the pattern of pair ``k`` is ``PATTERNS[k // 15]`` (by position, not by
-``Type``; every 15-pair block must share one ``Type``, or the data is refused). Instances are
-``<pattern>/<qid1>-<qid2>``.
-
-Metric (tie rule ``first-index``, recorded): upstream computes, per statement, the softmax over
-the two images of ``logits_per_text`` and predicts image 1 when its probability is ``> 0.5``,
-else image 2; the gold is image 1 for the odd ``Question ID`` and image 2 for the even one. So
-image 1 is picked only when its score is strictly greater, and an exact tie picks image 2. Each
-instance therefore lists the pair's **second** image and statement first (image 0, text 0) and
-the first ones second; under ``first-index`` (the candidate listed first wins a tie) this gives
-exactly upstream's verdicts: on a tie the second statement is right and the first is wrong.
-(Upstream compares a float32 softmax with 0.5; two logits closer than float32 can resolve round
-to a tie there but not here.)
-
-``pair_accuracy`` is the image score of :class:`~vlc_harness.metrics.group.TextImageGroup` (both
-statements pick their own image) per pattern (each over 15 pairs); ``pair_accuracy_macro``, the
-headline, is the unweighted mean of the patterns (the paper's "MMVP Average", Table 1 / the
-repository's ``vlm_results.png``); ``pair_accuracy`` over ``all`` pools the pairs (equal to the
-macro on the full data). Chance is 1/4.
-"""
+The reference (data layout, versions, metric definitions): its card, ``cards/mmvp_vlm.md``."""
 
 from __future__ import annotations
 
@@ -100,22 +60,7 @@ class MMVPVLM(Benchmark):
     """MMVP-VLM: pick which of two CLIP-blind images a statement describes (text-to-image)."""
 
     type_name = "mmvp_vlm"
-    card = BenchmarkCard(
-        title="MMVP-VLM",
-        citation=(
-            "Tong, Liu, Zhai, Ma, LeCun, Xie. Eyes Wide Shut? Exploring the Visual Shortcomings of Multimodal "
-            "LLMs. CVPR 2024 (arXiv:2401.06209)."
-        ),
-        homepage=HF_PAGE,
-        license="MIT (Hugging Face dataset MMVP/MMVP_VLM)",
-        headline="pair_accuracy_macro",
-        headline_source=(
-            "Tong et al. (CVPR 2024) Table 1, MMVP-VLM 'Average' over the 9 patterns (also the repository's "
-            "imgs/vlm_results.png @ 7635005; scripts/evaluate_vlm.py prints each pattern)"
-        ),
-        captions_redistributable=True,
-        reference_file=Path(__file__).with_name("mmvp_vlm_reference.json"),
-    )
+    card = BenchmarkCard.read(Path(__file__).with_name("cards") / "mmvp_vlm.md")
     Params = MMVPVLMParams
     metrics = (
         TextImageGroup(
@@ -137,9 +82,6 @@ class MMVPVLM(Benchmark):
         ),
     )
 
-    def _dir(self) -> Path:
-        return self.path(self.params.data_dir)
-
     def data_source(self) -> UnpinnedFiles:
         """Questions.csv, pinned by the hub commit only: the data version names its hash, ``hf-211372d-<sha12>``."""
         questions = {QUESTIONS: Path(self.params.data_dir) / QUESTIONS}
@@ -150,26 +92,22 @@ class MMVPVLM(Benchmark):
         super().check_data()
         self._pairs()
 
-    def _rows(self) -> list[list[str]]:
-        with open(self._dir() / QUESTIONS, newline="", encoding="utf-8-sig") as f:
-            rows = [row for row in csv.reader(f) if row]
-        return rows[1:]  # upstream skips the header row
-
-    def _pairs(self) -> list[tuple[str, tuple[str, str, str], tuple[str, str, str]]]:
-        """``(pattern, first row, second row)`` per pair; malformed data is DataUnavailable."""
-        path = self._dir() / QUESTIONS
-        rows = self._rows()
+    def _pairs(self) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
+        """``(pattern, first row, second row)`` per pair, rows read by position; malformed data is DataUnavailable."""
+        path = self.path(self.params.data_dir) / QUESTIONS
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            rows = [tuple(row) for row in csv.reader(f) if row][1:]  # upstream skips the header row
         if any(len(row) != 3 for row in rows):
-            raise DataUnavailable(
-                f"MMVP-VLM: {path} has a row without exactly 3 columns (Question ID, Type, Statement)"
-            )
+            raise DataUnavailable(f"MMVP-VLM: {path} has a row not of 3 columns (Question ID, Type, Statement)")
         if self.params.version != "custom" and len(rows) != N_STATEMENTS:
             raise DataUnavailable(f"MMVP-VLM: {path} has {len(rows)} statements, expected {N_STATEMENTS}; {GET_HINT}")
         if len(rows) % 2:
             raise DataUnavailable(f"MMVP-VLM: {path} has an odd number of statements ({len(rows)})")
+        if len(rows) > 2 * PAIRS_PER_PATTERN * len(PATTERNS):
+            raise DataUnavailable(f"MMVP-VLM: {path} has more than {len(PATTERNS) * PAIRS_PER_PATTERN} pairs")
         pairs = []
         for k in range(0, len(rows), 2):
-            first, second = (tuple(r) for r in rows[k : k + 2])
+            first, second = rows[k], rows[k + 1]
             if not (first[0].isdigit() and second[0].isdigit()):
                 raise DataUnavailable(f"MMVP-VLM: {path} row {k + 2} has a Question ID that is not a number")
             qid1, qid2 = int(first[0]), int(second[0])
@@ -179,21 +117,18 @@ class MMVPVLM(Benchmark):
                     "an odd ID followed by the next even one"
                 )
             block = (k // 2) // PAIRS_PER_PATTERN
-            if block >= len(PATTERNS):
-                raise DataUnavailable(f"MMVP-VLM: {path} has more than {len(PATTERNS) * PAIRS_PER_PATTERN} pairs")
-            pairs.append((PATTERNS[block], first, second))  # type: ignore[arg-type]
-        for block in range(0, len(pairs), PAIRS_PER_PATTERN):
-            types = {p[1][1] for p in pairs[block : block + PAIRS_PER_PATTERN]}
-            if len(types) != 1:
+            block_type = rows[2 * PAIRS_PER_PATTERN * block][1]  # every pair's first row shares the block's Type
+            if first[1] != block_type:
                 raise DataUnavailable(
-                    f"MMVP-VLM: {path} mixes the Types {sorted(types)} in the 15-pair block of pattern "
-                    f"{pairs[block][0]!r}; upstream names patterns by position"
+                    f"MMVP-VLM: {path} mixes the Types {sorted({block_type, first[1]})} in the 15-pair block of "
+                    f"pattern {PATTERNS[block]!r}; upstream names patterns by position"
                 )
+            pairs.append((PATTERNS[block], first, second))
         return pairs
 
     def load_instances(self) -> list[Instance]:
         """One instance per pair in file order; the second image and statement are listed first."""
-        images = self._dir() / IMAGES
+        images = self.path(self.params.data_dir) / IMAGES
         prefix = self.params.text_prefix
         out = []
         for pattern, first, second in self._pairs():
@@ -211,13 +146,13 @@ class MMVPVLM(Benchmark):
 
     def image_folder(self) -> ImageFolder:
         """The ``MLLM_VLM Images`` folder."""
-        return ImageFolder(self._dir() / IMAGES, GET_HINT)
+        return ImageFolder(self.path(self.params.data_dir) / IMAGES, GET_HINT)
 
     def fetch(self, images: bool = False, progress: bool = True) -> list[str]:
         """The pinned hub snapshot (Questions.csv and every image) with ``huggingface_hub``."""
         if self.params.version == "custom":
             return []
-        folder = self._dir()
+        folder = self.path(self.params.data_dir)
         if (folder / QUESTIONS).is_file() and (folder / IMAGES).is_dir():
             return [f"present  {folder}"]
         download_snapshot(HF_DATASET, HF_REVISION, folder, self.title)

@@ -1,41 +1,6 @@
 """NaturalBench (Li et al., NeurIPS 2024 Datasets and Benchmarks): two questions, two natural images.
 
-Each of the 1,900 groups pairs two images with two questions whose answers differ between the
-images, so a model that ignores the image cannot score: question 0 is answered Yes (or A) about
-image 0 and No (or B) about image 1, question 1 the other way round. Questions are ``yes_no``
-(answers Yes/No) or ``multiple_choice`` (the options are in the question, answers A/B).
-
-Protocol (github.com/Baiqi-Li/NaturalBench @ 9967605, ``naturalbench_vqa.py``): the model is asked
-each question about each image, the question followed directly (no space) by ``Please answer Yes
-or No.`` or ``Please output the letter corresponding to the correct option.``; the reply's answer
-is the option it mentions first as a whole word, case-insensitively, and a reply mentioning
-neither is wrong (``extract_answer``; :func:`vlc_harness.choices.first_option_mentioned`).
-Models that score by likelihood pick the likelier option (``vqa_likelihood``). It is a
-question-answering benchmark only: models that score image-text pairs are skipped, as the
-reference defines no contrastive form (its separate NaturalBench-Retrieval set is not this one).
-
-Metrics (``get_scores``; :mod:`vlc_harness.metrics.answers`): ``acc`` (each answer), ``q_acc``
-(a question right about both images), ``i_acc`` (an image with both questions right) and
-``g_acc`` (all four; the headline). The reference compares the answers with the fixed layout
-above rather than with the gold columns; ``check_data`` refuses data whose gold answers depart
-from that layout, so both readings agree. Per question type as categories, per source as tags
-where the export has a ``Source`` field. Chance (uniform answers): 1/2, 1/4, 1/4, 1/16.
-
-Data: the Hugging Face dataset ``BaiqiL/NaturalBench`` (Apache-2.0), split ``train`` as the
-reference loads it, pinned to hub commit ``b6a84a1``: the newest full commit id that could be read
-here, whose ``data/`` parquet files come from upload ``dd38be1``. The dataset's files have been
-re-uploaded since (``7dd10be`` replaced the parquet files); that commit's full id could not be
-read, so it is not used. No checksum of the export could be verified (no network): the data
-version names the sha256 of the exported rows (``hf-b6a84a1-<sha12>``).
-``vlc-harness data fetch -b naturalbench`` exports it (``pip install 'vlc-harness[data]'``)::
-
-    <data root>/naturalbench/naturalbench.jsonl        # one row per group, the HF fields, with
-                                                        # Image_0/Image_1 as file names
-    <data root>/naturalbench/images/<Index>_<k>.<ext>   # bytes as stored in the dataset
-
-The dataset's question-type column is read as ``Question_Type`` or ``Question Type`` (copies of
-both spellings circulate), with values ``yes_no``/``yes or no`` and ``multiple_choice``/``multiple choice``.
-"""
+The reference (data layout, versions, metric definitions): its card, ``cards/naturalbench.md``."""
 
 from __future__ import annotations
 
@@ -54,7 +19,6 @@ from vlc_harness.types import ImageSource, Instance
 
 HF_DATASET = "BaiqiL/NaturalBench"
 HF_REVISION = "b6a84a18ba24544169681d4b15543dd103d4d3bb"
-REPO = "https://github.com/Baiqi-Li/NaturalBench"
 HF_SPLIT = HfSplit(HF_DATASET, "train", HF_REVISION, images=("Image_0", "Image_1"))
 ROWS = "naturalbench.jsonl"
 GROUPS = 1900
@@ -85,23 +49,7 @@ class NaturalBench(Benchmark):
     """NaturalBench: each of two questions asked about each of two images (answers, not scores)."""
 
     type_name = "naturalbench"
-    card = BenchmarkCard(
-        title="NaturalBench",
-        citation=(
-            "Li, Lin, Peng, Nyandwi, Jiang, Ma, Khanuja, Krishna, Neubig, Ramanan. NaturalBench: Evaluating "
-            "Vision-Language Models on Natural Adversarial Samples. NeurIPS 2024 Datasets and Benchmarks "
-            "(arXiv:2410.14669)."
-        ),
-        homepage=REPO,
-        license="Apache-2.0 (Hugging Face dataset BaiqiL/NaturalBench)",
-        headline="g_acc",
-        headline_source=(
-            "Li et al. (NeurIPS 2024 D&B): G-Acc over the 1,900 groups, as get_scores in naturalbench_vqa.py "
-            "(Baiqi-Li/NaturalBench @ 9967605) computes it; the paper's results table number could not be read here"
-        ),
-        index_metrics=("q_acc", "i_acc", "acc"),
-        captions_redistributable=True,
-    )
+    card = BenchmarkCard.read(Path(__file__).with_name("cards") / "naturalbench.md")
     answers_only = True
     Params = NaturalBenchParams
     metrics = (

@@ -1,46 +1,6 @@
 """SeeTRUE (Yarom, Bitton et al., NeurIPS 2023): binary image-text alignment, scored by ROC AUC per source.
 
-Each instance is one (image, text) pair with a human 0/1 label (1: every detail of the text is
-shown in the image). A model scores the pair; the metric is the ROC AUC of those scores against
-the labels, per source (``dataset_source``), as the paper's Table 2 reports it.
-
-Data: the CSV ``image,text,label,original_dataset_id,dataset_source`` of the Hugging Face
-dataset ``yonatanbitton/SeeTRUE`` (gated: accept its terms on the dataset page first) and its
-``images.zip``. The public CSV holds 3 of the paper's 7 sources: DrawBench (1,312 pairs; the
-paper's 1,968 included Imagen images), EditBench (3,827, as in the paper) and COCO t2i (1,791;
-the paper had 2,586). SNLI-VE, COCO-Con and PickaPic-Con are not public. Data root layout
-(overridable with the ``csv`` and ``images_dir`` params)::
-
-    <data root>/seetrue/SeeTRUE.csv           # the HF file; also linzhiqiu/t2v_metrics datasets/SeeTRUE.csv
-    <data root>/seetrue/images/<image>.png     # images.zip of the HF dataset, extracted in seetrue/
-
-``vlc-harness data fetch -b seetrue [--images]`` downloads both from Hugging Face at a pinned
-revision (``pip install 'vlc-harness[data]'``; a token from ``huggingface-cli login`` or
-``HF_TOKEN``). The CSV is pinned by sha256; its license is unverified, so captions are never
-published next to scores.
-
-Winoground in SeeTRUE form: the paper's Winoground source is the Cartesian product of each
-Winoground example's 2 images and 2 captions (1,600 pairs, label 1 when image k meets caption k),
-built as upstream ``wysiwyr/datasets/process_winoground.py`` does. Set ``winoground_dir`` to the
-folder of the ``facebook/winoground`` export (``examples.jsonl`` and ``images/ex_<id>_img_<k>.png``;
-``winoground``, the layout the winoground benchmark reads and fetches) to add it as source
-``winoground``; the data version then names the examples file's hash.
-
-Versions: ``hf-6930`` (default) is the pinned public CSV. ``custom`` reads any CSV of the same
-schema (e.g. a fuller SeeTRUE export) without pinning, under a data version named by its hash.
-
-Metrics (a pair of a positive and a negative with equal scores counts 1/2, the Mann-Whitney form
-of the AUC; there is no pick, so no strict ``>`` rule): ``auc``, ROC AUC of the continuous score
-per source (t2v_metrics' convention); ``auc_binary``, ROC AUC of hard predictions
-``1[score > threshold]`` per source (the official BLIP2 test script's convention on yes/no
-answers; a model that answers yes/no scores 1/0 and keeps the default threshold 0.5);
-``auc_macro`` (headline) and ``auc_binary_macro``, unweighted means over the sources present,
-whose averaging text names those sources. The paper's "Avg." covers 7 sources and is kept as a
-reference row under a category our mean never takes. A source with a single class (possible
-under ``--limit``) has no AUC and is left out of the mean. Chance (and any constant score) is 0.5.
-A declined pair ranks as the worst case in the AUC over all asked pairs, so declining never raises
-it; ``auc_answered`` is over the answered pairs (:mod:`vlc_harness.metrics.auc`).
-"""
+The reference (data layout, versions, metric definitions): its card, ``cards/seetrue.md``."""
 
 from __future__ import annotations
 
@@ -68,7 +28,6 @@ CSV_URL = "https://raw.githubusercontent.com/linzhiqiu/t2v_metrics/6ecb74f92028f
 COLUMNS = ("image", "text", "label", "original_dataset_id", "dataset_source")
 SAMPLE_IMAGE = "id_22_Colors_sd_2_1_2.png"
 """An image of the public CSV (DrawBench), used to tell whether images.zip was extracted."""
-PAPER_SOURCES = ("snli_ve", "winoground", "drawbench", "editbench", "coco_t2i", "coco_con", "pickapic_con")
 WINOGROUND = "winoground"
 IMAGES_HINT = (
     "the images are in images.zip of the gated Hugging Face dataset yonatanbitton/SeeTRUE (about 5.4 GB): "
@@ -95,22 +54,7 @@ class SeeTrue(Benchmark):
     """SeeTRUE: binary text-image alignment pairs with human labels, ROC AUC per source."""
 
     type_name = "seetrue"
-    card = BenchmarkCard(
-        title="SeeTRUE",
-        citation=(
-            "Yarom, Bitton, Changpinyo, Aharoni, Herzig, Lang, Ofek, Szpektor. What You See is What You Read? "
-            "Improving Text-Image Alignment Evaluation. NeurIPS 2023 (arXiv:2305.10400)."
-        ),
-        homepage="https://huggingface.co/datasets/yonatanbitton/SeeTRUE",
-        license="unverified (gated Hugging Face dataset, research and test use only); captions not redistributed",
-        headline="auc_macro",
-        headline_source=(
-            "Yarom, Bitton et al. (NeurIPS 2023) Table 2 'Avg.', the mean of per-source AUCs: over the 3 public "
-            "sources of its 7 here, so named by its sources and never matched with the paper's"
-        ),
-        image_pools=("seetrue-generated", "winoground"),
-        reference_file=Path(__file__).with_name("seetrue_reference.json"),
-    )
+    card = BenchmarkCard.read(Path(__file__).with_name("cards") / "seetrue.md")
     Params = SeeTrueParams
     metrics_version = "2"  # 2: an abstained pair ranks as the worst case in the AUC over all asked pairs
 

@@ -7,6 +7,7 @@ import hashlib
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -112,25 +113,22 @@ class ShapesData(DataSource):
     def __init__(self, root: Path, what: str, params: Any) -> None:
         super().__init__(root, what)
         self.params = params
-        p = params
-        self.base = f"gen{GENERATOR_VERSION}-seed{p.seed}-n{p.n_scenes}-{p.image_size}px"
-        self.folder = self.path(p.data_dir) / self.base
-        self._generated: Generated | None = None
+        self.base = f"gen{GENERATOR_VERSION}-seed{params.seed}-n{params.n_scenes}-{params.image_size}px"
+        self.folder = self.path(params.data_dir) / self.base
 
     @property
     def data_version(self) -> str:
         """``gen<version>-seed<seed>-n<scenes>-<size>px``, suffixed with the part when one is selected."""
         return self.base if self.params.parts == "all" else f"{self.base}-{self.params.parts}"
 
+    @cached_property
     def generated(self) -> Generated:
         """Every instance and picture of these params (generated once)."""
-        if self._generated is None:
-            self._generated = generate(self.params.seed, self.params.n_scenes)
-        return self._generated
+        return generate(self.params.seed, self.params.n_scenes)
 
     def ready(self) -> bool:
         """True when the folder holds this generation (same digest) and every image file."""
-        gen, folder = self.generated(), self.folder
+        gen, folder = self.generated, self.folder
         try:
             done = json.loads((folder / DONE).read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -150,7 +148,7 @@ class ShapesData(DataSource):
 
     def write(self) -> Path:
         """Render every image and write ``scenes.jsonl`` and ``done.json`` (last) into :attr:`folder`."""
-        gen, folder, size = self.generated(), self.folder, self.params.image_size
+        gen, folder, size = self.generated, self.folder, self.params.image_size
         folder.mkdir(parents=True, exist_ok=True)
         for name, picture in gen.pictures.items():
             partial = folder / f".{name}.partial"
@@ -174,4 +172,4 @@ class ShapesData(DataSource):
         """Nothing to download: render the data now (``data fetch`` ahead of a run)."""
         if self.ready():
             return [f"present  {self.folder}"]
-        return [f"generated {self.write()} ({len(self.generated().pictures)} images)"]
+        return [f"generated {self.write()} ({len(self.generated.pictures)} images)"]

@@ -1,25 +1,6 @@
 """SugarCrepe (Hsieh et al., NeurIPS 2023): image-to-text choice against one hard-negative caption.
 
-Data: the upstream JSON files (``{key: {filename, caption, negative_caption}}``) from
-github.com/RAIVNLab/sugar-crepe, and COCO val2017 images. Data root layout (overridable with
-the ``annotations_dir`` and ``images_dir`` params)::
-
-    <data root>/sugarcrepe/{add_att,add_obj,replace_att,replace_obj,replace_rel,swap_att,swap_obj}.json
-    <data root>/sugarcrepe/prev_6e45274/swap_obj.json    # the paper's 246-case swap_obj (paper-7512)
-    <data root>/coco/val2017/000000xxxxxx.jpg
-
-Versions: ``paper-7512`` (default) is what the paper evaluated: upstream swap_obj before commit
-546eb51 removed case "108". ``upstream-7511`` is the repository at HEAD. ``custom`` reads
-whatever files are present without checksum pinning, under a data version named by their hash
-(for subsets and fixtures; never mixed with the pinned versions).
-
-Metrics (strict ``>``: a tie is wrong, as upstream ``main_eval.py`` does): ``i2t_accuracy`` per
-subset; ``i2t_accuracy_macro``, the unweighted mean of the subsets (Table 6's "Average", the
-headline); ``i2t_accuracy_micro``, pooled over all instances (what BiVLC reports); per type
-(REPLACE, SWAP, ADD) ``i2t_accuracy_type``, pooled over the type's instances (Table 5's model
-rows), and ``i2t_accuracy_type_macro``, the unweighted mean of the type's subsets (Table 5's Human
-row is this one: (100+99+97)/3 = 98.67 for REPLACE).
-"""
+The reference (data layout, versions, metric definitions): its card, ``cards/sugarcrepe.md``."""
 
 from __future__ import annotations
 
@@ -71,23 +52,7 @@ class SugarCrepe(Benchmark):
     """SugarCrepe: 7 subsets of hard-negative captions (REPLACE, SWAP, ADD) on COCO val2017."""
 
     type_name = "sugarcrepe"
-    card = BenchmarkCard(
-        title="SugarCrepe",
-        citation=(
-            "Hsieh, Zhang, Ma, Kembhavi, Krishna. SugarCrepe: Fixing Hackable Benchmarks for "
-            "Vision-Language Compositionality. NeurIPS 2023 Datasets and Benchmarks."
-        ),
-        homepage="https://github.com/RAIVNLab/sugar-crepe",
-        license="MIT (annotations); COCO captions CC BY 4.0; images under Flickr terms",
-        headline="i2t_accuracy_macro",
-        headline_source=(
-            "Hsieh et al. (NeurIPS 2023) Table 6, 'Average': the unweighted mean of the seven subset accuracies "
-            "(upstream main_eval.py, RAIVNLab/sugar-crepe, prints each subset)"
-        ),
-        captions_redistributable=True,
-        image_pools=("coco-val2017",),
-        reference_file=Path(__file__).with_name("sugarcrepe_reference.json"),
-    )
+    card = BenchmarkCard.read(Path(__file__).with_name("cards") / "sugarcrepe.md")
     Params = SugarCrepeParams
     metrics = (
         PairwiseAccuracy(

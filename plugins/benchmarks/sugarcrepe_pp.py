@@ -1,37 +1,6 @@
 """SugarCrepe++ (Dumpala et al., 2024): two positives against one hard negative.
 
-Each instance is a COCO val2017 image with SugarCrepe's caption ``P1``, a meaning-preserving,
-lexically different rewrite ``P2`` and SugarCrepe's hard negative ``N``. Five subsets:
-replace_att 788, replace_obj 1,652, replace_rel 1,406, swap_att 666, swap_obj 245 (4,757).
-
-Data: the JSON files of github.com/Sri-Harsha/scpp (``VLMs/data/<subset>.json``, a list of
-``{id, filename, caption, caption2, negative_caption}``) at commit c083bbf, pinned by sha256
-(the same data as the Hugging Face dataset ``Aman-J/SugarCrepe_pp``, CC BY 4.0), and COCO
-val2017. Data root layout (overridable with ``annotations_dir`` and ``images_dir``)::
-
-    <data root>/sugarcrepe_pp/{replace_att,replace_obj,replace_rel,swap_att,swap_obj}.json
-    <data root>/coco/val2017/000000xxxxxx.jpg     # shared with SugarCrepe and BiVLC
-
-Versions: ``github-c083bbf`` (default, pinned); ``custom`` reads whichever subset files are present.
-
-Metrics, as upstream ``VLMs/test_Variants_CLIP.py`` computes them (strict ``>``: a tie is wrong):
-
-* ``itt_accuracy`` (headline): the image-to-text task, ``s(I, P1) > s(I, N)`` **and**
-  ``s(I, P2) > s(I, N)`` ("Accuracy image-to-text task"; chance 1/3), the augmented accuracy of
-  :class:`~vlc_harness.metrics.hard_positive.HardPositive`;
-* ``p1_neg_accuracy`` and ``p2_neg_accuracy``: each positive against the negative alone
-  ("Accuracy Image-P1-Neg" / "Image-P2-Neg"; chance 1/2);
-* ``tot_accuracy``: the text-only task, ``s(P1, P2) > s(P1, N)`` **and** ``s(P1, P2) > s(P2, N)``
-  with ``s`` the cosine of the model's text embeddings (lines 76-78 and 88; "Accuracy text-only
-  task"; chance 1/3): :class:`~vlc_harness.metrics.text_only.TextOnlyTriplet`. Only ``embed``
-  models give text-text scores; other models' cells leave it out and say why in their provenance
-  (``skipped_metrics``).
-
-Each per subset, per type (REPLACE, SWAP) pooled, and pooled over ``all``; ``<metric>_macro`` is the
-unweighted mean of the five subsets. Upstream prints each subset only; the pooled headline is this
-harness's own (``headline_source`` says so on the board). Text-text scores are stored under their own
-key, (model, text, text), and computed from the text vectors the image-text task already needs.
-"""
+The reference (data layout, versions, metric definitions): its card, ``cards/sugarcrepe_pp.md``."""
 
 from __future__ import annotations
 
@@ -86,25 +55,7 @@ class SugarCrepePP(Benchmark):
     """SugarCrepe++: an image, two meaning-preserving positive captions and SugarCrepe's hard negative."""
 
     type_name = "sugarcrepe_pp"
-    card = BenchmarkCard(
-        title="SugarCrepe++",
-        citation=(
-            "Dumpala, Jaiswal, Sastry, Milios, Oore, Sajjad. SUGARCREPE++ Dataset: Vision-Language Model "
-            "Sensitivity to Semantic and Lexical Alterations. arXiv:2406.11171, 2024."
-        ),
-        homepage="https://github.com/Sri-Harsha/scpp",
-        license="CC BY 4.0 (data; repository code MIT); COCO captions CC BY 4.0; images under Flickr terms",
-        headline="itt_accuracy",
-        headline_source=(
-            "ours: pooled here, not in the paper: ITT accuracy over all 4,757 instances of the five subsets; "
-            "upstream VLMs/test_Variants_CLIP.py (Sri-Harsha/scpp @ c083bbf) prints it per subset file and no "
-            "pooled value of the paper could be found (each subset's value is under its category)"
-        ),
-        index_metrics=("p1_neg_accuracy", "p2_neg_accuracy"),
-        captions_redistributable=True,
-        image_pools=("coco-val2017",),  # SugarCrepe's val2017 images (upstream VLMs/download_coco_images.sh)
-        reference_file=Path(__file__).with_name("sugarcrepe_pp_reference.json"),
-    )
+    card = BenchmarkCard.read(Path(__file__).with_name("cards") / "sugarcrepe_pp.md")
     Params = SugarCrepePPParams
     metrics_version = "2"  # 2: the word-order audit reports identical-text (2 P1/N pairs) apart from same-words
     metrics = (

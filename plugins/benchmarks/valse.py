@@ -1,48 +1,6 @@
 """VALSE (Parcalabescu et al., ACL 2022): image-to-text choice between a caption and its foil, 6 pieces.
 
-Each instance is an image, its caption and a foil that changes one linguistic phenomenon. The six
-pieces and their instruments (one upstream file each): existence (``existence``), plurality
-(``plurals``), counting (``counting-hard``: balanced, ``counting-small-quant``: small numbers,
-``counting-adversarial``), spatial relations (``relations``), actions (``action-replacement``,
-``actant-swap``) and coreference (``coreference-standard``, ``coreference-hard``: clean). FOIL-it!
-(``foil-it``, noun phrases) is the eleventh instrument, outside the pieces.
-
-Data: the JSON files of github.com/Heidelberg-NLP/VALSE (MIT) at commit 2152d90, pinned by
-sha256: ``{key: {dataset, image_file, caption, foil, mturk: {caption, foil, other}, ...}}``. Only
-the **valid** samples are used, as the upstream README prescribes and its evaluation scripts do:
-``mturk.caption >= 2`` (at least two of three annotators chose the caption and not the foil);
-param ``valid_only: false`` keeps every sample under its own data version. The counts are the
-files' (``VALID_COUNTS``; e.g. actions: 648 replacement + 949 actant swap), not the paper's.
-Images come from their original datasets (field ``dataset``), under these folders of the data
-root (params)::
-
-    <data root>/valse/*.json                                   # the 11 upstream files (pinned)
-    <data root>/visual7w/images/v7w_<id>.jpg                   # visual7w: existence, counting-*
-    <data root>/coco/val2017/000000xxxxxx.jpg                  # coco2017 (val): plurals, relations
-    <data root>/swig/images_512/<verb>_<n>.jpg                 # SWiG: action-replacement, actant-swap
-    <data root>/coco/train2014/COCO_train2014_*.jpg            # VisDial v1.0 train: coreference-standard
-    <data root>/coco/val2014/COCO_val2014_*.jpg                # VisDial v1.0 train (215 of coreference-
-                                                               # standard's 708) and FOIL-it!
-    <data root>/visdial/VisualDialog_val2018/VisualDialog_val2018_*.jpg  # VisDial v1.0 val: coreference-hard
-
-VisDial v1.0 train images are COCO 2014 images of both splits, so a COCO image goes to the folder
-its file name says (``COCO_train2014_*`` or ``COCO_val2014_*``; upstream ``config.py`` reads all
-coreference images from one folder); any other name is refused.
-
-Versions: ``github-2152d90`` (default, pinned); ``custom`` reads whichever upstream-schema files
-are present, under a data version named by their hash.
-
-Metric (strict ``>``: a tie is wrong; upstream's pairwise accuracy ``acc_r`` counts
-``p(caption) > p(foil)``, as ``lxmert_valse_eval.py`` and EqBen's ``cal_valse_score_pair`` do):
-``pairwise_accuracy`` per instrument; ``pairwise_accuracy_piece`` per piece, pooled over its
-instruments; ``pairwise_accuracy_piece_macro``, the unweighted mean of the piece's instruments;
-``pairwise_accuracy_macro`` (headline), the unweighted mean of the 11 instruments, FOIL-it!
-included: the paper's Table 2 "Avg." (its CLIP and LXMERT rows, as Parcalabescu & Frank reprint
-them in MM-SHAP's Table 2, ACL 2023, average their 11 columns to the printed 64.0 and 59.6; the 10
-columns without FOIL-it! give 61.55 and 56.88); ``pairwise_accuracy_micro``, pooled over every
-instance. Upstream's ``acc``, ``p_c`` and ``p_f`` need a probability threshold (``> 0.5``) on
-each pair alone, which similarity scores do not have, so they are not reported. Chance is 1/2.
-"""
+The reference (data layout, versions, metric definitions): its card, ``cards/valse.md``."""
 
 from __future__ import annotations
 
@@ -83,25 +41,13 @@ PIECES = {
     "actions": ("action-replacement", "actant-swap"),
     "coreference": ("coreference-standard", "coreference-hard"),
 }
-VALID_COUNTS = {
-    "existence": 505,
-    "plurals": 851,
-    "counting-hard": 868,
-    "counting-small-quant": 900,
-    "counting-adversarial": 691,
-    "relations": 535,
-    "action-replacement": 648,
-    "actant-swap": 949,
-    "coreference-standard": 708,
-    "coreference-hard": 104,
-    "foil-it": 943,
-}
-"""Samples with ``mturk.caption >= 2`` per pinned file (counted from the files at COMMIT)."""
 FIELDS = ("dataset", "image_file", "caption", "foil", "mturk")
 VISDIAL_VAL_PREFIX = "VisualDialog_val2018_"
 """File-name prefix of VisDial v1.0 val images (coreference-hard); its other images are COCO 2014's."""
 COCO_2014_PREFIXES = {"COCO_train2014_": "coco_train2014_dir", "COCO_val2014_": "coco_val2014_dir"}
 """COCO 2014 file-name prefix -> the param naming its folder (VisDial v1.0 train and FOIL-it! images)."""
+SOURCE_DIRS = {"visual7w": "visual7w_dir", "coco2017": "coco2017_dir", "coco_2017": "coco2017_dir", "SWiG": "swig_dir"}
+"""Image source (the samples' ``dataset``) -> the param naming its folder, for the sources of one folder."""
 
 
 @dataclass(frozen=True)
@@ -123,12 +69,8 @@ def image_folder(params: ValseParams, rec: dict[str, Any], where: str) -> str:
     """The folder (a params path) of a sample's image: by its source dataset, and for COCO 2014
     images (VisDial v1.0 train, FOIL-it!) by the split its file name says."""
     source, name = str(rec["dataset"]), str(rec["image_file"])
-    if source == "visual7w":
-        return params.visual7w_dir
-    if source in ("coco2017", "coco_2017"):
-        return params.coco2017_dir
-    if source == "SWiG":
-        return params.swig_dir
+    if source in SOURCE_DIRS:
+        return str(getattr(params, SOURCE_DIRS[source]))
     if source not in ("VisDial_v1.0", "FOIL dataset"):
         raise DataUnavailable(f"{where} names an unknown image source {source!r}")
     prefixes = dict(COCO_2014_PREFIXES)
@@ -145,25 +87,7 @@ class Valse(Benchmark):
     """VALSE: captions against foils that change one linguistic phenomenon (six pieces, eleven files)."""
 
     type_name = "valse"
-    card = BenchmarkCard(
-        title="VALSE",
-        citation=(
-            "Parcalabescu, Cafagna, Muradjan, Frank, Calixto, Gatt. VALSE: A Task-Independent Benchmark for Vision "
-            "and Language Models Centered on Linguistic Phenomena. ACL 2022."
-        ),
-        homepage="https://github.com/Heidelberg-NLP/VALSE",
-        license="MIT (annotations); images under their source datasets' terms (Visual7W, COCO, SWiG, VisDial)",
-        headline="pairwise_accuracy_macro",
-        headline_source=(
-            "VALSE paper (Parcalabescu et al., ACL 2022) Table 2, Avg. of acc_r: the mean of the 11 instrument "
-            "columns, FOIL-it! included (checked on the CLIP and LXMERT rows as MM-SHAP's Table 2, ACL 2023, "
-            "reprints them)"
-        ),
-        captions_redistributable=True,
-        # Visual7W's v7w_<id> images are Visual Genome's; VisDial val2018 (coreference-hard) has no pool yet
-        image_pools=("vg", "coco-val2017", "swig", "coco-train2014", "coco-val2014"),
-        reference_file=Path(__file__).with_name("valse_reference.json"),
-    )
+    card = BenchmarkCard.read(Path(__file__).with_name("cards") / "valse.md")
     Params = ValseParams
     metrics_version = "2"  # headline over 11 instruments (FOIL-it! included), was 10
     metrics = (

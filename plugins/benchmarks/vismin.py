@@ -1,40 +1,6 @@
 """VisMin (Awal et al., NeurIPS 2024): 2x2 minimal changes of object, attribute, count or spatial relation.
 
-Each sample holds an image and a minimally edited copy (one object, attribute, count or spatial
-relation changed) with their two captions; image ``k`` matches caption ``k``. The benchmark has
-2,084 samples: object 579, attribute 294, counting 589, relation 622 (the categories of upstream
-``vismin-bench/solutions/vqa_solution.csv``).
-
-Data: the Hugging Face dataset ``mair-lab/vismin-bench`` (CC BY 4.0), a ``save_to_disk`` dataset
-(``data/test``) pinned to hub commit ``2f379d5``. ``vlc-harness data fetch -b vismin`` downloads
-that snapshot with ``huggingface_hub``, opens it with ``datasets.load_from_disk`` as upstream
-``vismin-bench/eval.py`` does (``pip install 'vlc-harness[data]'``) and exports it (overridable
-with the ``data_dir`` param)::
-
-    <data root>/vismin/test.jsonl             # one row per sample: the HF row's id, text_0, text_1,
-                                              # category, with image_0/image_1 as file names
-    <data root>/vismin/images/<id>_<k>.<ext>  # image_k, bytes as stored in the dataset
-
-No checksum of the export could be verified here (no network), so the data version names the
-sha256 of the ``test.jsonl`` read (``hf-2f379d5-<sha12>``); ``custom`` reads any file of that schema.
-
-Metrics (strict ``>``: a tie is wrong, as upstream ``vismin-bench/metric.py``
-``compute_contrastive_accuracy`` and ``evals/metrics/itm.py`` do): ``text_score``
-(``T0_I0 > T1_I0`` and ``T1_I1 > T0_I1``: both images pick their caption), ``image_score``
-(``T0_I0 > T0_I1`` and ``T1_I1 > T1_I0``: both captions pick their image) and ``group_score``
-(both), per category (object, attribute, counting, relation) as upstream and the paper's table
-report them. ``avg_score`` (headline, category ``all``) is the paper's AVG: the unweighted mean of
-the 12 per-category text, image and group scores (upstream ``index.html`` @29ce2c0, the table whose
-caption says "AVG denotes average across columns"); per category it is the mean of that category's
-three scores. ``<metric>_macro`` is the unweighted mean of one score's four categories and
-``<metric>_pooled`` pools every sample (ours: the paper reports neither). Chance is 1/4, 1/4, 1/6
-and 2/9 for AVG.
-
-The table's AVG is the mean of its 12 columns for 8 of its 11 model rows and the human row (to its
-printed rounding); not for LLaVA 1.6, Gemini 1.0 Pro and GPT-4o, whose printed AVG is not the mean
-of their columns (for the last two it is the mean of their four group scores). Their printed AVG is
-kept under category ``table-avg``, never compared with ours.
-"""
+The reference (data layout, versions, metric definitions): its card, ``cards/vismin.md``."""
 
 from __future__ import annotations
 
@@ -124,22 +90,7 @@ class VisMin(Benchmark):
     """VisMin: an image and its minimal edit (object, attribute, count, spatial relation) with two captions."""
 
     type_name = "vismin"
-    card = BenchmarkCard(
-        title="VisMin",
-        citation=(
-            "Awal, Ahmadi, Zhang, Agrawal. VisMin: Visual Minimal-Change Understanding. NeurIPS 2024 "
-            "(arXiv:2407.16772)."
-        ),
-        homepage="https://github.com/rabiulcste/vismin",
-        license="CC BY 4.0 (Hugging Face dataset mair-lab/vismin-bench)",
-        headline=AVG,
-        headline_source="VisMin index.html @29ce2c0, AVG column (table caption: 'AVG denotes average across columns')",
-        index_metrics=("text_score_macro", "image_score_macro"),
-        gap_metrics=("text_score_macro", "image_score_macro"),
-        captions_redistributable=True,
-        image_pools=("coco-val2017", "vismin-generated"),  # COCO 2017 val photos and their edits (upstream README)
-        reference_file=Path(__file__).with_name("vismin_reference.json"),
-    )
+    card = BenchmarkCard.read(Path(__file__).with_name("cards") / "vismin.md")
     Params = VisMinParams
     metrics_version = "2"  # headline: the paper's AVG (was the pooled group score); pooled scores renamed *_pooled
     metrics = (

@@ -1,47 +1,6 @@
 """VL-CheckList (Zhao et al., 2022): image-to-text choice between a positive and a REPLACE negative.
 
-Data: the upstream JSON files of github.com/om-ai-lab/VL-CheckList (``data/``), each a list of
-``[image_rel_path, {"POS": [caption], "NEG": [caption]}]``, and the images of Visual Genome
-(VG and VAW items), SWiG and HAKE. Data root layout (overridable with the ``annotations_dir`` and
-``images_dir`` params; the image folders are upstream DATASETS.md's ``$DATASET``)::
-
-    <data root>/vl_checklist/data/Attribute/{vaw,vg}/{action,color,material,size,state}.json
-    <data root>/vl_checklist/data/Relation/vg/{action,spatial}.json
-    <data root>/vl_checklist/data/Relation/{swig_action,hake_action}.json
-    <data root>/vl_checklist/data/Object/{Location,Size}/...          # see OBJECT_FILES
-    <data root>/vl_checklist/images/vg/VG_100K/<id>.jpg, .../vg/VG_100K_2/<id>.jpg
-    <data root>/vl_checklist/images/swig/<verb>_<n>.jpg               # SWiG images_512
-    <data root>/vl_checklist/images/hake/<hake folders>/...
-
-The repository has no license: read the files from where they were put, never redistribute
-them or their captions.
-
-Versions: ``partial-12files`` (default) pins, by sha256, the 12 Attribute and Relation files
-that could be obtained (upstream @ 6f8d6a3; the files are unchanged since 2022): every file
-above except ``Attribute/vaw/color.json`` and ``Relation/hake_action.json``, and no Object
-files. ``custom`` reads whichever files of the upstream layout are present, Object included,
-without pinning, under a data version named by their hash.
-
-Instances: one per upstream item, ``<category>/<index in the file>``, where the category names
-the upstream corpus entry ``<Type>/<sub-type>/<source>`` (``corpus/<...>.yaml`` upstream, e.g.
-``Attribute/color/vg``, ``Object/Size/large/swig_agent``). Texts are ``POS[0]`` and ``NEG[0]``, as
-upstream ``evaluate.py`` (task ``itc``) uses them; every file obtained has exactly one of each.
-Unlike upstream, items whose image file is missing are not silently dropped (the harness
-reports them).
-
-Metrics (strict ``>``: upstream counts ``pos > neg`` as correct, a tie is wrong):
-``i2t_accuracy`` per corpus file; ``i2t_accuracy_subtype`` per sub-type (``Attribute/color``),
-the unweighted mean over the sub-type's sources of each source's mean file accuracy, as upstream
-``vl_checklist/radar.py`` averages; ``i2t_accuracy_type`` per type (Object, Attribute, Relation),
-the unweighted mean of its sub-types; ``i2t_accuracy_macro`` (headline), the unweighted mean of
-the types present; ``i2t_accuracy_micro``, pooled over all instances. Every averaged value names
-the parts it covers: with the partial data, ``Attribute/color`` is VG only and ``Relation/action``
-is VG and SWiG only, so they are not the paper's numbers. Upstream configs may cap each file at
-``MAX_NUM / 2`` items; nothing is capped here. In the 12 pinned files 113 items have a NEG with
-the POS caption's words; in 111 of them NEG is the POS string itself: they always tie (wrong, as
-upstream's ``pos > neg``) and the word-order audit reports them as ``identical-text``, a
-data-quality count; the other 2 are ``same-words`` (a real word-order swap).
-"""
+The reference (data layout, versions, metric definitions): its card, ``cards/vl_checklist.md``."""
 
 from __future__ import annotations
 
@@ -207,23 +166,7 @@ class VLCheckList(Benchmark):
     """VL-CheckList: positive vs REPLACE-negative captions for objects, attributes and relations."""
 
     type_name = "vl_checklist"
-    card = BenchmarkCard(
-        title="VL-CheckList",
-        citation=(
-            "Zhao, Zhang, Zhu, Shen, Lee, Lu, Yin. VL-CheckList: Evaluating Pre-trained Vision-Language Models "
-            "with Objects, Attributes and Relations. arXiv:2207.00221, 2022."
-        ),
-        homepage="https://github.com/om-ai-lab/VL-CheckList",
-        license="none stated upstream; annotations not redistributed; images under VG, SWiG and HAKE terms",
-        headline="i2t_accuracy_macro",
-        headline_source=(
-            "ours: the unweighted mean of the types present (Object, Attribute, Relation; Attribute and Relation "
-            "with the pinned partial data); upstream radar.py and the SugarCrepe paper's Table 8 report each type, "
-            "and no overall number of the VL-CheckList paper could be checked here"
-        ),
-        image_pools=("vg", "swig", "hake"),
-        reference_file=Path(__file__).with_name("vl_checklist_reference.json"),
-    )
+    card = BenchmarkCard.read(Path(__file__).with_name("cards") / "vl_checklist.md")
     Params = VLCheckListParams
     metrics_version = "2"  # 2: the word-order audit reports identical-text (111 pairs) apart from same-words
     metrics = (declaration(CORPUS),)

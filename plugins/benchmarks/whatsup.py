@@ -1,61 +1,6 @@
 """What'sUp (Kamath, Hessel, Chang, EMNLP 2023): image-to-text choice of the right spatial preposition.
 
-Six subsets, all image-to-text, the correct caption always first (upstream's README):
-
-* What'sUp ``controlled_a`` (household objects photographed on, under, left of, right of each
-  other) and ``controlled_b`` (CLEVR-like renders: left of, right of, in front of, behind): 4
-  caption options per image, one per preposition;
-* COCO-spatial ``coco_one_obj`` / ``coco_two_obj`` and GQA-spatial ``gqa_one_obj`` /
-  ``gqa_two_obj`` (upstream's ``COCO_QA`` and ``VG_QA``): the caption against its opposite
-  preposition, 2 options.
-
-Data: the JSON files and image archives of github.com/amitakamath/whatsup_vlms (MIT; code at
-7c1f255), hosted on Google Drive (ids as upstream ``dataset_zoo/aro_datasets.py`` names them),
-read as that file reads them (overridable with the ``data_dir`` param)::
-
-    <data root>/whatsup/controlled_images_dataset.json  # [{image_path, caption_options: [4 captions]}]
-    <data root>/whatsup/controlled_clevr_dataset.json   # same schema
-    <data root>/whatsup/{coco,vg}_qa_{one,two}_obj.json # [[image_id, caption, foil], ...]
-    <data root>/whatsup/controlled_images/<file>        # controlled_images.tar.gz, extracted
-    <data root>/whatsup/controlled_clevr/<file>         # controlled_clevr.tar.gz, extracted
-    <data root>/coco/val2017/<image_id:012d>.jpg        # COCO val2017 (shared with SugarCrepe)
-    <data root>/whatsup/vg_images/<image_id>.jpg        # vg_images.tar.gz, extracted
-
-The Google Drive ids are in ``FILES`` and ``IMAGE_ARCHIVES`` (``gdown --no-cookies <id>``).
-``vlc-harness data fetch -b whatsup`` downloads the six annotation files from Google Drive (and
-with ``--images`` COCO val2017; the other archives need ``gdown``). Controlled images are read by
-the file name of ``image_path`` (upstream opens ``image_path`` relative to its working directory).
-**No upstream checksum is published and none could be verified here**, so nothing is pinned: the
-data version names the sha256 of the six files read (``gdrive-unpinned-<sha12>``); ``custom``
-reads whichever of the six files are present.
-
-Metric (tie rule ``first-index``, recorded: upstream takes ``np.argmax`` over the caption options
-and counts index 0 right; ``np.argmax`` returns the first maximum and the correct caption is
-listed first, so a tie with it counts right): "individual accuracy" per subset, reported as
-``controlled_accuracy`` for the two controlled subsets (chance 1/4; under ``all``, the unweighted
-mean of A and B, the paper's Table 1 macro-average and the headline) and ``spatial_accuracy`` for
-the four COCO/GQA subsets (chance 1/2), with ``coco_spatial_accuracy`` and
-``gqa_spatial_accuracy`` the unweighted means of each one- and two-object pair. Per preposition
-(upstream's per-preposition records) as tags ``<subset>: <preposition>``, derived as upstream
-derives them.
-
-Pair and set accuracy on the controlled subsets (upstream ``Controlled_Images.evaluate_scores``,
-the conjunction of individual verdicts, ``AllCorrect``): upstream keys an image's set by the first
-and last ``_`` tokens of its file name (``mug`` and ``plate`` of ``mug_left_of_plate.jpeg``) and
-its preposition by the second (``left``, ``right``, ``on``, ``under``, ``in-front``, ``behind``).
-``controlled_pair_accuracy`` counts a pair of opposites (left/right; on/under in A, in-front/behind
-in B) when both images are right, over the len/2 pairs; ``controlled_set_accuracy`` counts a set
-when all four are, over the len/4 sets. Each image is right as in individual accuracy (first-index
-ties). Per subset only, as upstream prints them (its README places them in the paper's Table 3;
-no A/B mean is reported: the paper, which could not be read here, is not known to give one).
-Chance: independent uniform picks among 4 captions, (1/4)^2 = 1/16 for a pair and (1/4)^4 =
-1/256 for a set. A group with a member missing from the cell (a failed instance) is left out;
-upstream's denominators (len/2, len/4) assume complete groups, which a test checks on the real
-files when they are present. The bootstrap resamples groups, not their members (see
-:mod:`vlc_harness.metrics.conjunction`).
-Upstream reports neither for COCO/GQA-spatial (``COCO_QA``/``VG_QA`` print individual accuracy
-and per-preposition records only), so neither is reported here.
-"""
+The reference (data layout, versions, metric definitions): its card, ``cards/whatsup.md``."""
 
 from __future__ import annotations
 
@@ -75,7 +20,6 @@ from vlc_harness.types import ImageSource, Instance
 from vlc_harness_builtins.benchmarks.aro import GDRIVE_URL
 from vlc_harness_builtins.benchmarks.coco import val2017_archives
 
-REPO = "https://github.com/amitakamath/whatsup_vlms"
 FILES = {
     "controlled_a": ("controlled_images_dataset.json", "1ap8mmmpQjLIjPGuplkpBgc1hoEHCj4hm"),
     "controlled_b": ("controlled_clevr_dataset.json", "1unNNosLbdy9NDjgj4l8fsQP3WiAAGA6z"),
@@ -174,21 +118,7 @@ class WhatsUp(Benchmark):
     """What'sUp: pick the caption with the right spatial preposition (controlled photos, COCO, GQA)."""
 
     type_name = "whatsup"
-    card = BenchmarkCard(
-        title="What'sUp",
-        citation=(
-            'Kamath, Hessel, Chang. What\'s "up" with vision-language models? Investigating their struggle with '
-            "spatial reasoning. EMNLP 2023."
-        ),
-        homepage=REPO,
-        license="MIT (code and annotations); COCO images under Flickr terms; Visual Genome/GQA images CC BY 4.0",
-        headline="controlled_accuracy",
-        headline_source="Kamath, Hessel, Chang (EMNLP 2023) Table 1: macro-average of Controlled-A and -B accuracy",
-        index_metrics=("coco_spatial_accuracy", "gqa_spatial_accuracy"),
-        captions_redistributable=True,
-        image_pools=("whatsup-controlled", "coco-val2017", "vg"),  # controlled A/B; COCO_QA val2017; VG_QA
-        reference_file=Path(__file__).with_name("whatsup_reference.json"),
-    )
+    card = BenchmarkCard.read(Path(__file__).with_name("cards") / "whatsup.md")
     Params = WhatsUpParams
     metrics_version = "2"  # pair and set accuracy added; every earlier value unchanged
     metrics = (

@@ -1,37 +1,6 @@
 """Winoground (Thrush et al., CVPR 2022): 400 pairs of images and captions that share their words.
 
-Each instance has two images and two captions made of the same words in a different order;
-image ``k`` matches caption ``k``.
-
-Data: the gated Hugging Face dataset ``facebook/winoground`` (``data/examples.jsonl`` and
-``data/images.zip``) and the fine-grained tags of "Why is Winoground Hard?" (Diwan et al., EMNLP
-2022; github.com/ajd12342/why-winoground-hard, MIT). Data root layout (overridable with the
-``data_dir`` and ``images_dir`` params)::
-
-    <data root>/winoground/examples.jsonl              # one JSON object per line: id, image_0, image_1,
-                                                       # caption_0, caption_1, tag, secondary_tag,
-                                                       # num_main_preds, collapsed_tag
-    <data root>/winoground/images/ex_<id>_img_<k>.png  # images.zip, extracted
-    <data root>/winoground/new_tag_assignments.json    # why-winoground-hard: {"<id>": [tag, ...]}
-
-``vlc-harness data fetch -b winoground`` downloads the tags file (pinned by sha256) and exports
-the test split from Hugging Face with the ``datasets`` library into that layout (the dataset is
-gated: accept its terms on the Hub, then ``huggingface-cli login`` or set ``HF_TOKEN``). A manual
-download of ``examples.jsonl`` plus ``images.zip`` unzipped into the same folder works too.
-
-Versions: ``hf-400`` (default) is the 400-example test split; its ``examples.jsonl`` is checked
-for the 400 ids and the fields above but not pinned by sha256 (no checksum of the gated file
-could be verified when this was written). ``custom`` reads any ``examples.jsonl`` (fixtures,
-subsets) under a data version named by its hash.
-
-Metrics (strict ``>``: a tie is wrong, as in the paper's definitions): ``text_score`` (both
-images pick their caption), ``image_score`` (both captions pick their image) and
-``group_score`` (both; the headline), micro-averaged over instances overall (``all``), per
-upstream ``collapsed_tag`` (the instance category: Object, Relation, Both), per number of main
-predicates (``1 Main Pred``, ``2 Main Preds``), per non-empty ``secondary_tag`` value and per
-why-winoground-hard tag (``Complex Reasoning`` ... and ``No Tag`` for untagged examples). Chance
-is 1/4, 1/4 and 1/6.
-"""
+The reference (data layout, versions, metric definitions): its card, ``cards/winoground.md``."""
 
 from __future__ import annotations
 
@@ -94,25 +63,7 @@ class Winoground(Benchmark):
     """Winoground: match two images with two captions that use the same words in a different order."""
 
     type_name = "winoground"
-    card = BenchmarkCard(
-        title="Winoground",
-        citation=(
-            "Thrush, Jiang, Bartolo, Singh, Williams, Kiela, Ross. Winoground: Probing Vision and Language Models "
-            "for Visio-Linguistic Compositionality. CVPR 2022. Tags: Diwan, Berry, Choi, Harwath, Mahowald. "
-            "Why is Winoground Hard? Investigating Failures in Visuolinguistic Compositionality. EMNLP 2022."
-        ),
-        homepage=HF_PAGE,
-        license="Winoground: gated research-only license (images from Getty Images); why-winoground-hard tags: MIT",
-        headline="group_score",
-        headline_source=(
-            "Thrush et al. (CVPR 2022): the group score over the 400 examples, the paper's main metric in its "
-            "results table (the table number could not be read here)"
-        ),
-        index_metrics=("text_score", "image_score"),
-        gap_metrics=("text_score", "image_score"),
-        image_pools=("winoground",),
-        reference_file=Path(__file__).with_name("winoground_reference.json"),
-    )
+    card = BenchmarkCard.read(Path(__file__).with_name("cards") / "winoground.md")
     Params = WinogroundParams
     metrics = (
         TextImageGroup(
