@@ -14,11 +14,13 @@ needs no other edit. Environment variables:
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.metadata
 import importlib.util
 import os
 import sys
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -173,11 +175,42 @@ def load_plugins() -> Plugins:
                     raise PluginError(f"plugin {name} ({path}) failed to import: {exc}") from exc
                 pm.register(local, name=name)
                 versions[name] = None
-    try:
-        pm.check_pending()
-    except pluggy.PluginValidationError as exc:
-        raise PluginError(f"a plugin implements a hook that does not exist: {exc}") from exc
+    warn_unknown_hooks(pm)
     return Plugins(pm, versions=versions)
+
+
+def warn_unknown_hooks(pm: pluggy.PluginManager) -> None:
+    """Warn, once per plugin and hook, of an implementation of a hook that does not exist (a misspelt
+    ``register_model``), naming the plugin's module and the hook it probably meant. pluggy's
+    ``check_pending()`` would raise and take every other plugin's commands down with it; the
+    misspelt hook is simply never called."""
+    specs = [n for n in dir(hookspecs) if hasattr(getattr(hookspecs, n), hookspecs.PROJECT + "_spec")]
+    for name, caller in sorted(vars(pm.hook).items()):
+        if not isinstance(caller, pluggy.HookCaller) or caller.has_spec():
+            continue
+        for impl in caller.get_hookimpls():
+            if impl.optionalhook:
+                continue
+            key = (impl.plugin_name, name)
+            if key in _WARNED:
+                continue
+            _WARNED.add(key)
+            close = difflib.get_close_matches(name, specs, n=1)
+            meant = f"; did you mean {close[0]}?" if close else ""
+            module = getattr(impl.plugin, "__name__", impl.plugin_name)
+            warnings.warn(
+                f"plugin {impl.plugin_name} ({module}) implements {name}, which is not a vlc-harness hook{meant} "
+                "(it is never called)",
+                PluginWarning,
+                stacklevel=2,
+            )
+
+
+class PluginWarning(UserWarning):
+    """A plugin does something the harness ignores (a hook that does not exist)."""
+
+
+_WARNED: set[tuple[str, str]] = set()
 
 
 def _has_hooks(module: ModuleType) -> bool:

@@ -29,7 +29,9 @@ options.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -41,6 +43,7 @@ import yaml
 from vlc_harness.errors import RegistryError
 from vlc_harness.meta import BenchmarkMeta, ModelMeta, check_meta
 from vlc_harness.params import ParamError, build, normalise
+from vlc_harness.plugin_packages import PluginPackage, is_installed, parse_plugins, provider, unknown_type
 from vlc_harness.plugins import Plugins
 from vlc_harness.specs import parse_inline, resolve_entry
 from vlc_harness.types import canonical_json
@@ -60,9 +63,14 @@ class ModelEntry:
     run: Any
     meta: dict[str, Any] = field(default_factory=dict)
     source: str = ""
+    unavailable: str = ""
+    """Why the entry cannot run here (its type's listed package is not installed): its cells are
+    ``unavailable``, its ``params`` and ``run`` the mapping as written, unchecked."""
 
     def params_dict(self) -> dict[str, Any]:
         """Normalised params (defaults filled in), as fingerprinted."""
+        if isinstance(self.params, Mapping):  # an unavailable entry's params, as written
+            return json.loads(canonical_json(dict(self.params)))
         return normalise(self.params)
 
 
@@ -89,6 +97,8 @@ class Registry:
     models: dict[str, ModelEntry] = field(default_factory=dict)
     benchmarks: dict[str, BenchmarkEntry] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    packages: dict[str, PluginPackage] = field(default_factory=dict)
+    """The ``plugins:`` packages of every file, by canonical name (:mod:`vlc_harness.plugin_packages`)."""
 
     def digest(self) -> str:
         """sha256 of the merged grid's content (shown in the site footer and provenance)."""
@@ -101,8 +111,10 @@ class Registry:
     def model(self, model_id: str) -> ModelEntry:
         """The entry ``model_id``; unknown ids raise an error listing the known ones."""
         if model_id not in self.models:
+            close = difflib.get_close_matches(model_id, sorted(self.models), n=1)
+            guess = f" (did you mean {close[0]}?)" if close else ""
             raise RegistryError(
-                f"unknown model id {model_id!r}; known ids: {', '.join(sorted(self.models)) or '(none)'}",
+                f"unknown model id {model_id!r}{guess}; known ids: {', '.join(sorted(self.models)) or '(none)'}",
                 hint="or give an inline spec such as -m 'open_clip:arch=ViT-B-32-quickgelu,pretrained=openai'",
             )
         return self.models[model_id]
@@ -123,17 +135,15 @@ def load_registry(paths: list[Path], plugins: Plugins) -> Registry:
         if not path.is_file():
             raise RegistryError(f"registry file {path} does not exist", hint="pass --registry PATH")
         text = path.read_text(encoding="utf-8")
-        models, benchmarks = parse_registry_text(text, str(path), plugins)
+        models, benchmarks = parse_registry_text(text, str(path), plugins, registry.packages)
         registry.models.update(models)
         registry.benchmarks.update(benchmarks)
         registry.files.append(str(path))
     return registry
 
 
-def parse_registry_text(
-    text: str, source: str, plugins: Plugins
-) -> tuple[dict[str, ModelEntry], dict[str, BenchmarkEntry]]:
-    """Validate one registry document; every error names the file, line and key path."""
+def read_document(text: str, source: str) -> tuple[Mapping[str, Any], _ErrorFactory]:
+    """One registry file's YAML, its top-level keys checked, and its error factory (file, line, key path)."""
     try:
         node = yaml.compose(text)
         data = yaml.safe_load(text)
@@ -143,14 +153,30 @@ def parse_registry_text(
     if data is None:
         data = {}
     if not isinstance(data, Mapping):
-        raise err([], "expected a mapping with 'models' and/or 'benchmarks'")
+        raise err([], "expected a mapping with 'models', 'benchmarks' and/or 'plugins'")
     for key in data:
-        if key not in ("models", "benchmarks"):
-            raise err([key], "unknown top-level key; expected 'models' and/or 'benchmarks'")
+        if key not in ("models", "benchmarks", "plugins"):
+            raise err([key], "unknown top-level key; expected 'models', 'benchmarks' and/or 'plugins'")
+    return data, err
+
+
+def parse_registry_text(
+    text: str, source: str, plugins: Plugins, packages: dict[str, PluginPackage] | None = None
+) -> tuple[dict[str, ModelEntry], dict[str, BenchmarkEntry]]:
+    """Validate one registry document; every error names the file, line and key path.
+
+    Its ``plugins:`` packages are added to ``packages`` (those of the files read before it), which
+    decide what an entry of a type no installed plugin registers is.
+    """
+    data, err = read_document(text, source)
+    packages = packages if packages is not None else {}
+    packages.update(parse_plugins(data.get("plugins"), err, source))
     base = Path(source).resolve().parent if Path(source).is_file() else Path.cwd()
     models: dict[str, ModelEntry] = {}
     for i, raw in enumerate(_entry_list(data, "models", err)):
-        entry = _model_entry(resolve_entry(raw, base, ["models", i], err), ["models", i], err, plugins, source)
+        entry = _model_entry(
+            resolve_entry(raw, base, ["models", i], err), ["models", i], err, plugins, source, packages=packages
+        )
         if entry.id in models:
             raise err(["models", i, "id"], f"duplicate model id {entry.id!r} in the same file")
         models[entry.id] = entry
@@ -209,7 +235,13 @@ def _common(raw: Any, path: list[Any], err: _ErrorFactory, allowed: set[str], ch
 
 
 def _model_entry(
-    raw: Any, path: list[Any], err: _ErrorFactory, plugins: Plugins, source: str, check_id: bool = True
+    raw: Any,
+    path: list[Any],
+    err: _ErrorFactory,
+    plugins: Plugins,
+    source: str,
+    check_id: bool = True,
+    packages: Mapping[str, PluginPackage] | None = None,
 ) -> ModelEntry:
     _common(raw, path, err, MODEL_KEYS, check_id)
     if raw["type"] in plugins.models.missing:
@@ -217,8 +249,14 @@ def _model_entry(
             [*path, "type"], f"model type {raw['type']!r} is not available here: {plugins.models.missing[raw['type']]}"
         )
     if raw["type"] not in plugins.models.entries:
-        known = ", ".join(plugins.models.names()) or "(none)"
-        raise err([*path, "type"], f"unknown model type {raw['type']!r}; known types: {known}")
+        package = provider(packages or {}, "models", raw["type"])
+        if package is not None and not is_installed(package):
+            reason = f"model type {raw['type']!r} comes from package {package.package}: {package.install_hint()}"
+            meta = _meta(ModelMeta, raw.get("meta"), [*path, "meta"], err)
+            return ModelEntry(raw["id"], raw["type"], dict(raw.get("params") or {}), dict(raw.get("run") or {}),
+                              meta, source, unavailable=reason)  # fmt: skip
+        listed = [t for p in (packages or {}).values() for t in p.models]
+        raise err([*path, "type"], unknown_type("model", raw["type"], plugins.models.names(), package, listed))
     cls = plugins.models.entries[raw["type"]].cls
     params = _build(cls.Params, raw.get("params"), [*path, "params"], err)
     run = _build(cls.Run, raw.get("run"), [*path, "run"], err)
@@ -237,8 +275,7 @@ def _benchmark_entry(
 ) -> BenchmarkEntry:
     _common(raw, path, err, BENCHMARK_KEYS, check_id)
     if raw["type"] not in plugins.benchmarks.entries:
-        known = ", ".join(plugins.benchmarks.names()) or "(none)"
-        raise err([*path, "type"], f"unknown benchmark type {raw['type']!r}; known types: {known}")
+        raise err([*path, "type"], unknown_type("benchmark", raw["type"], plugins.benchmarks.names(), None))
     cls = plugins.benchmarks.entries[raw["type"]].cls
     params = _build(cls.Params, raw.get("params"), [*path, "params"], err)
     refs = raw.get("references", "all")

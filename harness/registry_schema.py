@@ -79,9 +79,32 @@ def registry_schema(plugins: Plugins) -> dict[str, Any]:
         "properties": {
             "models": {"type": ["array", "null"], "items": {"$ref": "#/$defs/model"}},
             "benchmarks": {"type": ["array", "null"], "items": {"$ref": "#/$defs/benchmark"}},
+            "plugins": {"type": ["array", "null"], "items": {"$ref": "#/$defs/plugin_package"}},
         },
-        "$defs": defs,
+        "$defs": {**defs, "plugin_package": PLUGIN_PACKAGE},
     }
+
+
+PLUGIN_PACKAGE: dict[str, Any] = {
+    "type": "object",
+    "description": "A pinned distribution that provides model or benchmark types (docs/registry.md, plugin packages).",
+    "required": ["package", "pin"],
+    "additionalProperties": False,
+    "properties": {
+        "package": {"type": "string", "description": "The distribution's name on the package index."},
+        "pin": {
+            "type": "string",
+            "description": "'NAME==VERSION' (with hashes) or 'git+https://...@<40-hex commit>' (no hashes).",
+        },
+        "hashes": {
+            "type": "array",
+            "items": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
+            "description": "sha256 of each wheel or sdist pip may install for a NAME==VERSION pin.",
+        },
+        "models": {"type": "array", "items": {"type": "string"}, "description": "Model types it provides."},
+        "benchmarks": {"type": "array", "items": {"type": "string"}, "description": "Benchmark types it provides."},
+    },
+}
 
 
 def schema_json(plugins: Plugins) -> str:

@@ -2,8 +2,9 @@
 
 It leads with its ranked headline table and the labelled I2T-against-T2I plot, then a table of
 contents, the per-category tables (sorted, with humans, chance and the papers' numbers), the
-benchmark's metadata and BibTeX, and the rules last. Rows are sorted by the value they are ranked
-by: a tie-heavy value by its ties-half credit, so no model leads a table by tying.
+benchmark's metadata and BibTeX, and the rules last. The ranked table lists models by rank, then by
+the value shown first (a tie-heavy value's ties-broken one), and says in a sentence why a model
+showing the same value as one above it ranks lower; no model leads a table by tying.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from vlc_harness.verify import board_paper_match
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.cite import benchmark_bibtex
 from vlc_leaderboard.columns import BenchmarkColumn
-from vlc_leaderboard.fmt import metric_title, slug
-from vlc_leaderboard.rows import TIE_HEAVY, CellView, Row
+from vlc_leaderboard.fmt import metric_title, metric_value, slug
+from vlc_leaderboard.rows import TIE_HEAVY, CellView, Row, Value
 from vlc_leaderboard.svg import Point, scatter
 
 
@@ -34,8 +35,7 @@ def benchmark_context(board: Board, col: BenchmarkColumn) -> dict[str, Any]:
     published = [r for r in board.rows if r.cells.get(col.id) and r.cells[col.id].published]
     headline = col.metrics[0] if col.metrics else None
     if headline is not None:
-        keyed = [(r, _sort_value(r.cells[col.id], headline.metric)) for r in published]
-        published = _better_first(keyed, headline.higher_is_better)
+        published = by_rank_then_value(published, col.id, headline.metric, headline.higher_is_better)
     missing = [(r, r.cells[col.id]) for r in board.rows if r.cells.get(col.id) and not r.cells[col.id].published]
     present = {m["metric"] for r in published for m in (r.cells[col.id].cell.metrics if r.cells[col.id].cell else [])}
     order = [mc.metric for mc in col.metrics]
@@ -53,6 +53,7 @@ def benchmark_context(board: Board, col: BenchmarkColumn) -> dict[str, Any]:
         "duplicates": identical_text_counts(first.metrics) if first is not None else [],
         "published": published,
         "missing": missing,
+        "rank_notes": rank_notes(published, col.id, headline.metric, headline.higher_is_better) if headline else [],
         "tables": tables,
         "rules": shown,
         "variants": bool(hidden_variants),
@@ -78,9 +79,62 @@ def identical_text_counts(metrics: list[dict[str, Any]]) -> list[dict[str, Any]]
     return [{"count": c, "total": t, "metrics": ms} for (c, t), ms in notes.items()]
 
 
-def _sort_value(cv: CellView, metric: str) -> float | None:
-    value = cv.values.get(metric)
-    return None if value is None else value.sort_value
+def by_rank_then_value(rows: list[Row], bench: str, metric: str, higher: bool) -> list[Row]:
+    """Rows by their rank on ``metric`` (#1 first), then by the value shown first, best first; values
+    without a rank follow by value, rows without a value last. Ranks so read monotone down the table."""
+
+    def key(row: Row) -> tuple[int, int, float]:
+        value = row.cells[bench].values.get(metric)
+        if value is None or math.isnan(value.sort_value):
+            return (2, 0, 0.0)
+        return (0 if value.rank else 1, value.rank or 0, -value.sort_value if higher else value.sort_value)
+
+    return sorted(rows, key=key)
+
+
+def rank_notes(rows: list[Row], bench: str, metric: str, higher: bool) -> list[str]:
+    """One sentence per model listed below a model whose value it equals or beats (as shown): why its
+    rank is worse, naming the models significantly better than it and not than the others."""
+    notes = []
+    names = {r.id: r.name for r in rows}
+    ranked = [(r, r.cells[bench].values[metric]) for r in rows if metric in r.cells[bench].values]
+    ranked = [(r, v) for r, v in ranked if v.rank]
+    for row, value in ranked:
+        shown = metric_value(value.shown, metric)
+        peers = [(r, v) for r, v in ranked if v.rank < value.rank and _not_better(v, value, metric, higher)]  # type: ignore[operator]
+        if not peers:
+            continue
+        equal = all(metric_value(v.shown, metric) == shown for _, v in peers)
+        listed = _join(
+            [f"{r.name} at #{v.rank}" + ("" if equal else f" ({metric_value(v.shown, metric)})") for r, v in peers]
+        )
+        sentence = (
+            f"{row.name} shows {shown}, {'as do' if equal else 'no worse than'} {listed}, yet ranks #{value.rank}"
+        )
+        peer_ids = {r.id for r, _ in peers}
+        why = [
+            m
+            for m in value.significantly_better
+            if m in peer_ids or all(m not in v.significantly_better for _, v in peers)
+        ]
+        if why:
+            sentence += f": {_join([names.get(m, m) for m in why])} {'is' if len(why) == 1 else 'are'} significantly "
+            sentence += f"better than {row.name} on the same instances"
+            others = [r.name for r, _ in peers if r.id not in why]
+            sentence += f", and not than {_join(others, 'or')}" if others else ""
+        notes.append(sentence + ".")
+    return notes
+
+
+def _not_better(peer: Value, value: Value, metric: str, higher: bool) -> bool:
+    """``value`` is at least as good as ``peer`` as the page shows them (equal to the digit, or better)."""
+    if metric_value(peer.shown, metric) == metric_value(value.shown, metric):
+        return True
+    return value.shown > peer.shown if higher else value.shown < peer.shown
+
+
+def _join(items: list[str], word: str = "and") -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {word} " + items[-1]
 
 
 def _table(col: BenchmarkColumn, spec: Any, published: list[Row]) -> dict[str, Any] | None:
@@ -173,11 +227,9 @@ def _plot(col: BenchmarkColumn, published: list[Row]) -> Any:
     points = []
     families = _families(published)
     for row in published:
-        vals = row.cells[col.id].values
-        if all(m in vals for m in col.gap):
-            points.append(
-                Point(row.name, vals[col.gap[0]].value, vals[col.gap[1]].value, row.kind, families.index(_family(row)))
-            )
+        pair = row.cells[col.id].direction_pair(col.gap)  # ties-broken where ties dominate; none when n/a
+        if pair is not None:
+            points.append(Point(row.name, pair[0], pair[1], row.kind, families.index(_family(row))))
     if not points:
         return ""
     human = None

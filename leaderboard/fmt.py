@@ -95,3 +95,23 @@ def number(value: object) -> str:
             return ""
         return f"{value:g}" if isinstance(value, float) else str(value)
     return str(value)
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``count`` and the noun in agreement: ``1 benchmark``, ``2 benchmarks``, ``3 categories``.
+
+    ``many`` is the plural where adding ``s`` (or ``y`` to ``ies``) is wrong."""
+    if count == 1:
+        return f"{count} {word}"
+    if many is None:
+        many = word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou" else word + "s"
+    return f"{count} {many}"
+
+
+LOWER_IS_BETTER = "↓"
+"""The one mark of a lower-is-better column; it gives way to the sort arrow while that column sorts."""
+SORT_ARROWS = {"ascending": "▴", "descending": "▾"}
+"""The arrow a sorted column's header shows, by its ``aria-sort``: one arrow per header at a time (small
+triangles: the compare view's ▲ ▼ mark significant differences)."""
+SORT_ORDERS = {"num": ("high to low", "low to high"), "text": ("Z to A", "A to Z")}
+"""The order selector's words by column type: (descending, ascending); A-Z only for text."""

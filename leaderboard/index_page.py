@@ -12,7 +12,8 @@ from typing import Any
 
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.columns import BenchmarkColumn
-from vlc_leaderboard.fmt import metric_title, metric_tooltip, slug
+from vlc_leaderboard.fmt import SORT_ARROWS, SORT_ORDERS, metric_title, metric_tooltip, plural, slug
+from vlc_leaderboard.ranking import ORDER_RULE
 
 INDEX_DATA = "data/index.js"
 """The index's page data, relative to the site root (loaded with ``<script src>``)."""
@@ -48,7 +49,7 @@ MODEL_COLUMNS = (
     IndexColumn(
         "overall",
         "Mean rank",
-        "the mean of the model's headline ranks over the benchmarks that rank models",
+        "the mean of the model's headline ranks over the benchmarks it has (ordered so once it has half of them)",
         "num",
         "lower",
         label="Overall",
@@ -68,8 +69,7 @@ def drill_label(col: BenchmarkColumn) -> str:
     count = len(col.drill.categories)
     headline = col.metrics[0].metric if col.metrics else ""
     unit = col.drill.unit if col.drill.metric != headline and col.drill.unit else "category"
-    plural = unit[:-1] + "ies" if unit.endswith("y") else unit + "s"
-    return f"{count} {unit if count == 1 else plural}"
+    return plural(count, unit)
 
 
 def index_context(board: Board) -> dict[str, Any]:
@@ -141,11 +141,17 @@ def index_context(board: Board) -> dict[str, Any]:
             }
         )
     leaves = [*MODEL_COLUMNS, *(c for g in groups for c in g["columns"])]
-    page_data = {"columns": [asdict(c) for c in leaves], "defaultSort": DEFAULT_SORT}
+    page_data = {
+        "columns": [asdict(c) for c in leaves],
+        "defaultSort": DEFAULT_SORT,
+        "arrows": SORT_ARROWS,
+        "orders": SORT_ORDERS,
+    }
     return {
         "model_columns": MODEL_COLUMNS,
         "groups": groups,
         "page_data": page_data,
         "index_data": INDEX_DATA,
         "counted": board.counted,
+        "order_rule": ORDER_RULE,
     }

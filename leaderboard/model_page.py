@@ -197,7 +197,7 @@ def _prompt(cells: list[tuple[BenchmarkColumn, CellView]]) -> dict[str, str]:
 def model_context(board: Board, row: Row) -> dict[str, Any]:
     """The model card: facts, links, pools and overlap, rank summary, each cell's metrics."""
     cells = [(col, row.cells[col.id]) for col in board.benchmarks if col.id in row.cells]
-    complete = [r for r in board.rows if r.overall is not None and r.overall.complete]
+    by_mean = [r for r in board.rows if r.overall is not None and r.overall.by_mean]
     provenance = {}
     for col, cv in cells:
         if cv.cell is None:
@@ -221,7 +221,7 @@ def model_context(board: Board, row: Row) -> dict[str, Any]:
         "links": _links(row.meta),
         "pools": _pools(row),
         "summary": _summary(board, row),
-        "ranked_models": len(complete),
+        "ranked_models": len(by_mean),
         "cell_provenance": provenance,
         "tie_rules": TIE_RULES,
     }

@@ -1,5 +1,6 @@
 """Ranks and order: per index metric, 1 + the models significantly better on the same resamples;
-rows by mean headline rank; whether an image-blind model beats the median model (hackable).
+rows by mean headline rank over the benchmarks a model has, once it has half of them (:data:`ORDER_RULE`);
+whether an image-blind model beats the median model (hackable).
 
 Only cells over the same instances with the same resample count are compared (paired bootstrap,
 :func:`vlc_harness.results.significance` on the stored replicates). A value whose outcomes are at
@@ -11,10 +12,11 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import replace
+from fractions import Fraction
 
 import numpy as np
 
-from vlc_harness.results import pairable, pairing_key, ranks_from, replicates, significance
+from vlc_harness.results import BETTER, pairable, pairing_key, ranks_from, replicates, significance
 from vlc_leaderboard.columns import BenchmarkColumn
 from vlc_leaderboard.rows import CellView, Overall, Row
 
@@ -49,16 +51,42 @@ def rank_column(col: BenchmarkColumn, rows: list[Row]) -> None:
         for group in groups.values():
             matrix = np.stack([reps for _, reps, _ in group])
             direction = mc.higher_is_better
-            for (row, _, on_half), rank in zip(group, ranks_from(significance(matrix, direction))):
+            verdicts = significance(matrix, direction)
+            for k, ((row, _, on_half), rank) in enumerate(zip(group, ranks_from(verdicts))):
                 cv = row.cells[col.id]
+                better = tuple(group[j][0].id for j in np.flatnonzero(verdicts[:, k] == BETTER))
                 cv.values[mc.metric] = replace(
-                    cv.values[mc.metric], rank=int(rank), ranked_on_ties_half=on_half, ranked_among=len(group)
+                    cv.values[mc.metric],
+                    rank=int(rank),
+                    ranked_on_ties_half=on_half,
+                    ranked_among=len(group),
+                    significantly_better=better,
                 )
 
 
+ORDER_RULE = (
+    "a model ranked on at least half of them is ordered by its mean headline rank over the benchmarks it has "
+    "(on equal means, more benchmarks first); models ranked on fewer follow, most benchmarks first; "
+    "baselines are not ranked"
+)
+"""The index's order, after "N benchmarks rank models; " (shown above the table; :func:`order_key` is the rule)."""
+
+
+def order_key(overall: Overall | None) -> tuple[int, Fraction, Fraction]:
+    """A row's place in the overall order, compared as a tuple (a total order; equal keys keep the
+    registry's order): first the models ranked on at least :data:`~vlc_leaderboard.rows.MIN_COVERAGE` of
+    the benchmarks, by exact mean rank then more benchmarks; then the others by more benchmarks then mean
+    rank; then the unranked."""
+    if overall is None or overall.exact_mean_rank is None:
+        return (2, Fraction(0), Fraction(0))
+    if overall.by_mean:
+        return (0, overall.exact_mean_rank, Fraction(-overall.k))
+    return (1, Fraction(-overall.k), overall.exact_mean_rank)
+
+
 def order_rows(rows: list[Row], columns: list[BenchmarkColumn]) -> list[Row]:
-    """Rows by the overall column: complete models by mean headline rank, then the others by how
-    many benchmarks they have (then their mean rank), then baselines and unranked models."""
+    """Rows in the overall order (:func:`order_key`, :data:`ORDER_RULE`); each model's headline ranks
+    over the benchmarks that rank anyone are its :class:`Overall`. Baselines are references: never ranked."""
     counted = [c for c in columns if c.ranked]
     for row in rows:
         if row.kind == "baseline":
@@ -71,14 +99,11 @@ def order_rows(rows: list[Row], columns: list[BenchmarkColumn]) -> list[Row]:
             if value is not None and value.rank:
                 ranks[col.id] = value.rank
         row.overall = Overall(ranks, len(counted))
-    complete = sorted((r for r in rows if r.overall and r.overall.complete), key=lambda r: r.overall.mean_rank or 0)
-    for position, row in enumerate(complete, 1):
+    ordered = sorted(rows, key=lambda r: order_key(r.overall))  # stable: equal keys keep the registry's order
+    for position, row in enumerate((r for r in ordered if r.overall is not None and r.overall.by_mean), 1):
         assert row.overall is not None
         row.overall.position = position
-    partial = [r for r in rows if r.overall and not r.overall.complete and r.overall.k]
-    partial.sort(key=lambda r: (-r.overall.k, r.overall.mean_rank or 0) if r.overall else (0, 0.0))
-    ranked = {r.id for r in complete + partial}
-    return complete + partial + [r for r in rows if r.id not in ranked]
+    return ordered
 
 
 def hackable(col: BenchmarkColumn, rows: list[Row]) -> bool:

@@ -1,7 +1,9 @@
 """Frozen releases (``render --release NAME``): their dates and a changelog between them.
 
-Each release folder holds ``release.json``: its name, date, harness version, registry digest and a
-summary of the board (models, benchmarks, and every published headline value with its rank).
+Each release folder holds ``release.json``: its name, date, harness version and commit, registry digest
+and a summary of the board (models, benchmarks, and every published headline value with its rank, model
+fingerprint, benchmark fingerprint and data version), next to the release's ``manifest.json``
+(:mod:`vlc_leaderboard.manifest`).
 The index lists the releases, newest first, each with what changed since the one before, and
 what changed on the live board since the latest release. A release frozen before manifests
 existed is listed with its folder's date and no changes.
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from vlc_leaderboard.board import Board
+from vlc_leaderboard.manifest import benchmark_fingerprint
 
 MANIFEST = "release.json"
 CHANGED = 0.0005
@@ -23,16 +26,23 @@ CHANGED = 0.0005
 
 
 def summary(board: Board) -> dict[str, Any]:
-    """What a changelog compares: models, benchmarks, and each published headline value."""
+    """What a changelog compares: models, benchmarks, and each published headline value (with what
+    keys it: the model and benchmark fingerprints and the data version)."""
     cells: dict[str, dict[str, Any]] = {}
     for row in board.rows:
         for col in board.benchmarks:
             cv = row.cells.get(col.id)
-            if cv is None or not cv.published or not col.metrics:
+            if cv is None or cv.cell is None or not cv.published or not col.metrics:
                 continue
             value = cv.values.get(col.metrics[0].metric)
             if value is not None:
-                cells[f"{row.public_id}|{col.id}"] = {"value": value.value, "rank": value.rank}
+                cells[f"{row.public_id}|{col.id}"] = {
+                    "value": value.value,
+                    "rank": value.rank,
+                    "model_fingerprint": cv.cell.fingerprint,
+                    "benchmark_fingerprint": benchmark_fingerprint(cv.cell),
+                    "data_version": cv.cell.data_version,
+                }
     return {
         "models": {row.public_id: row.name for row in board.rows},
         "benchmarks": {col.id: col.title for col in board.benchmarks},
@@ -49,6 +59,7 @@ def manifest(board: Board, name: str, provenance: dict[str, Any], now: dt.dateti
         "date": when.strftime("%Y-%m-%d"),
         "time": when.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "harness_version": str(provenance.get("harness_version", "")),
+        "git_sha": str(provenance.get("git_sha") or ""),
         "registry_digest": str(provenance.get("registry_digest", "")),
         **summary(board),
     }

@@ -1,7 +1,14 @@
-"""``vlc-harness render``: build the static site from the store's cells and the registry."""
+"""``vlc-harness render``: build the static site from the store's cells and the registry.
+
+The site is built in a staging folder beside ``--out`` and swapped in only when its manifest keeps
+every value the published one holds (:mod:`vlc_leaderboard.manifest`, :mod:`vlc_leaderboard.staging`):
+otherwise render exits 5 (:data:`REFUSED`) with the published site untouched, unless ``--allow-shrink``.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +16,16 @@ import click
 
 from vlc_harness import hookimpl
 from vlc_harness.cli import App, data_root_option, pass_app, registry_option, store_option
+
+REFUSED = 5
+"""Exit status of a render that would lose published values or change one without a key change."""
+LISTED = 20
+"""At most this many refused cells are named, one a line; the rest are counted."""
+
+
+def wall_clock() -> dt.datetime:
+    """Now, in UTC: the live index's "last checked" time (tests replace it)."""
+    return dt.datetime.now(dt.timezone.utc)
 
 
 @click.command()
@@ -20,6 +37,12 @@ from vlc_harness.cli import App, data_root_option, pass_app, registry_option, st
     is_flag=True,
     help="Also publish models and benchmarks run without a registry entry (inline specs); default: registry only.",
 )
+@click.option(
+    "--allow-shrink",
+    is_flag=True,
+    help="Publish even when the new site loses published values or changes one whose fingerprints and data "
+    "version did not change (default: refuse, exit 5, the published site untouched).",
+)
 @store_option
 @registry_option
 @data_root_option
@@ -30,21 +53,33 @@ def render(
     release: str | None,
     templates: tuple[str, ...],
     include_adhoc: bool,
+    allow_shrink: bool,
     store_url: str | None,
     registries: tuple[str, ...],
     data_root: Path,
 ) -> None:
     """Render index, benchmark and model pages: the registry's entries (``--include-adhoc``: also
     one-off runs); only complete cells are published. Refuses while a cell it would publish holds
-    stale metrics (older metric code): ``vlc-harness store upgrade`` rebuilds them first."""
+    stale metrics (older metric code): ``vlc-harness store upgrade`` rebuilds them first.
+
+    The site is built beside ``--out`` and replaces it whole, and only when it keeps every published
+    value: a value lost, or changed while its model fingerprint, benchmark fingerprint and data version
+    stayed, exits 5 and leaves ``--out`` as it was (``--allow-shrink`` publishes it anyway)."""
     from vlc_harness.errors import UserError
     from vlc_harness.provenance import run_provenance
     from vlc_harness.results import StoredResults
     from vlc_leaderboard.board import build_board
     from vlc_leaderboard.compare import instance_results
     from vlc_leaderboard.downloads import write_downloads
+    from vlc_leaderboard.manifest import site_manifest
     from vlc_leaderboard.site import render_site
+    from vlc_leaderboard.staging import check_replaceable, staging_folder, swap_in
 
+    site = Path(out).resolve()
+    try:
+        check_replaceable(site)
+    except ValueError as exc:
+        raise UserError(str(exc), hint="pass --out with a new folder, or a site render wrote before") from None
     registry = app.registry(registries, required=False)
     provenance = run_provenance([]) | {"registry_digest": registry.digest()}
     store = app.store(store_url)
@@ -60,19 +95,23 @@ def render(
         board = build_board(cells, registry, app.plugins, include_adhoc=include_adhoc)
         _refuse_stale(board, app.stale_cells(store, data_root))
         instances = instance_results(board, results, data_root)
-        try:
-            written = render_site(
-                board,
-                Path(out),
-                provenance,
-                release,
-                [Path(t) for t in templates],
-                runs=_public(runs),
-                downloads=lambda target: write_downloads(board, target, results, data_root),
-                instances=instances,
-            )
-        except (FileExistsError, ValueError) as exc:
-            raise UserError(str(exc)) from None
+        with staging_folder(site) as staging:
+            try:
+                written = render_site(
+                    board,
+                    staging,
+                    provenance,
+                    release,
+                    [Path(t) for t in templates],
+                    runs=_public(runs),
+                    downloads=lambda target: write_downloads(board, target, results, data_root),
+                    instances=instances,
+                    checked=wall_clock(),
+                )
+            except (FileExistsError, ValueError) as exc:
+                raise UserError(str(exc).replace(str(staging), str(site))) from None
+            _check_manifest(site, site_manifest(board), allow_shrink)
+            swap_in(staging, site)
     finally:
         store.close()
     published = sum(cv.published for row in board.rows for cv in row.cells.values())
@@ -84,6 +123,46 @@ def render(
         adhoc = sorted({c.model_id for c in cells if c.model_id not in registry.models})
         if adhoc:
             click.echo(f"not published (no registry entry; --include-adhoc publishes them): {len(adhoc)} models")
+
+
+def _check_manifest(site: Path, new: dict[str, Any], allow_shrink: bool) -> None:
+    """Compare the new site's manifest with the published one; exit 5 on a refusal unless ``allow_shrink``."""
+    from vlc_leaderboard.manifest import changes, read_manifest, refusals
+
+    try:
+        published = read_manifest(site)
+    except ValueError as exc:
+        lines = [f"unreadable published manifest: {exc}"]
+    else:
+        if published is None:
+            click.echo(f"{site} has no manifest.json yet: nothing to compare, every cell is new")
+            return
+        lines = [r.line() for r in refusals(published, new)]
+        if not lines:
+            counts = changes(published, new)
+            click.echo(
+                f"checked against the published manifest: nothing lost, {counts['new']} new values, "
+                f"{counts['changed']} changed with a new fingerprint or data version"
+            )
+            return
+    shown = [f"  {line}" for line in lines[:LISTED]] + (
+        [f"  ... and {len(lines) - LISTED} more"] if len(lines) > LISTED else []
+    )
+    if allow_shrink:
+        click.echo(f"--allow-shrink: publishing despite {len(lines)} refused cells:", err=True)
+        click.echo("\n".join(shown), err=True)
+        return
+    click.echo(
+        f"render refused: the new site would lose published values or change them without a fingerprint or "
+        f"data-version change ({len(lines)} cells); {site} is unchanged:",
+        err=True,
+    )
+    click.echo("\n".join(shown), err=True)
+    click.echo(
+        "Hint: `vlc-harness show --partial` says why a cell has no number; --allow-shrink publishes it anyway",
+        err=True,
+    )
+    sys.exit(REFUSED)
 
 
 def _refuse_stale(board: Any, stale: list[Any]) -> None:

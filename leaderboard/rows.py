@@ -9,6 +9,7 @@ interval, counts, tie rule and (once ranked, :mod:`vlc_leaderboard.ranking`) its
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from vlc_harness.overlap import OverlapMark, entry_overlap
@@ -20,7 +21,11 @@ from vlc_leaderboard.public import page_slug, public_id, public_reason
 KINDS = ("model", "blind", "baseline")
 """Row kinds of registry models: vision-language models, image-blind text-only ones, baselines."""
 TIE_HEAVY = 0.5
-"""A value whose outcomes are at least this share of ties is ranked by its ties-half credit."""
+"""A value whose outcomes are at least this share of ties (50% or more) is ranked, shown and plotted by its
+ties-broken value (``<metric>_ties_half``, the expected value when ties are broken at random)."""
+MIN_COVERAGE = 0.5
+"""A model ranked on at least this share of the benchmarks that rank models (half or more) is ordered by its
+mean headline rank over the benchmarks it has; one ranked on fewer is listed below them."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,10 @@ class Value:
     """Ranked by the ties-half replicates (a tie-heavy value)."""
     ranked_among: int = 0
     """How many models this value was ranked against (itself included)."""
+    significantly_better: tuple[str, ...] = ()
+    """The ids of the models significantly better on the same resamples (the rank is 1 + their number)."""
+    ties_half_ci95: tuple[float, float] | None = None
+    """The stored ``<metric>_ties_half``'s 95% interval."""
 
     @property
     def ties_half(self) -> float:
@@ -79,9 +88,30 @@ class Value:
         return self.n > 0 and self.tie_share >= TIE_HEAVY
 
     @property
+    def ties_broken_first(self) -> bool:
+        """Dominated by ties (ranked on its ties-half replicates, or at least :data:`TIE_HEAVY` ties) with a
+        stored ties-broken value: the pages show that value first and the strict one beside it."""
+        return self.expected_ties_half is not None and (self.ranked_on_ties_half or self.tie_heavy)
+
+    @property
+    def tie_dominated_unbroken(self) -> bool:
+        """At least :data:`TIE_HEAVY` ties and no stored ties-broken value: its gap and plot point are n/a."""
+        return self.tie_heavy and self.expected_ties_half is None
+
+    @property
+    def shown(self) -> float:
+        """The number shown first: the ties-broken value where ties dominate, else the value."""
+        return self.expected_ties_half if self.ties_broken_first else self.value  # type: ignore[return-value]
+
+    @property
+    def shown_ci95(self) -> tuple[float, float] | None:
+        """The interval of :attr:`shown`."""
+        return self.ties_half_ci95 if self.ties_broken_first else self.ci95
+
+    @property
     def sort_value(self) -> float:
-        """What the index sorts by: the value it is ranked by."""
-        return self.ties_half if self.ranked_on_ties_half else self.value
+        """What the tables sort by within a rank: the value shown first (the one it is ranked by)."""
+        return self.shown
 
     @property
     def best(self) -> bool:
@@ -119,11 +149,34 @@ class CellView:
         """Why there is no number, worded for readers by the cell's reason code (its text is not read)."""
         return public_reason(self.status, self.cell.reason_code if self.cell is not None else None)
 
-    def gap(self, metrics: tuple[str, str] | None) -> float | None:
-        """I2T minus T2I, when both are published."""
+    def direction_pair(self, metrics: tuple[str, str] | None) -> tuple[float, float] | None:
+        """(I2T, T2I) as the gap and the plot use them: both ties-broken where either is dominated by
+        ties, else both strict; ``None`` when either is missing, or dominated by ties without a stored
+        ties-broken value (n/a: a strict value made of ties would read as a real direction)."""
         if metrics is None or not self.published or not all(m in self.values for m in metrics):
             return None
-        return self.values[metrics[0]].value - self.values[metrics[1]].value
+        pair = [self.values[m] for m in metrics]
+        if not any(v.ties_broken_first or v.tie_dominated_unbroken for v in pair):
+            return pair[0].value, pair[1].value
+        if any(v.expected_ties_half is None for v in pair):
+            return None
+        return pair[0].expected_ties_half, pair[1].expected_ties_half  # type: ignore[return-value]
+
+    def gap_ties_broken(self, metrics: tuple[str, str] | None) -> bool:
+        """The gap is taken between ties-broken values (either direction is dominated by ties)."""
+        if metrics is None or not self.published or not all(m in self.values for m in metrics):
+            return False
+        return any(self.values[m].ties_broken_first for m in metrics)
+
+    def gap_not_available(self, metrics: tuple[str, str] | None) -> bool:
+        """Both directions are published but their gap is n/a (see :meth:`direction_pair`)."""
+        published = metrics is not None and self.published and all(m in self.values for m in metrics)
+        return published and self.direction_pair(metrics) is None
+
+    def gap(self, metrics: tuple[str, str] | None) -> float | None:
+        """I2T minus T2I from :meth:`direction_pair`: ties-broken where ties dominate, else strict."""
+        pair = self.direction_pair(metrics)
+        return None if pair is None else pair[0] - pair[1]
 
 
 @dataclass
@@ -135,7 +188,7 @@ class Overall:
     of: int
     """How many benchmarks count (rank anyone)."""
     position: int | None = None
-    """1-based place among the complete models, by mean rank."""
+    """1-based place among the models ordered by mean rank (:attr:`by_mean`)."""
 
     @property
     def k(self) -> int:
@@ -148,9 +201,19 @@ class Overall:
         return self.of > 0 and self.k == self.of
 
     @property
+    def by_mean(self) -> bool:
+        """Ranked on at least :data:`MIN_COVERAGE` of the benchmarks that count: ordered by its mean rank."""
+        return self.of > 0 and self.k > 0 and self.k >= MIN_COVERAGE * self.of
+
+    @property
     def mean_rank(self) -> float | None:
         """Mean headline rank over the benchmarks it has."""
         return sum(self.ranks.values()) / len(self.ranks) if self.ranks else None
+
+    @property
+    def exact_mean_rank(self) -> Fraction | None:
+        """The mean rank as an exact fraction: what the order compares (no rounding can reorder two models)."""
+        return Fraction(sum(self.ranks.values()), len(self.ranks)) if self.ranks else None
 
 
 @dataclass
@@ -216,6 +279,7 @@ def _value(stored: StoredValue, half: StoredValue | None) -> Value:
         stored.tie_rule,
         stored.averaging,
         expected_ties_half=half.value if half is not None else None,
+        ties_half_ci95=half.ci95 if half is not None else None,
     )
 
 

@@ -10,7 +10,8 @@ from typing import Any
 import click
 
 from vlc_harness import hookimpl
-from vlc_harness.cli import App, pass_app, registry_option, store_option
+from vlc_harness.cli import App, pass_app, store_option, store_registry_option
+from vlc_leaderboard.fmt import plural
 from vlc_leaderboard.tables import COLUMNS, chance_rows, metric_rows, reference_rows, select_cells
 
 
@@ -27,7 +28,7 @@ from vlc_leaderboard.tables import COLUMNS, chance_rows, metric_rows, reference_
 @click.option("-b", "--benchmark", "benchmarks", multiple=True, help="Only these benchmark ids.")
 @click.option("--references", is_flag=True, help="Also print the papers' reported numbers (as the registry selects).")
 @store_option
-@registry_option
+@store_registry_option
 @pass_app
 def show(
     app: App,
@@ -50,7 +51,8 @@ def show(
     cells = select_cells(StoredResults(store), include_partial=partial, models=models, benchmarks=benchmarks)
     rows = metric_rows(cells) + chance_rows(cells, app.plugins.benchmarks)
     if references:
-        selection = {b.id: b.references for b in app.registry(registries, required=False).benchmarks.values()}
+        registry, _ = app.store_registry(registries, store)
+        selection = {b.id: b.references for b in registry.benchmarks.values()}
         rows += reference_rows(cells, app.plugins.benchmarks, selection)
     if fmt == "json":
         payload = [
@@ -106,17 +108,30 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
 
 
 def _print_board(app: App, store_url: str | None, registries: tuple[str, ...]) -> None:
-    """The same main table as the site's index, in its order: Human and Chance rows, then one row per model."""
+    """The same main table as the site's index, in its order: Human and Chance rows, then one row per model.
+
+    Without ``--registry``, the registry the store was filled from. A store that holds no cells of
+    the registry read is said in one line on stderr, naming the registry it was filled from; then a
+    registry given prints no board, and ./registry.yaml taken by default gives way to every stored
+    cell (as with no registry)."""
+    from vlc_harness.cli.defaults import GIVEN, other_registry_note
+    from vlc_harness.registry import Registry
     from vlc_harness.results import StoredResults
     from vlc_leaderboard.board import build_board
     from vlc_leaderboard.site import pct
 
     store = app.store(store_url)
-    app.note_stale(store, "shown as stored, without ranks where their resamples differ")
     try:
-        board = build_board(
-            StoredResults(store).cells(with_replicates=True), app.registry(registries, required=False), app.plugins
-        )
+        registry, choice = app.store_registry(registries, store)
+        other = other_registry_note(choice, registry, store)
+        if other and choice.source == GIVEN:
+            click.echo(f"note: {other}", err=True)
+            return
+        if other:
+            click.echo(f"note: {other}; showing every stored cell", err=True)
+            registry = Registry()
+        app.note_stale(store, "shown as stored, without ranks where their resamples differ")
+        board = build_board(StoredResults(store).cells(with_replicates=True), registry, app.plugins)
     finally:
         store.close()
     headers = ["model", "mean rank"]
@@ -150,9 +165,9 @@ def _overall(row: Any) -> str:
     o = row.overall
     if o is None:
         return "not ranked"
-    if o.complete and o.mean_rank is not None:
-        return f"{o.mean_rank:.1f}"
-    return f"{o.k} of {o.of} benchmarks"
+    if o.by_mean and o.mean_rank is not None:
+        return f"{o.mean_rank:.1f}" if o.complete else f"{o.mean_rank:.1f} ({o.k} of {o.of})"
+    return f"{o.k} of {plural(o.of, 'benchmark')}"
 
 
 def _gap(col: Any, gap: float | None) -> list[str]:

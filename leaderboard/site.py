@@ -8,6 +8,12 @@ and, when ``render`` could read the benchmarks' data, ``instances/<benchmark>.js
 ``<script src>``, since ``fetch()`` fails under ``file://``. Every page carries a strict
 Content-Security-Policy: no inline script, style or handler runs. A release (``--release NAME``) is a
 frozen copy under ``site/releases/NAME/`` with its ``release.json`` (:mod:`vlc_leaderboard.releases`).
+Every tree carries ``manifest.json`` (:mod:`vlc_leaderboard.manifest`).
+
+Deterministic: the same store and registry give the same bytes. Pages show "last updated", the newest
+published cell's completion time (from the store), never the wall clock; the one exception is the live
+index's "last checked" line (when this render ran, by which harness commit), so a night that computes
+nothing new changes ``index.html`` in that line only.
 Templates can be overridden per file from extra folders (``--templates DIR`` or
 ``$VLC_HARNESS_TEMPLATES``), searched before the built-in ones.
 
@@ -41,6 +47,7 @@ from vlc_leaderboard.fmt import (
     slug,
 )
 from vlc_leaderboard.index_page import index_context
+from vlc_leaderboard.manifest import write_manifest
 from vlc_leaderboard.pages import benchmark_context, model_context
 from vlc_leaderboard.site_files import write_pages
 from vlc_leaderboard.templating import CSP, environment
@@ -55,11 +62,14 @@ def render_site(
     runs: dict[int, dict[str, Any]] | None = None,
     downloads: Callable[[Path], list[Path]] | None = None,
     instances: dict[str, BenchmarkInstances] | None = None,
+    checked: dt.datetime | None = None,
 ) -> list[Path]:
     """Write the site into ``out``; with ``release``, also freeze a copy in ``out/releases/NAME``.
 
     ``instances`` (from :func:`vlc_leaderboard.compare.instance_results`) feeds the compare view's
     instance browser; without it the browser says that per-instance results are not in this build.
+    ``checked`` is when this render ran (default: now): shown on the live index only, and the date of
+    a release frozen now.
     """
     env = environment(extra_templates)
     out.mkdir(parents=True, exist_ok=True)
@@ -69,8 +79,8 @@ def render_site(
             raise ValueError(f"release name {release!r} may only hold letters, digits, '.', '_' and '-'")
         if (releases_dir / release).exists():
             raise FileExistsError(f"release {release} already exists in {releases_dir}; releases are never changed")
-    now = dt.datetime.now(dt.timezone.utc)
-    generated = now.strftime("%Y-%m-%d %H:%M UTC")
+    now = checked or dt.datetime.now(dt.timezone.utc)
+    updated = last_updated(board)
     frozen = releases.manifest(board, release, provenance, now) if release is not None else None
     listed = releases.load(releases_dir, frozen)
     latest = next((r for r in reversed(listed) if r.manifest is not None), None)
@@ -82,14 +92,16 @@ def render_site(
     context = {
         "board": board,
         "provenance": provenance,
-        "generated": generated,
+        "updated": updated,
+        "checked": {"time": now.strftime("%Y-%m-%d %H:%M UTC"), "git_sha": provenance.get("git_sha") or ""},
         "releases": listed,
         "unreleased": unreleased,
         "release": None,
         "runs": runs or {},
-        "board_bibtex": board_bibtex(provenance, generated),
+        "board_bibtex": board_bibtex(provenance, updated),
     }
     written = write_pages(env, board, out, context, instances)
+    written.append(write_manifest(board, out))
     if downloads is not None:
         written += downloads(out)
     if release is not None and frozen is not None:
@@ -98,14 +110,32 @@ def render_site(
             "release": release,
             "releases": [],
             "unreleased": [],
-            "board_bibtex": board_bibtex(provenance, generated, release),
+            "checked": None,
+            "board_bibtex": board_bibtex(provenance, frozen["time"], release),
         }
         write_pages(env, board, target, frozen_context, instances)
+        write_manifest(board, target)
         (target / releases.MANIFEST).write_text(json.dumps(frozen, indent=1, sort_keys=True), encoding="utf-8")
         if downloads is not None:
             downloads(target)
         written.append(target)
     return written
+
+
+def last_updated(board: Board) -> str:
+    """When the newest published cell was completed (stored ``created_at``), as the pages show it;
+    empty while nothing is published."""
+    times = [cv.cell.created_at for row in board.rows for cv in row.cells.values() if cv.published and cv.cell]
+    newest = max((t for t in times if t), default="")
+    if not newest:
+        return ""
+    try:
+        when = dt.datetime.fromisoformat(newest)
+    except ValueError:
+        return newest
+    if when.tzinfo is not None:
+        when = when.astimezone(dt.timezone.utc)
+    return when.strftime("%Y-%m-%d %H:%M UTC")
 
 
 __all__ = [
@@ -115,6 +145,7 @@ __all__ = [
     "benchmark_context",
     "environment",
     "index_context",
+    "last_updated",
     "metric_diff",
     "metric_title",
     "metric_tooltip",

@@ -28,7 +28,12 @@ def write_pages(
     env: Any, board: Board, out: Path, context: dict[str, Any], instances: dict[str, BenchmarkInstances] | None
 ) -> list[Path]:
     """Write one site tree into ``out`` (the live site or a release's copy): static assets, the index
-    and its data, every benchmark and model page, ``cite.bib`` and the compare view."""
+    and its data, every benchmark and model page, ``cite.bib`` and the compare view.
+
+    ``context["checked"]`` (when this render ran) reaches the index only: every other page depends on
+    the stored results alone, so a render that finds nothing new rewrites them byte for byte."""
+    with_checked = context
+    context = context | {"checked": None}
     (out / "benchmarks").mkdir(parents=True, exist_ok=True)
     (out / "models").mkdir(parents=True, exist_ok=True)
     if (out / "static").exists():
@@ -39,7 +44,7 @@ def write_pages(
     index = index_context(board)
     (out / INDEX_DATA).parent.mkdir(parents=True, exist_ok=True)
     (out / INDEX_DATA).write_text(data_script(index["page_data"]), encoding="utf-8")
-    written = [render_page(env, "index.html", out / "index.html", context | {"root": ".", **index})]
+    written = [render_page(env, "index.html", out / "index.html", with_checked | {"root": ".", **index})]
     bibtex = [context["board_bibtex"]]
     for col in board.benchmarks:
         page = out / "benchmarks" / f"{slug(col.id)}.html"

@@ -11,7 +11,18 @@ import os
 from pathlib import Path
 from typing import Any
 
-from vlc_leaderboard.fmt import metric_diff, metric_title, metric_tooltip, metric_value, number, pct, slug
+from vlc_leaderboard.fmt import (
+    LOWER_IS_BETTER,
+    SORT_ORDERS,
+    metric_diff,
+    metric_title,
+    metric_tooltip,
+    metric_value,
+    number,
+    pct,
+    plural,
+    slug,
+)
 from vlc_leaderboard.svg import gap_bar, scatter
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -44,5 +55,13 @@ def environment(extra_templates: list[Path] | None = None) -> Any:
     env.filters["metric_value"] = metric_value
     env.filters["metric_diff"] = metric_diff
     env.filters["number"] = number
-    env.globals.update(gap_bar=gap_bar, scatter=scatter, metric_tooltip=metric_tooltip, csp=CSP)
+    env.globals.update(
+        gap_bar=gap_bar,
+        scatter=scatter,
+        metric_tooltip=metric_tooltip,
+        csp=CSP,
+        plural=plural,
+        lower_is_better=LOWER_IS_BETTER,
+        sort_orders=SORT_ORDERS,
+    )
     return env

@@ -181,7 +181,7 @@ def step_registry(ctx: Context) -> Section:
             continue
         rows.append([f"`{name}`", "loads", f"{len(registry.models)} models, {len(registry.benchmarks)} benchmarks"])
         for entry in registry.models.values():
-            if entry.meta.get("submitted"):
+            if entry.meta.get("submitted") and not entry.unavailable:
                 problems = check_submitted(entry, plugins.models.get(entry.type).cls)
                 if problems:
                     section.fail()
@@ -369,6 +369,10 @@ def step_smoke(ctx: Context) -> Section:
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
     for model_id in sorted(new & set(registry.models)):
         entry = registry.models[model_id]
+        if entry.unavailable:  # a listed plugin package that this job did not install
+            section.fail()
+            rows.append([f"`{model_id}`", "-", "not run", entry.unavailable])
+            continue
         cls = plugins.models.get(entry.type).cls
         if entry.meta.get("submitted") or cls.paid_requests:
             why = "submitted scores (checked below)" if entry.meta.get("submitted") else "paid API (no secrets here)"
@@ -411,7 +415,7 @@ def step_submitted(ctx: Context) -> Section:
     except RuntimeError as exc:
         section.fail(str(exc))
         return section
-    entries = [e for e in registry.models.values() if e.meta.get("submitted") and e.id in touched]
+    entries = [e for e in registry.models.values() if e.meta.get("submitted") and e.id in touched and not e.unavailable]
     if not entries:
         section.verdict = "skipped"
         section.lines.append("The PR adds or changes no submitted entry.")

@@ -28,6 +28,10 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault("VLC_HARNESS_BOOTSTRAP", "20")
     os.environ.pop("VLC_HARNESS_REGISTRY", None)
     refuse_remote_connections()
+    # a test that leaves files in the repository fails the session (tests/working_tree.py)
+    from tests.working_tree import WorkingTreeCheck
+
+    config.pluginmanager.register(WorkingTreeCheck(REPO), "vlc-working-tree-check")
 
 
 class NetworkUsedInTest(RuntimeError):

@@ -1,11 +1,12 @@
 """The ``vlc-harness`` command line (click): the group, its core verbs, and :func:`main`.
 
 One module per command group: :mod:`.run` (``run``), :mod:`.listing` (``list``, ``instances``,
-``plugins``), :mod:`.cache`, :mod:`.store`, and through the core's own plugin (:mod:`.commands`)
-:mod:`.data`, :mod:`.verify`, :mod:`.schema`, :mod:`.new` and :mod:`.plan`. Plugins add more
-through the ``register_commands`` hook (the leaderboard's ``show`` and ``render``), with the
-options and shared state of :mod:`.options`, re-exported here. A
-:class:`~vlc_harness.errors.UserError` is printed as one line plus a hint, with no traceback, and
+``plugins list``), :mod:`.plugin_packages` (``plugins``, ``plugins install|check``), :mod:`.cache`,
+:mod:`.store`, and through the core's own plugin (:mod:`.commands`) :mod:`.data`, :mod:`.verify`,
+:mod:`.schema`, :mod:`.new` and :mod:`.plan`. Plugins add more through the ``register_commands``
+hook (the leaderboard's ``show`` and ``render``), with the options and shared state of
+:mod:`.options`, re-exported here. A :class:`~vlc_harness.errors.UserError` is printed as one line
+plus a hint, with no traceback, and
 exits with status 2.
 """
 
@@ -16,7 +17,7 @@ import sys
 import click
 
 from vlc_harness.cli.cache import cache_group
-from vlc_harness.cli.listing import instances_command, list_command, plugins_command
+from vlc_harness.cli.listing import instances_command, list_command
 from vlc_harness.cli.options import (
     UPGRADE_COMMAND,
     App,
@@ -24,7 +25,9 @@ from vlc_harness.cli.options import (
     pass_app,
     registry_option,
     store_option,
+    store_registry_option,
 )
+from vlc_harness.cli.plugin_packages import plugins_group
 from vlc_harness.cli.run import run_command
 from vlc_harness.cli.store import store_group
 from vlc_harness.errors import HarnessError, PluginError, UserError
@@ -39,6 +42,7 @@ __all__ = [
     "pass_app",
     "registry_option",
     "store_option",
+    "store_registry_option",
 ]
 
 
@@ -48,7 +52,7 @@ def cli() -> None:
     """vlc-harness: vision-language compositionality, in both directions, next to humans and chance."""
 
 
-for _command in (run_command, list_command, instances_command, cache_group, store_group, plugins_command):
+for _command in (run_command, list_command, instances_command, cache_group, store_group, plugins_group):
     cli.add_command(_command)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from vlc_harness.cli.options import App, data_root_option, pass_app, registry_option
+from vlc_harness.cli.options import App, data_root_option, pass_app, store_option, store_registry_option
 from vlc_harness.errors import Unavailable
 
 
@@ -16,10 +16,12 @@ def data_group() -> None:
     """Download benchmark data into the data root, or check what is there."""
 
 
-def _benchmarks(app: App, registries: tuple[str, ...], ids: tuple[str, ...]) -> list:
+def _benchmarks(app: App, registries: tuple[str, ...], store_url: str | None, ids: tuple[str, ...]) -> list:
+    """The benchmarks ``ids`` (default: all) of the registry given, else of the one the store was
+    filled from, else of ./registry.yaml, else every built-in type."""
     from vlc_harness.run.select import select_benchmarks
 
-    registry = app.registry(registries, required=False)
+    registry = app.registry_following_store(registries, store_url)
     if ids:
         return select_benchmarks(registry, app.plugins, list(ids))
     return list(registry.benchmarks.values()) or select_benchmarks(
@@ -31,17 +33,24 @@ def _benchmarks(app: App, registries: tuple[str, ...], ids: tuple[str, ...]) -> 
 @click.option("-b", "--benchmark", "ids", multiple=True, help="Registry id or benchmark type (default: all).")
 @click.option("--images", is_flag=True, help="Also download image archives (COCO val2017 is about 780 MB).")
 @click.option("--progress/--no-progress", default=True)
-@registry_option
+@store_registry_option
+@store_option
 @data_root_option
 @pass_app
 def fetch(
-    app: App, ids: tuple[str, ...], images: bool, progress: bool, registries: tuple[str, ...], data_root: Path
+    app: App,
+    ids: tuple[str, ...],
+    images: bool,
+    progress: bool,
+    registries: tuple[str, ...],
+    store_url: str | None,
+    data_root: Path,
 ) -> None:
     """Download each benchmark's pinned files (checked by sha256) into the data root."""
     from vlc_harness.datafetch import FetchError
 
     failed = 0
-    for entry in _benchmarks(app, registries, ids):
+    for entry in _benchmarks(app, registries, store_url, ids):
         bench = app.plugins.benchmarks.get(entry.type).cls(entry.params, data_root)
         try:
             lines = bench.fetch(images=images, progress=progress)
@@ -57,15 +66,16 @@ def fetch(
 
 @data_group.command("verify")
 @click.option("-b", "--benchmark", "ids", multiple=True, help="Registry id or benchmark type (default: all).")
-@registry_option
+@store_registry_option
+@store_option
 @data_root_option
 @pass_app
-def verify(app: App, ids: tuple[str, ...], registries: tuple[str, ...], data_root: Path) -> None:
+def verify(app: App, ids: tuple[str, ...], registries: tuple[str, ...], store_url: str | None, data_root: Path) -> None:
     """Check annotations against their pinned sha256 and count the images present."""
     from vlc_harness.run.prepare import prepare
 
     problems = 0
-    for entry in _benchmarks(app, registries, ids):
+    for entry in _benchmarks(app, registries, store_url, ids):
         prepared = prepare(entry, app.plugins.benchmarks, data_root, None)
         if not prepared.ready:
             problems += 1

@@ -9,19 +9,23 @@ from typing import Any
 
 import click
 
-from vlc_harness.cli.options import App, data_root_option, pass_app, registry_option
+from vlc_harness.cli.options import App, data_root_option, pass_app, store_option, store_registry_option
 from vlc_harness.errors import UserError
 
 
 @click.command("list")
 @click.argument("what", type=click.Choice(["models", "benchmarks"]))
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
-@registry_option
+@store_registry_option
+@store_option
 @data_root_option
 @pass_app
-def list_command(app: App, what: str, fmt: str, registries: tuple[str, ...], data_root: Path) -> None:
-    """List the registry's models or benchmarks (with versions and citations)."""
-    registry = app.registry(registries, required=False)
+def list_command(
+    app: App, what: str, fmt: str, registries: tuple[str, ...], store_url: str | None, data_root: Path
+) -> None:
+    """List the registry's models or benchmarks (with versions and citations); without
+    ``--registry``, the registry the store was filled from."""
+    registry = app.registry_following_store(registries, store_url)
     rows: list[dict[str, Any]] = []
     if what == "models":
         for e in registry.models.values():
@@ -61,17 +65,24 @@ def list_command(app: App, what: str, fmt: str, registries: tuple[str, ...], dat
 @click.option("-b", "--benchmark", "benchmark", required=True, help="Registry id or benchmark type.")
 @click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="First N instances per category.")
-@registry_option
+@store_registry_option
+@store_option
 @data_root_option
 @pass_app
 def instances_command(
-    app: App, benchmark: str, fmt: str, limit: int | None, registries: tuple[str, ...], data_root: Path
+    app: App,
+    benchmark: str,
+    fmt: str,
+    limit: int | None,
+    registries: tuple[str, ...],
+    store_url: str | None,
+    data_root: Path,
 ) -> None:
     """Print a benchmark's instances: id, category, data version, images, texts, gold."""
     from vlc_harness.run.prepare import prepare
     from vlc_harness.run.select import select_benchmarks
 
-    registry = app.registry(registries, required=False)
+    registry = app.registry_following_store(registries, store_url)
     (entry,) = select_benchmarks(registry, app.plugins, [benchmark])
     prepared = prepare(entry, app.plugins.benchmarks, data_root, limit)
     if not prepared.ready:

@@ -5,12 +5,13 @@ the same ``--registry``, ``--store`` and ``--data-root`` options as the core ver
 :class:`App` (plugins, registry, store) through :data:`pass_app`. This module is the public
 surface for that, also importable as ``from vlc_harness.cli import App, pass_app, ...``.
 ``--data-root`` arrives resolved: a :class:`~pathlib.Path`, the default data root when not given
-(:func:`vlc_harness.config.resolve_data_root`).
+(:func:`vlc_harness.config.resolve_data_root`). Commands that read a store's contents take their
+registry from :meth:`App.store_registry` (``--registry`` of :func:`store_registry_option`): by
+default the registry the store was filled from (:mod:`vlc_harness.cli.defaults`).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -41,12 +42,10 @@ class App:
 
     def registry(self, paths: tuple[str, ...], required: bool = True) -> Any:
         """Load the registry files given, else $VLC_HARNESS_REGISTRY, else ./registry.yaml."""
-        from vlc_harness.paths import ENV_REGISTRY
+        from vlc_harness.cli.defaults import given_registry_files
         from vlc_harness.registry import Registry, load_registry
 
-        files = [Path(p) for p in paths]
-        if not files and os.environ.get(ENV_REGISTRY):
-            files = [Path(p) for p in os.environ[ENV_REGISTRY].split(os.pathsep) if p]
+        files = given_registry_files(paths)
         if not files and Path("registry.yaml").is_file():
             files = [Path("registry.yaml")]
         if not files:
@@ -54,6 +53,46 @@ class App:
                 raise UserError("no registry file", hint="pass --registry PATH (e.g. examples/quickstart.yaml)")
             return Registry()
         return load_registry(files, self.plugins)
+
+    def store_registry(self, paths: tuple[str, ...], store: Any | None) -> tuple[Any, Any]:
+        """The registry of a command that reads ``store`` (``None``: no store yet) and how it was
+        chosen (a :class:`~vlc_harness.cli.defaults.RegistryChoice`): the files given, else those
+        the store's latest run read, else ./registry.yaml, else none (the built-in types). A choice
+        that needs saying is said on stderr, in one line."""
+        from vlc_harness.cli.defaults import choose_registry
+        from vlc_harness.registry import Registry, load_registry
+
+        choice = choose_registry(paths, store)
+        if choice.note:
+            click.echo(f"note: {choice.note}", err=True)
+        registry = load_registry(list(choice.files), self.plugins) if choice.files else Registry()
+        return registry, choice
+
+    def registry_following_store(self, paths: tuple[str, ...], store_url: str | None) -> Any:
+        """:meth:`store_registry` for a command that reads no cells (``list``, ``data``): the store
+        at ``store_url`` is opened, where it exists, only when no registry is given."""
+        from vlc_harness.cli.defaults import given_registry_files
+
+        store = None if given_registry_files(paths) else self.existing_store(store_url)
+        try:
+            return self.store_registry(paths, store)[0]
+        finally:
+            if store is not None:
+                store.close()
+
+    def existing_store(self, url: str | None) -> Any | None:
+        """The store at ``url`` (default: $VLC_HARNESS_STORE or the user cache dir) when there is
+        one, else ``None`` (a missing SQLite file is not created); one that cannot be read is said
+        on stderr and read as none, for commands that only take their defaults from it."""
+        from vlc_harness.cli.defaults import existing_store
+        from vlc_harness.errors import StoreError
+        from vlc_harness.paths import default_store_url
+
+        try:
+            return existing_store(url or default_store_url())
+        except StoreError as exc:
+            click.echo(f"note: the store is not read for defaults: {exc}", err=True)
+            return None
 
     def store(self, url: str | None) -> Any:
         """Open the store at ``url`` (default: $VLC_HARNESS_STORE or the user cache dir).
@@ -97,6 +136,19 @@ def registry_option(f: F) -> F:
         multiple=True,
         type=click.Path(dir_okay=False),
         help="Registry YAML; repeat to overlay (default: $VLC_HARNESS_REGISTRY or ./registry.yaml).",
+    )(f)
+
+
+def store_registry_option(f: F) -> F:
+    """``--registry PATH`` of the commands that default to the registry their store was filled
+    from (:meth:`App.store_registry`: ``show``, ``list``, ``data``)."""
+    return click.option(
+        "--registry",
+        "registries",
+        multiple=True,
+        type=click.Path(dir_okay=False),
+        help="Registry YAML; repeat to overlay (default: $VLC_HARNESS_REGISTRY, else the registry the store's "
+        "latest run read, else ./registry.yaml, else the built-in types).",
     )(f)
 
 

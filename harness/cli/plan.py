@@ -28,6 +28,12 @@ MAX_REASON = 240
     help="Also compare with the grid of git revision REF (a branch, tag or commit): added cells and cells "
     "whose fingerprint changed, each revision's plugins evaluating its own registry files.",
 )
+@click.option(
+    "--identify-all",
+    is_flag=True,
+    help="Identify every model, even one none of whose cells can run here (slower: its library's imports and "
+    "hub probes); --diff implies it.",
+)
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @registry_option
 @store_option
@@ -40,6 +46,7 @@ def plan_command(
     benchmarks: tuple[str, ...],
     limit: int | None,
     ref: str | None,
+    identify_all: bool,
     fmt: str,
     registries: tuple[str, ...],
     store_url: str | None,
@@ -50,8 +57,10 @@ def plan_command(
     Per cell: complete (stored, reused as it is) or compute, with the pairs, texts or questions
     it lacks; unknown where the model's identity cannot be had here (weights neither cached nor
     reachable: the work shown is an upper bound); unavailable, skipped or failed as a run would
-    record it. API models with prices in their run section get an estimated cost. The store is
-    opened read-only (a missing store file is not created). Exits 0.
+    record it. API models with prices in their run section get an estimated cost; every model an
+    estimate of its GPU time, measured or scaled from its parameter count, with the night's total.
+    Benchmark data is checked first: a model none of whose cells can run is not identified. The
+    store is opened read-only (a missing store file is not created). Exits 0.
     """
     from vlc_harness.cli.planview import plan_grid, plan_json, read_only_store
     from vlc_harness.config import RunConfig
@@ -63,7 +72,8 @@ def plan_command(
     chosen_models, chosen_benchmarks = select_grid(registry, app.plugins, run_all, list(models), list(benchmarks))
     store, note = read_only_store(store_url or default_store_url())
     try:
-        result = plan_grid(app.plugins, store, chosen_models, chosen_benchmarks, config)
+        everyone = identify_all or ref is not None  # a diff compares fingerprints
+        result = plan_grid(app.plugins, store, chosen_models, chosen_benchmarks, config, everyone)
     finally:
         store.close()
     result.store_note = note
@@ -84,11 +94,13 @@ def plan_command(
 def table_lines(out: dict[str, Any]) -> list[str]:
     """The plan (and its diff) as aligned text."""
     from vlc_harness.cli.planview import work_text
+    from vlc_harness.cli.planview_gpu import gpu_lines
 
     diff = out.get("diff")
     changes = {(c["model"], c["benchmark"]): c for c in (diff or {}).get("cells", [])}
     fingerprints = {m["id"]: m["fingerprint"] for m in out["models"]}
-    header = ["model", "fingerprint", "benchmark", "status", "work", "cost"] + (["vs " + diff["ref"]] if diff else [])
+    header = ["model", "fingerprint", "benchmark", "status", "work", "cost", "gpu"]
+    header += ["vs " + diff["ref"]] if diff else []
     rows = []
     for c in out["cells"]:
         row = [
@@ -99,6 +111,7 @@ def table_lines(out: dict[str, Any]) -> list[str]:
             work_text(c["work"], c["unit"], c["status"])
             + (f" ({c['requests']:,} requests)" if c["requests"] is not None and c["work"] else ""),
             c["cost"],
+            c["gpu"],
         ]
         if diff:
             row.append("?" if diff.get("error") else _change_text(changes.get((c["model"], c["benchmark"]))))
@@ -114,7 +127,13 @@ def table_lines(out: dict[str, Any]) -> list[str]:
         if m["work"]:
             cost = f", cost {m['cost']}" if m["cost"] != "-" else ""
             bound = "at most " if m["unknown"] else ""
-            lines.append(f"model {m['id']}: {bound}{m['work']:,} {m['unit']} to compute (shared ones once){cost}")
+            gpu = f", GPU {m['gpu']} ({m['gpu_basis']})" if m["gpu_kind"] != "none" else ""
+            lines.append(f"model {m['id']}: {bound}{m['work']:,} {m['unit']} to compute (shared ones once){cost}{gpu}")
+    if out.get("gpu"):
+        lines += gpu_lines(out["gpu"])
+    skipped = [m["id"] for m in out["models"] if m.get("not_identified")]
+    if skipped:
+        lines.append(f"note: {len(skipped)} models not identified (no fingerprint): none of their cells can run here")
     if out.get("store_note"):
         lines.append(f"note: {out['store_note']}")
     if diff:

@@ -6,7 +6,14 @@ cell is ``complete`` (stored and reused as it is), ``compute`` (with the pairs, 
 questions it lacks), ``unknown`` (the model's identity cannot be had here, so neither can its
 stored cells: the work shown is an upper bound), or ``unavailable``, ``skipped``, ``failed`` as a
 run would record it. API models that can estimate their requests (``estimate_usage(job)``) and
-whose entry has prices get an estimated cost; others say ``unknown``.
+whose entry has prices get an estimated cost; others say ``unknown``. Every cell and model gets an
+estimate of its GPU time (:mod:`vlc_harness.run.gpucost`), labelled measured or estimated.
+
+Data availability is decided first: a model is identified (which may import its library and
+probe the hub) only when a cell of it can run here, unless ``identify_all`` asks for every
+fingerprint (``plan --diff`` does). A model whose every cell is decided without it (its
+benchmarks' data is missing, or it is skipped) keeps the benchmarks' reasons and shows no
+fingerprint.
 """
 
 from __future__ import annotations
@@ -17,14 +24,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vlc_harness.cli.planview_grid import UNKNOWN, ModelIdentity, benchmark_record, grid_record, identify_model
+from vlc_harness.cli.planview_gpu import gpu_total, set_gpu
+from vlc_harness.cli.planview_grid import UNKNOWN, LazyIdentity, ModelIdentity, benchmark_record, grid_record
 from vlc_harness.config import RunConfig
 from vlc_harness.errors import StoreError
 from vlc_harness.models import Model, Usage
 from vlc_harness.plugins import Plugins
 from vlc_harness.registry import BenchmarkEntry, ModelEntry
+from vlc_harness.run.gpucost import CostTable, cost_table
 from vlc_harness.run.jobs import Job
-from vlc_harness.run.plan import CellPlan, ModelRun, plan_model
+from vlc_harness.run.plan import CellPlan, ModelRun, plan_model, plan_unavailable
 from vlc_harness.run.prepare import prepare
 from vlc_harness.store import Store, open_store
 
@@ -52,6 +61,12 @@ class CellRow:
     """``-`` (no paid requests), ``$x.xxxx`` (estimated), or ``unknown``."""
     reason: str | None = None
     stored_status: str | None = None
+    gpu_seconds: float | None = None
+    """Estimated GPU seconds (``0`` for a stored cell; ``None``: not run, or no number can be given)."""
+    gpu: str = "-"
+    gpu_kind: str | None = None
+    """``measured``, ``estimated``, ``none`` (no GPU work) or ``unknown`` (:mod:`vlc_harness.run.gpucost`)."""
+    gpu_basis: str | None = None
 
 
 @dataclass
@@ -69,6 +84,13 @@ class ModelPlan:
     output_tokens: int | None = None
     cost_usd: float | None = None
     cost: str = "-"
+    gpu_seconds: float | None = None
+    """Estimated GPU seconds of the whole missing work (shared inputs once)."""
+    gpu: str = "-"
+    gpu_kind: str | None = None
+    gpu_basis: str | None = None
+    not_identified: str | None = None
+    """Why no fingerprint was computed (no cell of the model can run here), else ``None``."""
 
 
 @dataclass
@@ -79,6 +101,8 @@ class GridPlan:
     cells: list[CellRow] = field(default_factory=list)
     grid: dict[str, Any] = field(default_factory=dict)
     store_note: str | None = None
+    gpu: dict[str, Any] = field(default_factory=dict)
+    """The night's GPU time (:func:`~vlc_harness.cli.planview_gpu.gpu_total`)."""
 
 
 def read_only_store(url: str) -> tuple[Store, str | None]:
@@ -91,15 +115,17 @@ def read_only_store(url: str) -> tuple[Store, str | None]:
     from sqlalchemy import create_engine, inspect
     from sqlalchemy.engine import make_url
 
+    from vlc_harness.store.location import sqlite_file
     from vlc_harness.store.schema import APP_NAME, SCHEMA_VERSION
 
     try:
         parsed = make_url(url)
     except Exception:
         raise StoreError(f"{url!r} is not a SQLAlchemy URL", hint="e.g. sqlite:////path/store.sqlite") from None
-    if parsed.get_backend_name() == "sqlite":
-        path = Path(parsed.database or "")
-        if not parsed.database or parsed.database == ":memory:" or not path.is_file() or not path.stat().st_size:
+    location = sqlite_file(parsed)
+    if location is not None:
+        path = location.path  # a ``file:`` URI read as SQLite reads it
+        if path is None or not path.is_file() or not path.stat().st_size:
             return _empty(), f"no store at {url}: every cell is planned from scratch"
         # no -wal file: nothing is being written, and immutable=1 leaves no -shm/-wal files behind
         # (a read-only connection to a WAL database otherwise creates them)
@@ -135,18 +161,6 @@ def _empty() -> Store:
     return open_store("sqlite://")
 
 
-class _Resolved:
-    """Stands in for the model in :func:`plan_model`: identify() answers what was resolved once."""
-
-    def __init__(self, found: ModelIdentity) -> None:
-        self._found = found
-
-    def identify(self) -> Any:
-        if self._found.error is not None:
-            raise self._found.error
-        return self._found.identity
-
-
 class _Memo:
     """The store with each model's stored keys read once, however many cells ask."""
 
@@ -176,33 +190,66 @@ def plan_grid(
     models: list[ModelEntry],
     benchmarks: list[BenchmarkEntry],
     config: RunConfig,
+    identify_all: bool = False,
+    costs: CostTable | None = None,
 ) -> GridPlan:
     """Plan every (model, benchmark) cell as a run with ``config`` would (its data root and limit;
-    each model built with it), without computing or storing anything."""
+    each model built with it), without computing or storing anything.
+
+    Benchmarks are prepared first; a model is identified only when one of its cells can run, or
+    for every model with ``identify_all``. GPU time is estimated from ``costs`` (the cost table
+    beside :mod:`vlc_harness.run.gpucost` by default).
+    """
     prepared = {b.id: prepare(b, plugins.benchmarks, config.data_root, config.limit) for b in benchmarks}
     chosen = [prepared[b.id] for b in benchmarks]
     memo: Any = _Memo(store)
+    table = costs or cost_table()
     plan = GridPlan()
     identities = []
     for entry in models:
+        if entry.unavailable:  # its type's package is listed but not installed
+            identities.append(_plan_missing_package(plan, entry, chosen))
+            continue
         cls = plugins.models.get(entry.type).cls
-        found, model = identify_model(entry, cls, config)
+        ident = LazyIdentity(entry, cls, config)
+        if identify_all:
+            try:
+                ident.identify()
+            except Exception:  # kept in ident.found: plan_model decides the cells from it
+                pass
+        run = plan_model(entry, cls, chosen, memo, config, ident)  # type: ignore[arg-type]
+        found, model = ident.found, ident.model
         identities.append(found)
-        run = plan_model(entry, cls, chosen, memo, config, _Resolved(found))  # type: ignore[arg-type]
         unit = UNITS.get(run.protocol.name, "pairs")
-        model_plan = ModelPlan(entry.id, entry.type, found.fingerprint or UNKNOWN, found.unknown, None, unit)
+        fingerprint = found.fingerprint or ("-" if found.not_identified else UNKNOWN)
+        model_plan = ModelPlan(entry.id, entry.type, fingerprint, found.unknown, None, unit)
+        model_plan.not_identified = found.not_identified
         model_row = memo.model_row(run.fingerprint) if run.fingerprint else None
         unknown = [c for c in run.cells if _identity_unknown(c, found)]
         for cell in run.cells:
-            plan.cells.append(_cell_row(run, cell, found, model, memo, model_row))
+            plan.cells.append(_cell_row(run, cell, found, model, memo, model_row, table))
         job = run.protocol.missing(unknown, memo, None, 0) if unknown else run.job
-        if found.fingerprint or unknown:
+        if found.fingerprint or unknown or found.not_identified:
             model_plan.work = job.n_pairs
-            _price(model_plan, model, job)
+            _price(model_plan, cls, model, job)
+            set_gpu(model_plan, table.estimate(entry, cls, run.protocol.name, job), bool(unknown))
         plan.models.append(model_plan)
     records = [benchmark_record(b, prepared[b.id]) for b in benchmarks]
     plan.grid = grid_record(identities, records)
+    plan.gpu = gpu_total(plan.models)
     return plan
+
+
+def _plan_missing_package(plan: GridPlan, entry: ModelEntry, chosen: list[Any]) -> ModelIdentity:
+    """Plan an entry whose package is not installed: every cell ``unavailable`` with the install line."""
+    run = plan_unavailable(entry, chosen)
+    found = ModelIdentity(entry.id, entry.type, "", not_identified=entry.unavailable)
+    for cell in run.cells:
+        plan.cells.append(CellRow(entry.id, cell.prepared.entry.id, cell.status or "unavailable", reason=cell.error))
+    model_plan = ModelPlan(entry.id, entry.type, "-", None, None, "pairs")
+    model_plan.not_identified = entry.unavailable
+    plan.models.append(model_plan)
+    return found
 
 
 def _identity_unknown(cell: CellPlan, found: ModelIdentity) -> bool:
@@ -211,19 +258,27 @@ def _identity_unknown(cell: CellPlan, found: ModelIdentity) -> bool:
 
 
 def _cell_row(
-    run: ModelRun, cell: CellPlan, found: ModelIdentity, model: Model, store: Any, model_row: int | None
+    run: ModelRun,
+    cell: CellPlan,
+    found: ModelIdentity,
+    model: Model | None,
+    store: Any,
+    model_row: int | None,
+    table: CostTable,
 ) -> CellRow:
     row = CellRow(run.entry.id, cell.prepared.entry.id, "compute", unit=UNITS.get(run.protocol.name, "pairs"))
+    job: Job | None = None
     if _identity_unknown(cell, found):
         # the identity (so the fingerprint, so what is stored) is unknown: at most every needed pair
         row.status, row.reason = UNKNOWN, f"identity unknown here: {found.unknown}"
         job = run.protocol.missing([cell], store, None, 0)
         row.work = job.n_pairs
-        _price(row, model, job)
+        _price(row, run.cls, model, job)
     elif cell.status is not None:
         row.status, row.reason = cell.status, cell.error
     elif cell.reuse is not None:
         row.status, row.work, row.stored_status = "complete", 0, cell.reuse.status
+        job = Job()  # stored: nothing to compute
         if run.cls.paid_requests:
             row.cost, row.cost_usd = "$0.0000", 0.0
     else:
@@ -231,13 +286,15 @@ def _cell_row(
         row.work = job.n_pairs
         if not job.n_pairs:
             row.reason = "every score is stored: only the cell is built"
-        _price(row, model, job)
+        _price(row, run.cls, model, job)
+    if job is not None:
+        set_gpu(row, table.estimate(run.entry, run.cls, run.protocol.name, job), row.status == UNKNOWN)
     return row
 
 
-def _price(row: CellRow | ModelPlan, model: Model, job: Job) -> None:
+def _price(row: CellRow | ModelPlan, cls: type[Model], model: Model | None, job: Job) -> None:
     """Requests and estimated cost of a job for paid models (``unknown`` where not estimable)."""
-    if not type(model).paid_requests:
+    if not cls.paid_requests:
         return
     if not job.n_pairs:
         row.requests, row.input_tokens, row.output_tokens, row.cost_usd, row.cost = 0, 0, 0, 0.0, "$0.0000"
@@ -267,6 +324,7 @@ def plan_json(plan: GridPlan) -> dict[str, Any]:
         "store_note": plan.store_note,
         "models": [asdict(m) for m in plan.models],
         "cells": [asdict(c) for c in plan.cells],
+        "gpu": plan.gpu,
         "grid": plan.grid,
     }
 

@@ -25,6 +25,7 @@ from vlc_harness.registry import BenchmarkEntry, ModelEntry
 from vlc_harness.types import canonical_json
 
 UNKNOWN = "unknown"
+NOT_IDENTIFIED = "not identified: no cell of this model can run here (its benchmarks' data is missing, or skipped)"
 
 
 @dataclass
@@ -42,9 +43,11 @@ class ModelIdentity:
     unknown: str | None = None
     error: Exception | None = None
     """What identify() raised (an :class:`Unavailable` for ``unknown``, anything else: failed)."""
+    not_identified: str | None = None
+    """Why identify() was not called (no cell of the model can run here), else ``None``."""
 
     def record(self) -> dict[str, Any]:
-        """The JSON form (``fingerprint`` is ``"unknown"`` when it cannot be had here)."""
+        """The JSON form (``fingerprint`` is ``"unknown"`` when it cannot be had here or was not asked for)."""
         failed = None if self.error is None or self.unknown else f"{type(self.error).__name__}: {self.error}"
         return {
             "id": self.id,
@@ -54,20 +57,26 @@ class ModelIdentity:
             "weights": self.identity.weights if self.identity else None,
             "unknown": self.unknown,
             "failed": failed,
+            "not_identified": self.not_identified,
         }
 
 
-def identify_model(entry: ModelEntry, cls: type[Model], config: Any = None) -> tuple[ModelIdentity, Model]:
-    """The model built from its entry (not loaded) and given ``config`` (a
-    :class:`~vlc_harness.config.RunConfig`; ``None`` for a revision without one), and its identity,
-    resolved once."""
+def declared_identity(entry: ModelEntry, cls: type[Model]) -> ModelIdentity:
+    """What the entry and the plugin declare, without building or identifying the model (cheap)."""
     declared = {
         "type": entry.type,
         "params": content_addressed(entry.params_dict()),
         "scoring_version": cls.scoring_version,
         "protocol": getattr(cls, "protocol", ""),
     }
-    found = ModelIdentity(entry.id, entry.type, hashlib.sha256(canonical_json(declared).encode()).hexdigest())
+    return ModelIdentity(entry.id, entry.type, hashlib.sha256(canonical_json(declared).encode()).hexdigest())
+
+
+def identify_model(entry: ModelEntry, cls: type[Model], config: Any = None) -> tuple[ModelIdentity, Model]:
+    """The model built from its entry (not loaded) and given ``config`` (a
+    :class:`~vlc_harness.config.RunConfig`; ``None`` for a revision without one), and its identity,
+    resolved once."""
+    found = declared_identity(entry, cls)
     model = cls(entry.params, entry.run)
     if config is not None:
         model.run_config = config
@@ -81,6 +90,26 @@ def identify_model(entry: ModelEntry, cls: type[Model], config: Any = None) -> t
         content = fingerprint_content(entry.type, entry.params_dict(), found.identity, cls.scoring_version)
         found.fingerprint = model_fingerprint(content)
     return found, model
+
+
+class LazyIdentity:
+    """Stands in for the model in :func:`~vlc_harness.run.plan.plan_model`: the model is built and
+    identified on the first identify() (once), so a model none of whose cells can run here is never
+    identified (no import of its library, no hub probe)."""
+
+    def __init__(self, entry: ModelEntry, cls: type[Model], config: Any) -> None:
+        self._args = (entry, cls, config)
+        self.found = declared_identity(entry, cls)
+        self.found.not_identified = NOT_IDENTIFIED
+        self.model: Model | None = None
+
+    def identify(self) -> Any:
+        """The model's identity, resolved on the first call; raises what identify() raised."""
+        if self.model is None:
+            self.found, self.model = identify_model(*self._args)
+        if self.found.error is not None:
+            raise self.found.error
+        return self.found.identity
 
 
 def benchmark_record(entry: BenchmarkEntry, prepared: Any) -> dict[str, Any]:

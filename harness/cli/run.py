@@ -1,8 +1,10 @@
 """``vlc-harness run``: its options read into one :class:`~vlc_harness.config.RunConfig`, the grid
-executed, a line per cell, and the exit status."""
+executed, a line per cell with a number, one line per reason for the others, an optional JSON
+summary (:mod:`vlc_harness.run.summary`), and the exit status with its reason."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,16 @@ from vlc_harness.cli.options import App, data_root_option, pass_app, registry_op
 @click.option("-b", "--benchmark", "benchmarks", multiple=True, help="Registry id or benchmark type.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="First N instances per category (partial).")
 @click.option("--strict", is_flag=True, help="Also exit non-zero when a cell is unavailable.")
+@click.option("--quiet", is_flag=True, help="No line per cell with a number; only the counts and the reasons.")
+@click.option(
+    "--summary",
+    "summary_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Write a JSON summary: counts per status, model and benchmark, grouped reasons, new, changed "
+    "and lost cells, seconds per model, the exit code and why.",
+)
 @click.option("--progress/--no-progress", default=True, help="Progress bars on stderr.")
 @click.option(
     "--workers",
@@ -57,6 +69,8 @@ def run_command(
     models: tuple[str, ...],
     benchmarks: tuple[str, ...],
     strict: bool,
+    quiet: bool,
+    summary_path: Path | None,
     registries: tuple[str, ...],
     store_url: str | None,
     data_root: Path,
@@ -72,30 +86,49 @@ def run_command(
     Inline model specs need no registry entry, e.g.
     -m 'open_clip:arch=ViT-B-32,pretrained=/ckpt/model.pt' or
     -m 'open_clip:{arch: "@tiny.json", pretrained: null}' ('@FILE' reads JSON/YAML).
+
+    Exit status (the highest that applies; 2, a usage error, always wins): 0 ok; 1 a cell failed
+    (--strict: or is unavailable); 3 nothing could be computed (no cell is ok or partial); 4 a cell
+    that had a number in the store before this run is now unavailable or failed (a lost cell).
     """
     from vlc_harness.config import RunConfig
     from vlc_harness.run import execute
     from vlc_harness.run.select import select_grid
+    from vlc_harness.run.summary import COMPUTED, compare, exit_reason, group_reasons, previous_cells, run_summary
 
     # --limit, --progress, --workers, --executor, --address, --max-cost, --recompute-metrics: named as its fields
     config = RunConfig(data_root=data_root, argv=tuple(sys.argv), **run_options)
     registry = app.registry(registries, required=run_all)
     chosen_models, chosen_benchmarks = select_grid(registry, app.plugins, run_all, list(models), list(benchmarks))
     store = app.store(store_url)
-    result = execute(app.plugins, store, chosen_models, chosen_benchmarks, config, registry=registry, on_cell=report)
+    previous = previous_cells(store, [m.id for m in chosen_models], [b.id for b in chosen_benchmarks])
+
+    def on_cell(cell: Any) -> None:
+        if cell.status in COMPUTED and not quiet:
+            report(cell)
+
+    result = execute(app.plugins, store, chosen_models, chosen_benchmarks, config, registry=registry, on_cell=on_cell)
+    for group in group_reasons(result.cells):
+        click.echo(group.line())
     counts: dict[str, int] = {}
     for cell in result.cells:
         counts[cell.status] = counts.get(cell.status, 0) + 1
     click.echo("cells: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
     for model_id, usage in result.usage.items():
         click.echo(usage_line(model_id, usage))
-    code = result.exit_code(strict)
+    code = result.exit_code(strict, previous)
+    changes = compare(previous, result.cells)
+    if summary_path is not None:
+        summary = run_summary(result.cells, changes, code, strict, result.model_seconds, result.timings, result.run_id)
+        summary_path.parent.mkdir(parents=True, exist_ok=True)
+        summary_path.write_text(json.dumps(summary, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     if code:
+        click.echo(exit_reason(code, result.cells, changes, strict), err=True)
         sys.exit(code)
 
 
 def report(cell: Any) -> None:
-    """One line per recorded cell: status, model x benchmark, headline, coverage, why, ``[stored]``."""
+    """One line per cell with a number: status, model x benchmark, headline, coverage, why, ``[stored]``."""
     line = f"{cell.status:<11} {cell.model_id} x {cell.benchmark_id}"
     headline = _headline(cell)
     if headline:

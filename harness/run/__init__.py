@@ -10,7 +10,7 @@ actors, chosen once) and :mod:`.schedule` (slots, threads, events into the store
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,10 +22,11 @@ from vlc_harness.registry import BenchmarkEntry, ModelEntry, Registry
 from vlc_harness.run.budget import CostBudget
 from vlc_harness.run.executor import Executor
 from vlc_harness.run.finish import finish, usage_record
-from vlc_harness.run.plan import ModelRun, plan_model
+from vlc_harness.run.plan import ModelRun, plan_model, plan_unavailable
 from vlc_harness.run.prepare import PreparedBenchmark, prepare
 from vlc_harness.run.schedule import Schedule
 from vlc_harness.store import CellRecord, Store
+from vlc_harness.store.registries import registry_record
 
 
 @dataclass
@@ -38,14 +39,31 @@ class RunReport:
     timings: dict[str, float] = field(default_factory=dict)
     """Wall seconds per phase: load benchmarks, plan (image hashing, identify), compute and cells,
     and the workers' own phases (``worker_load_s``, ``worker_model_*_s``, ``worker_decode_wait_s``)."""
+    model_seconds: dict[str, float] = field(default_factory=dict)
+    """Per model id: the seconds its workers spent (loading, scoring, waiting for decoded images),
+    summed over its workers; 0 for a model whose every cell was stored or decided without work."""
 
-    def exit_code(self, strict: bool = False) -> int:
-        """0 when every cell is ok, partial, unavailable or skipped; 1 when any failed.
+    def exit_code(self, strict: bool = False, previous: Mapping[tuple[str, str], CellRecord] | None = None) -> int:
+        """The run's exit status; when several apply, the highest.
 
-        With ``strict``, an unavailable cell also fails the run.
+        0: every cell is ok, partial, unavailable or skipped, and at least one has a number.
+        1: a cell failed (with ``strict``, also: a cell is unavailable).
+        3: nothing could be computed: no cell is ok or partial (computed now or stored before).
+        4: a lost cell: ``previous`` (the store's state before the run,
+        :func:`~vlc_harness.run.summary.previous_cells`) had a number for a (model, benchmark)
+        that this run recorded as unavailable or failed.
         """
+        from vlc_harness.run.summary import COMPUTED, lost_cells
+
         bad = {"failed", "unavailable"} if strict else {"failed"}
-        return 1 if any(c.status in bad for c in self.cells) else 0
+        codes = [0]
+        if any(c.status in bad for c in self.cells):
+            codes.append(1)
+        if not any(c.status in COMPUTED for c in self.cells):
+            codes.append(3)
+        if previous and lost_cells(previous, self.cells):
+            codes.append(4)
+        return max(codes)
 
 
 def execute(
@@ -68,8 +86,8 @@ def execute(
     spent is recorded with the run's provenance when it ends) and ``recompute_metrics`` (rebuild
     stored cells from their stored scores instead of reusing them); every model built for the
     run gets it as :attr:`~vlc_harness.models.Model.run_config`, ``live_model`` too. ``registry``
-    is recorded in the provenance (files, digest); ``on_cell`` is called with each cell as it is
-    saved.
+    is recorded in the provenance (files as given, by absolute path and sha256, and its digest);
+    ``on_cell`` is called with each cell as it is saved.
     """
     provenance = run_provenance(list(config.argv) if config.argv is not None else None)
     provenance.update(
@@ -77,6 +95,7 @@ def execute(
         limit=config.limit,
         registry_files=registry.files if registry else [],
         registry_digest=registry.digest() if registry else None,
+        registry=registry_record(registry.files) if registry else [],  # see vlc_harness.store.registries
         max_cost_usd=config.max_cost,
     )
     run_id = store.start_run(provenance)
@@ -97,8 +116,12 @@ def execute(
             live_model.run_config = config
         runs: list[ModelRun] = []
         for entry in models:
+            chosen = [prepared[b.id] for b in benchmarks]
+            if entry.unavailable and live_model is None:  # its type's listed package is not installed
+                runs.append(plan_unavailable(entry, chosen))
+                continue
             cls = type(live_model) if live_model is not None else plugins.models.get(entry.type).cls
-            run = plan_model(entry, cls, [prepared[b.id] for b in benchmarks], store, config, live_model)
+            run = plan_model(entry, cls, chosen, store, config, live_model)
             schedule.prestart(run)  # the first model with work loads while the others are planned
             runs.append(run)
         clock.lap("plan_s")
@@ -115,6 +138,7 @@ def execute(
             if run.cls.paid_requests:
                 report.usage[run.entry.id] = usage_record(run)
             done[id(run)] = [c for c, _ in cells]
+            report.model_seconds[run.entry.id] = round(sum(run.sink.worker_seconds.values()), 4)
             clock.add("cells_s", time.perf_counter() - start)
 
         schedule.run(runs, finished)

@@ -207,6 +207,7 @@ def _run_embed(model: EmbeddingModel, job: Job, phases: Phases) -> Iterator[Even
                     text_vecs.append(vectors[t])
                     keys.append((task.key, t))
             offset += len(batch)
+            _check_sizes(model, image_vecs, text_vecs[0])
             with phases.timing("model_images_s"):
                 scores = np.asarray(model.pair_scores(image_vecs[rows_i], np.stack(text_vecs)))
             yield Scores([(k, t, float(s)) for (k, t), s in zip(keys, scores)])
@@ -289,6 +290,17 @@ def _score_groups(
 def _check_len(model: Model, expected: int, got: Any) -> None:
     if len(got) != expected:
         raise ValueError(f"{type(model).__name__} returned {len(got)} results for {expected} inputs")
+
+
+def _check_sizes(model: Model, image_vecs: Any, text_vec: Any) -> None:
+    """The embed protocol compares an image's vector with a text's: both must have the same size."""
+    d_image, d_text = image_vecs.shape[-1], text_vec.shape[-1]
+    if d_image != d_text:
+        raise ValueError(
+            f"{type(model).__name__}: image vectors are {d_image}-d, text vectors {d_text}-d; "
+            "embed_images and embed_texts must return vectors of the same size (the embed protocol scores "
+            "each pair by a similarity of the two)"
+        )
 
 
 def _run_choices(model: ChoiceModel, job: Job, phases: Phases) -> Iterator[Event]:

@@ -17,6 +17,7 @@ from vlc_harness.errors import (
     DATA_MISSING,
     MODEL_ERROR,
     NOT_APPLICABLE,
+    PACKAGE_MISSING,
     Unavailable,
     reason_of,
 )
@@ -141,6 +142,19 @@ def plan_model(
         model_row = store.model_row(run.fingerprint)
         run.job = protocol.missing(todo, store, model_row, int(getattr(entry.run, "batch_size", 0)))
     return run
+
+
+def plan_unavailable(entry: ModelEntry, prepared: list[PreparedBenchmark]) -> ModelRun:
+    """The plan of an entry whose type's package is not installed (``entry.unavailable``): a cell
+    whose benchmark cannot run says so, every other cell is ``unavailable`` with the install line."""
+    run = ModelRun(entry, Model, Protocol(Model), [CellPlan(p) for p in prepared])
+    for cell in run.cells:
+        p = cell.prepared
+        if p.unavailable:
+            cell.status, cell.error, cell.code = "unavailable", p.unavailable, p.unavailable_code
+        elif p.load_error:
+            cell.status, cell.error, cell.code = "failed", p.load_error, BENCHMARK_ERROR
+    return _decide(run, "unavailable", entry.unavailable, PACKAGE_MISSING)
 
 
 def _resolve_keys(cell: CellPlan, blind: bool) -> None:

@@ -1,12 +1,13 @@
 """Opening, migrating and pruning the score store; the :class:`Store` joins its parts.
 
-Score rows are in :mod:`vlc_harness.store.scores`, runs and cells in :mod:`vlc_harness.store.cells`.
+Score rows are in :mod:`vlc_harness.store.scores`, runs and cells in :mod:`vlc_harness.store.cells`, the
+registries runs recorded in :mod:`vlc_harness.store.registries`; where a SQLite URL's file lies is
+:mod:`vlc_harness.store.location`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, delete, event, func, insert, inspect, select, update
@@ -18,6 +19,8 @@ from vlc_harness.errors import StoreError
 from vlc_harness.store import migrations, schema
 from vlc_harness.store.base import _writes, now
 from vlc_harness.store.cells import CellRecord, CellRows, Outcome
+from vlc_harness.store.location import sqlite_file
+from vlc_harness.store.registries import RegistryRows
 from vlc_harness.store.scores import ABSTAINED_KIND, ScoreRows
 
 __all__ = ["ABSTAINED_KIND", "CellRecord", "Outcome", "Store", "now", "open_store"]
@@ -32,8 +35,9 @@ def open_store(url: str) -> Store:
         parsed = make_url(url)
     except Exception:
         raise StoreError(f"{url!r} is not a SQLAlchemy URL", hint="e.g. sqlite:////path/store.sqlite") from None
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        path = Path(parsed.database)
+    target = sqlite_file(parsed)
+    if target is not None and target.path is not None:
+        path = target.path
         if path.exists() and path.stat().st_size > 0:
             with open(path, "rb") as f:
                 if f.read(16) != SQLITE_MAGIC:
@@ -41,9 +45,10 @@ def open_store(url: str) -> Store:
                         f"{path} is not a SQLite database; refusing to use or overwrite it",
                         hint="point --store at another file",
                     )
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if target.creates:  # a read-only or must-exist database gets no folder made for it
+            path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
+        if target is not None and target.path is None:
             # one shared connection, or each thread would see its own empty in-memory database
             engine = create_engine(url, poolclass=StaticPool, connect_args={"check_same_thread": False})
         else:
@@ -65,7 +70,7 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.close()
 
 
-class Store(ScoreRows, CellRows):
+class Store(ScoreRows, CellRows, RegistryRows):
     """Reads and writes scores, answers, cells and runs. Use :func:`open_store` to get one."""
 
     def __init__(self, engine: Engine) -> None:

@@ -210,3 +210,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+        kinds = sorted(
+            {KIND_WORDS.get(p, p) for item in drop for p, v in item.callspec.params.items() if v == NO_TYPES}
+        )
+        config.stash[_DESELECTED] = (
+            f"vlc-harness conformance: deselected {len(drop)} check(s) of {', '.join(kinds)} types: no such type "
+            f"is defined under {config.rootpath} (pass --vlc-types NAME[,NAME] or --vlc-types all to check "
+            "installed ones)"
+        )
+
+
+KIND_WORDS = {"vlc_model_type": "model", "vlc_benchmark_type": "benchmark", "vlc_family_type": "metric family"}
+_DESELECTED = pytest.StashKey[str]()
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> str | None:
+    """Say why conformance checks were deselected (a package that defines no type of that kind)."""
+    return config.stash.get(_DESELECTED, None)

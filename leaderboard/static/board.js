@@ -8,6 +8,8 @@
   if (!table || !data || !data.columns) { return; }
 
   var columns = data.columns;
+  var arrows = data.arrows;  // the sort arrows and the order words come from the page data (fmt.py)
+  var orders = data.orders;
   var byKey = {};
   columns.forEach(function (c, i) { c.index = i; byKey[c.key] = c; });
   var headers = {};
@@ -49,14 +51,26 @@
     return raw.toLowerCase();
   }
 
+  // a ranked value's rank (#); a value without one sorts after every ranked value, best first
+  function rankOf(row, col) {
+    var cell = row.cells[col.index];
+    var rank = cell ? cell.getAttribute("data-rank") : null;
+    return rank ? parseInt(rank, 10) : Infinity;
+  }
+
+  // numbers by rank, then value (so ranks read monotone best first), text A to Z; missing values last
   function compare(col, dir) {
     var sign = dir === "asc" ? 1 : -1;
+    var rankSign = dir === naturalDir(col) ? 1 : -1;
     return function (a, b) {
       var x = cellValue(a, col), y = cellValue(b, col), result;
       var missingX = col.type === "num" ? isNaN(x) : x === "";
       var missingY = col.type === "num" ? isNaN(y) : y === "";
+      var rx = rankOf(a, col), ry = rankOf(b, col);
       if (missingX || missingY) {
         result = missingX === missingY ? 0 : (missingX ? 1 : -1);  // missing values always last
+      } else if (col.type === "num" && rx !== ry) {
+        result = rankSign * (rx < ry ? -1 : 1);
       } else if (col.type === "num") {
         result = sign * (x - y);
       } else {
@@ -68,16 +82,28 @@
 
   function applySort() {
     var col = byKey[state.sort];
-    Object.keys(headers).forEach(function (key) { headers[key].removeAttribute("aria-sort"); });
+    Object.keys(headers).forEach(function (key) {
+      headers[key].removeAttribute("aria-sort");
+      var arrow = headers[key].querySelector(".sort-arrow");
+      if (arrow) { arrow.textContent = ""; }
+    });
     var rows = modelRows.slice();
     if (col) {
-      if (headers[col.key]) { headers[col.key].setAttribute("aria-sort", state.dir === "asc" ? "ascending" : "descending"); }
+      var sorted = state.dir === "asc" ? "ascending" : "descending";
+      if (headers[col.key]) {
+        headers[col.key].setAttribute("aria-sort", sorted);
+        var mark = headers[col.key].querySelector(".sort-arrow");
+        if (mark) { mark.textContent = " " + arrows[sorted]; }  // the one arrow; the lower-is-better mark hides (CSS)
+      }
       rows.sort(compare(col, state.dir));
     } else {
       rows.sort(function (a, b) { return Number(a.getAttribute("data-order")) - Number(b.getAttribute("data-order")); });
     }
     rows.forEach(function (r) { body.appendChild(r); });
     sortSelect.value = col ? col.key : "";
+    var words = orders[col && col.type === "text" ? "text" : "num"];
+    dirSelect.options[0].textContent = words[0];
+    dirSelect.options[1].textContent = words[1];
     dirSelect.value = col ? state.dir : "desc";
     dirSelect.disabled = !col;
   }
@@ -265,7 +291,7 @@
     var col = byKey[state.sort];
     if (col) {
       var name = (col.group ? col.group + " " : "") + col.title;
-      var order = col.type === "text" ? (state.dir === "asc" ? "A to Z" : "Z to A") : (state.dir === "asc" ? "low to high" : "high to low");
+      var order = orders[col.type === "text" ? "text" : "num"][state.dir === "asc" ? 1 : 0];
       text += ", sorted by " + name + ", " + order;
     }
     status.textContent = text + ".";

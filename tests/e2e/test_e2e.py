@@ -100,11 +100,11 @@ def test_precomputed_scores_reproduce_a_cell(vlc_run, tmp_path, sample_root):
     # an incomplete file fails the cell and names the missing pair; a duplicate is refused
     path.write_text("".join(json.dumps(x) + "\n" for x in lines[:-1]))
     short = vlc_run("-m", f"precomputed:path={path}", "-b", "sugarcrepe:version=custom", data_root=sample_root)
-    assert short.exit_code == 1
+    assert short.exit_code == 4  # the cell the replay above computed is lost
     assert "has no score for" in short.output and lines[-1]["instance"] in short.output
     path.write_text("".join(json.dumps(x) + "\n" for x in lines + lines[:1]))
     dup = vlc_run("-m", f"precomputed:path={path}", "-b", "sugarcrepe:version=custom", data_root=sample_root)
-    assert dup.exit_code == 1 and "duplicate score" in dup.output
+    assert dup.exit_code == 4 and "duplicate score" in dup.output
 
 
 def test_limit_marks_cells_partial_and_show_hides_them(vlc_run, sample_root):

@@ -147,6 +147,7 @@ def test_new_writes_a_package_that_passes_conformance_as_generated(kind, protoco
     assert f"{'models' if kind == 'model' else 'benchmarks'}: {type_name}" in listed
     tested = sh(str(side_env), "-m", "pytest", "-q", "-p", "no:cacheprovider", cwd=package).stdout
     assert ("3 passed" if kind == "model" else "2 passed") in tested and "deselected" in tested
+    assert "types: no such type is defined under" in tested  # the deselection explained
     assert "failed" not in tested and "skipped" not in tested
     sh(str(side_env), "-m", "ruff", "check", "--config", str(REPO / "pyproject.toml"), ".", cwd=package)
     checked = sh(

@@ -61,7 +61,7 @@ def test_table_output_and_exit_code(vlc_run, sample_root):
     out = vlc_run.cli("plan", "-m", "random", "-b", SC, "-b", "aro_vg_relation", "--data-root", str(sample_root))
     assert out.exit_code == 0, out.output
     lines = out.output.splitlines()
-    assert lines[0].split() == ["model", "fingerprint", "benchmark", "status", "work", "cost"]
+    assert lines[0].split() == ["model", "fingerprint", "benchmark", "status", "work", "cost", "gpu"]
     assert "compute" in lines[1] and "pairs" in lines[1]
     assert "unavailable" in lines[2]
     assert any(line.startswith("  unavailable random x aro") for line in lines), out.output

@@ -4,6 +4,7 @@ import json
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,7 @@ import pytest
 from vlc_harness import hookimpl, hookspecs
 from vlc_harness.errors import PluginError
 from vlc_harness.models import Identity, TextOnlyModel
-from vlc_harness.plugins import get_plugins, load_plugins
+from vlc_harness.plugins import PluginWarning, get_plugins, load_plugins
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "plugin_hooks.md"
 
@@ -72,13 +73,22 @@ def test_duplicate_type_names_both_plugins(vlc_plugins):
         vlc_plugins.rebuild()
 
 
-def test_misspelled_hook_fails_check_pending(tmp_path, monkeypatch):
+def test_misspelled_hook_is_reported_once_and_the_other_plugins_keep_working(tmp_path, monkeypatch):
     (tmp_path / "typo.py").write_text(
         "from vlc_harness import hookimpl\n\n@hookimpl\ndef register_model(register):\n    pass\n"
     )
     monkeypatch.setenv("VLC_HARNESS_PLUGINS_DIR", str(tmp_path))
-    with pytest.raises(PluginError, match="register_model"):
-        load_plugins()
+    monkeypatch.setattr("vlc_harness.plugins._WARNED", set())
+    with pytest.warns(PluginWarning) as caught:
+        plugins = load_plugins()
+    (warning,) = [w for w in caught if "register_model" in str(w.message)]
+    message = str(warning.message)
+    assert "vlc_harness_local_plugins.typo" in message and "did you mean register_models?" in message
+    assert "random" in plugins.models.entries  # every other plugin loaded
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again = load_plugins()  # reported once: no second warning
+    assert "random" in again.models.entries
 
 
 def test_plugins_dir_allow_and_block_lists(tmp_path, monkeypatch):

@@ -123,7 +123,7 @@ def test_run_reads_every_option_into_one_config(vlc_cli, tmp_path, monkeypatch):
     argv += ["--data-root", str(tmp_path / "data"), "--limit", "3", "--no-progress", "--workers", "2"]
     argv += ["--executor", "ray", "--address", "ray://head:10001", "--max-cost", "1.5", "--recompute-metrics"]
     result = vlc_cli(*argv)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 3, result.output  # the fake computed no cell
     ((config, models, benchmarks, extra),) = seen
     assert config == RunConfig(
         data_root=tmp_path / "data",
@@ -139,7 +139,7 @@ def test_run_reads_every_option_into_one_config(vlc_cli, tmp_path, monkeypatch):
     assert (models, benchmarks, extra) == (["random:seed=1"], ["sugarcrepe:version=custom"], ["on_cell", "registry"])
     seen.clear()
     result = vlc_cli(*argv[:7])  # no options: the defaults, the data root from the environment
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 3, result.output  # the fake computed no cell
     assert seen[0][0] == RunConfig(data_root=tmp_path / "elsewhere", argv=tuple(sys.argv))
 
 

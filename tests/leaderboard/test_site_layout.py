@@ -190,6 +190,24 @@ def _values(driver, key: str) -> list[float | None]:
     )
 
 
+def _ranked_values(driver, key: str) -> list[tuple[float, float]]:
+    """The visible model rows' (rank, value) in a column, in display order; rows without a value left out,
+    a value without a rank as rank infinity (it sorts after the ranked ones, best first)."""
+    ranks = driver.execute_script(
+        """const index = vlcBoard.columns.findIndex(c => c.key === arguments[0]);
+        return Array.from(document.querySelectorAll('#models tr')).filter(r => !r.hidden)
+          .map(r => r.cells[index].getAttribute('data-rank'));""",
+        key,
+    )
+    pairs = zip(ranks, _values(driver, key))
+    return [(float(r) if r else float("inf"), v) for r, v in pairs if v is not None]
+
+
+def _best_first(pairs: list[tuple[float, float]], higher: bool) -> list[tuple[float, float]]:
+    """``pairs`` by rank, then value, best first: the order a column sorts in on its first click."""
+    return sorted(pairs, key=lambda p: (p[0], -p[1] if higher else p[1]))
+
+
 def _press(driver, key: str, keys: str) -> None:
     button = driver.find_element("css selector", f'th[data-col="{key}"] button')
     driver.execute_script("arguments[0].focus()", button)
@@ -271,25 +289,27 @@ def test_sorting_with_the_keyboard_sets_aria_sort_and_reverses(wide_site, browse
     _open(browser, (wide_site / "index.html").as_uri())
     assert _aria_sort(browser) == {"overall": "ascending"}  # the default order: mean rank, best first
     # a lower-is-better column sorts best (lowest) first on Space, and reverses on Enter
+    # (by rank, then value: ranks read monotone best first)
     _press(browser, BRITTLENESS, " ")
     assert _aria_sort(browser) == {BRITTLENESS: "ascending"}
-    values = [v for v in _values(browser, BRITTLENESS) if v is not None]
-    assert values == sorted(values) and len(set(values)) > 1
+    pairs = _ranked_values(browser, BRITTLENESS)
+    assert pairs == _best_first(pairs, higher=False) and len({v for _, v in pairs}) > 1
     _press(browser, BRITTLENESS, "\ue007")  # Enter
     assert _aria_sort(browser) == {BRITTLENESS: "descending"}
-    assert [v for v in _values(browser, BRITTLENESS) if v is not None] == sorted(values, reverse=True)
+    assert _ranked_values(browser, BRITTLENESS) == _best_first(pairs, higher=False)[::-1]
     _press(browser, BRITTLENESS, " ")
     assert _aria_sort(browser) == {BRITTLENESS: "ascending"}
-    # a higher-is-better column sorts highest first
+    # a higher-is-better column sorts best first
     _press(browser, SUGARCREPE, " ")
     assert _aria_sort(browser) == {SUGARCREPE: "descending"}
     values = _values(browser, SUGARCREPE)
-    known = [v for v in values if v is not None]
-    missing = [None] * (len(values) - len(known))
+    pairs = _ranked_values(browser, SUGARCREPE)
+    missing = [None] * (len(values) - len(pairs))
     assert len(missing) == 2  # the failed cell and the store-only model without one: last, either way
-    assert values == sorted(known, reverse=True) + missing
+    assert pairs == _best_first(pairs, higher=True) and values[len(pairs) :] == missing
     _press(browser, SUGARCREPE, " ")
-    assert _values(browser, SUGARCREPE) == sorted(known) + missing
+    assert _ranked_values(browser, SUGARCREPE) == _best_first(pairs, higher=True)[::-1]
+    assert _values(browser, SUGARCREPE)[len(pairs) :] == missing
     # text sorts A to Z first
     _press(browser, "model", " ")
     assert _aria_sort(browser) == {"model": "ascending"}
@@ -407,8 +427,8 @@ def test_phone_layout_shows_cards_with_a_score_on_the_first_screen(wide_site, br
         "const s = document.getElementById('f-sort'); s.value = arguments[0]; s.dispatchEvent(new Event('change'));",
         BRITTLENESS,
     )
-    values = [v for v in _values(browser, BRITTLENESS) if v is not None]
-    assert values == sorted(values)
+    pairs = _ranked_values(browser, BRITTLENESS)
+    assert pairs == _best_first(pairs, higher=False)
     assert not _errors(browser)
 
 
@@ -746,27 +766,27 @@ def test_default_order_is_the_overall_column_and_the_rule_is_stated(wide, browse
     _open(browser, (wide["site"] / "index.html").as_uri())
     rows = _row_texts(browser)
     assert [r["id"] for r in rows] == [row.public_id for row in board.rows]
-    complete = [r for r in board.rows if r.overall is not None and r.overall.complete]
+    by_mean = [r for r in board.rows if r.overall is not None and r.overall.by_mean]
     partial = [r for r in board.rows if r.overall is not None and not r.overall.complete]
-    assert len(complete) == N_MODELS - 3 and {r.id for r in partial} == {"model-04", "model-05", INLINE}
-    means = [r.overall.mean_rank for r in complete]  # type: ignore[union-attr]
-    assert means == sorted(means)  # complete models first, by mean headline rank
-    # each a mean of its 10 headline ranks, as the cells show them
-    first = complete[0]
+    assert {r.id for r in partial} == {"model-04", "model-05", INLINE}
+    assert len(by_mean) == N_MODELS - 1  # every registry model but the baseline (the store-only one has 1 of 10)
+    means = [r.overall.exact_mean_rank for r in by_mean]  # type: ignore[union-attr]
+    assert means == sorted(means)  # models ranked on at least half the benchmarks first, by mean headline rank
+    # each a mean of its headline ranks over the benchmarks it has, as the cells show them
+    first = by_mean[0]
     ranks = [first.cells[c.id].values[c.metrics[0].metric].rank for c in board.benchmarks]
-    assert first.overall is not None and first.overall.mean_rank == pytest.approx(sum(ranks) / 10)  # type: ignore[arg-type]
-    assert rows[0]["overall"] == f"{first.overall.mean_rank:.1f} 10 of 10 benchmarks"
-    # then the incomplete ones, most benchmarks first, saying how many; the baseline last, unranked
-    tail = rows[len(complete) :]
-    assert [r["overall"].split(" (mean")[0] for r in tail] == [
-        "9 of 10 benchmarks",
-        "9 of 10 benchmarks",
-        "1 of 10 benchmarks",
-        "not ranked (baseline)",
-    ]
+    known = [r for r in ranks if r]
+    assert first.overall is not None and first.overall.mean_rank == pytest.approx(sum(known) / len(known))
+    assert rows[0]["overall"] == f"{first.overall.mean_rank:.1f} {len(known)} of 10 benchmarks"
+    # the models missing one cell sit among the others by their mean over 9 benchmarks, saying so
+    nine = {r["id"]: r["overall"] for r in rows if r["id"] in ("model-04", "model-05")}
+    assert all(text.endswith("9 of 10 benchmarks") and text[0].isdigit() for text in nine.values())
+    # then the one ranked on fewer than half, saying how many; the baseline last, unranked
+    tail = rows[len(by_mean) :]
+    assert [r["overall"].split(" (mean")[0] for r in tail] == ["1 of 10 benchmarks", "not ranked (baseline)"]
     assert tail[-1]["id"] == "model-00" and all(r["value"] == "" for r in tail)
     rule = browser.find_element("id", "order-rule").text
-    assert "mean headline rank over the 10 benchmarks" in rule and "k of 10 benchmarks" in rule and "baselines" in rule
+    assert "10 benchmarks rank models" in rule and "at least half of them" in rule and "baselines" in rule
     assert _aria_sort(browser) == {"overall": "ascending"} and "sort=" not in browser.current_url
     # sorting by another column and back to the overall one restores the page's order
     _press(browser, SUGARCREPE, " ")
@@ -811,7 +831,7 @@ def test_tie_heavy_model_shows_its_ties_is_ranked_on_random_tie_breaking_and_hol
         "const td = row.cells[i]; return [td.textContent.replace(/\\s+/g, ' ').trim(), td.getAttribute('data-value'),"
         " td.querySelectorAll('.rank.best').length, row.querySelectorAll('td.tie-heavy .rank.best').length];"
     )
-    assert "100% ties · random tie-break" in cell[0] and f"#{value.rank}" in cell[0]
+    assert "ties broken at random · strict" in cell[0] and "100% ties" in cell[0] and f"#{value.rank}" in cell[0]
     assert float(cell[1]) == pytest.approx(value.ties_half)  # sorted by what it is ranked by
     assert cell[2] == 0 and cell[3] == 0
     assert not _errors(browser)
@@ -1020,14 +1040,13 @@ def test_benchmark_page_leads_with_the_ranking_and_a_labelled_plot(wide):
     assert html.index('<table class="ranked"') < html.index('<svg class="scatter"') < html.index('class="per-category"')
     page = _parse(site / "benchmarks" / "bivlc.html")
     assert sum(t == "table" for t, _ in page.tags) >= 3
-    # the ranking is sorted best first (tie-heavy models by their random-tie-break value)
+    # the ranking is sorted by rank, then value, best first (tie-heavy models by their ties-broken value)
     col = next(c for c in board.benchmarks if c.id == "bivlc")
     published = [r for r in board.rows if r.cells["bivlc"].published]
     ranked = re.findall(r'<tr class="kind-[a-z]+"><th scope="row"><a href="../models/([^"]+)\.html">', html)
-    values = {r.slug: r.cells["bivlc"].values["group_score"].sort_value for r in published}
-    assert len(ranked) >= len(published) and [values[s] for s in ranked[: len(published)]] == sorted(
-        values.values(), reverse=True
-    )
+    values = {r.slug: r.cells["bivlc"].values["group_score"] for r in published}
+    keys = [(values[s].rank or float("inf"), -values[s].sort_value) for s in ranked[: len(published)]]
+    assert len(ranked) >= len(published) and keys == sorted(keys)
     # the plot: a name (or a numbered key) per model, colours by family, human and chance marked
     start = html.index('<svg class="scatter"')
     svg = html[start : html.index("</svg>", start)]

@@ -28,7 +28,7 @@ def _run(vlc_run, root: Path, *models: str, extra: tuple[str, ...] = ()):
 
 def test_missing_benchmark_data_is_data_missing(vlc_run, tmp_path):
     out = vlc_run("-m", "random", "-b", "sugarcrepe", data_root=tmp_path / "empty")
-    assert out.exit_code == 0, out.output
+    assert out.exit_code == 3, out.output  # nothing could be computed
     (cell,) = vlc_run.store().latest_cells()
     assert (cell.status, cell.reason_code) == ("unavailable", errors.DATA_MISSING)
 
@@ -50,7 +50,7 @@ def test_weights_not_in_the_hub_cache_offline_are_weights_missing(vlc_run, sampl
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "empty-hub"))
     out = _run(vlc_run, sample_root, "open_clip:arch=ViT-B-32,pretrained=openai")
-    assert out.exit_code == 0, out.output
+    assert out.exit_code == 3, out.output  # nothing could be computed
     (cell,) = vlc_run.store().latest_cells()
     assert cell.status == "unavailable" and "HF_HUB_OFFLINE" in cell.error
     assert cell.reason_code == errors.WEIGHTS_MISSING
@@ -62,7 +62,7 @@ def test_the_version_gate_is_version_too_old(vlc_run, sample_root, faulty):
     with pytest.raises(errors.WeightsUnavailable) as raised:
         require({"numpy": "999.0"}, "x")
     assert raised.value.code == errors.VERSION_TOO_OLD
-    assert _run(vlc_run, sample_root, "test_version_gate").exit_code == 0
+    assert _run(vlc_run, sample_root, "test_version_gate").exit_code == 3  # nothing could be computed
     cell = _cells(vlc_run)["test_version_gate"]
     assert cell.status == "unavailable" and "numpy>=999.0" in cell.error
     assert cell.reason_code == errors.VERSION_TOO_OLD
@@ -104,7 +104,7 @@ def test_an_api_401_is_auth(vlc_run, sample_root, tmp_path, monkeypatch):
     ],
 )
 def test_a_failing_worker_or_model_is_coded_by_what_happened(vlc_run, sample_root, faulty, model, code):
-    assert _run(vlc_run, sample_root, model).exit_code == 1
+    assert _run(vlc_run, sample_root, model).exit_code == 3  # its one cell failed: nothing computed
     cell = _cells(vlc_run)[model]
     assert (cell.status, cell.reason_code) == ("failed", code), cell.error
 
@@ -112,7 +112,7 @@ def test_a_failing_worker_or_model_is_coded_by_what_happened(vlc_run, sample_roo
 def test_missing_images_fail_their_instances_as_image_errors(vlc_run, sample_root, faulty):
     swap = json.loads((sample_root / "sugarcrepe" / "swap_obj.json").read_text())
     (sample_root / "coco" / "val2017" / swap["0"]["filename"]).unlink()
-    assert _run(vlc_run, sample_root, "test_pixels").exit_code == 1
+    assert _run(vlc_run, sample_root, "test_pixels").exit_code == 3  # its one cell failed: nothing computed
     cell = _cells(vlc_run)["test_pixels"]
     assert (cell.status, cell.n_failed, cell.reason_code) == ("failed", 1, errors.IMAGE_ERROR)
 
@@ -121,7 +121,7 @@ def test_a_scores_file_without_the_benchmark_is_scores_missing(vlc_run, sample_r
     scores = tmp_path / "scores.jsonl"
     line = {"benchmark": "other", "version": "v", "instance": "x/0", "image": 0, "text": 0, "score": 0.5}
     scores.write_text(json.dumps(line) + "\n")
-    assert _run(vlc_run, sample_root, f"precomputed:path={scores}").exit_code == 1
+    assert _run(vlc_run, sample_root, f"precomputed:path={scores}").exit_code == 3  # nothing computed
     (cell,) = vlc_run.store().latest_cells()
     assert cell.status == "failed" and "has no score for sugarcrepe" in cell.error
     assert cell.reason_code == errors.SCORES_MISSING
@@ -130,7 +130,7 @@ def test_a_scores_file_without_the_benchmark_is_scores_missing(vlc_run, sample_r
 def test_limited_failed_requests_skipped_and_ok(vlc_run, sample_root, faulty):
     assert _run(vlc_run, sample_root, "random", "test_first", extra=("--limit", "1")).exit_code == 0
     out = vlc_run("-m", "test_first", "-b", "shapes", data_root=sample_root)  # shapes asks no multiple choice
-    assert out.exit_code == 0, out.output
+    assert out.exit_code == 3, out.output  # its one cell is skipped: nothing computed
     cells = {(c.model_id, c.benchmark_id): c for c in vlc_run.store().latest_cells()}
     codes = {key: (c.status, c.reason_code) for key, c in cells.items()}
     assert codes[("random", SC)] == ("partial", errors.LIMITED)

@@ -377,4 +377,4 @@ def test_tiny_openclip_end_to_end_on_vg_relation_and_coco_order(vlc_run, aro_roo
     # spaCy absent here: the default tagger leaves the cell unavailable with the install line
     if not spacy_available():
         out = vlc_run("-m", "random", "-b", "aro_coco_order:version=custom", data_root=aro_root)
-        assert out.exit_code == 0 and "unavailable" in out.output and "pip install spacy" in out.output
+        assert out.exit_code == 3 and "unavailable" in out.output and "pip install spacy" in out.output

@@ -111,7 +111,7 @@ def test_a_download_with_another_sha256_is_refused_and_not_kept(vlc_run, sample_
     path, sha, _ = _scores_file(folder, sample_root)
     wrong = "0a" * 32
     out, cell = _cell(vlc_run, f"precomputed:url={base}/{path.name},sha256={wrong}", sample_root)
-    assert out.exit_code == 1
+    assert out.exit_code == 3  # its one cell failed: nothing computed
     assert cell.status == "failed"
     assert f"has sha256 {sha}, not the {wrong} its entry names" in cell.error
     assert not cached_file(wrong).exists()
@@ -121,7 +121,7 @@ def test_a_download_with_another_sha256_is_refused_and_not_kept(vlc_run, sample_
 def test_offline_and_not_downloaded_is_unavailable_with_the_reason(vlc_run, sample_root):
     sha = hashlib.sha256(b"never fetched").hexdigest()
     out, cell = _cell(vlc_run, f"precomputed:url=https://example.org/s.jsonl,sha256={sha}", sample_root)
-    assert out.exit_code == 0, out.output
+    assert out.exit_code == 3, out.output  # its one cell is unavailable: nothing computed
     assert cell.status == "unavailable"
     assert "https://example.org/s.jsonl are not downloaded yet" in cell.error and "HF_HUB_OFFLINE" in cell.error
 
@@ -129,7 +129,7 @@ def test_offline_and_not_downloaded_is_unavailable_with_the_reason(vlc_run, samp
 def test_a_local_path_is_checked_against_the_sha256_it_names(vlc_run, tmp_path, sample_root):
     path, sha, _ = _scores_file(tmp_path / "local", sample_root)
     out, cell = _cell(vlc_run, f"precomputed:path={path},sha256={'1b' * 32}", sample_root)
-    assert out.exit_code == 1 and cell.status == "failed"
+    assert out.exit_code == 3 and cell.status == "failed"  # its one cell failed: nothing computed
     assert f"has sha256:{sha}, not the sha256 {'1b' * 32} its entry names" in cell.error
     by_path = Precomputed(build(Precomputed.Params, {"path": str(path), "sha256": sha}), None)
     by_url = Precomputed(build(Precomputed.Params, {"url": "https://example.org/s.jsonl", "sha256": sha}), None)

@@ -1,0 +1,113 @@
+"""Which registry a command that reads a store defaults to, and when a store holds another's cells.
+
+``show --format board``, ``list`` and ``data fetch|verify`` read the registry files given
+(``--registry``, else ``$VLC_HARNESS_REGISTRY``); else the files the store's newest run with cells
+recorded (:mod:`vlc_harness.store.registries`), while they are still there; else
+``./registry.yaml``; else none (every built-in type with its default params). So after the
+quickstart (``run --all --registry examples/quickstart.yaml``) they read the quickstart grid, not
+the published one in the working directory.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vlc_harness.errors import StoreError
+
+GIVEN = "given"
+"""The files came from ``--registry`` or ``$VLC_HARNESS_REGISTRY``."""
+RECORDED = "recorded"
+"""The files the store's newest run with cells recorded."""
+WORKING_DIR = "working directory"
+"""``./registry.yaml``."""
+BUILT_IN = "built-in"
+"""No registry file: every built-in type with its default params."""
+
+
+@dataclass(frozen=True)
+class RegistryChoice:
+    """The registry files a command reads, why (``source``: :data:`GIVEN`, :data:`RECORDED`,
+    :data:`WORKING_DIR` or :data:`BUILT_IN`), and a one-line note for stderr where the choice
+    needs saying."""
+
+    files: tuple[Path, ...]
+    source: str
+    note: str | None = None
+
+
+def given_registry_files(paths: tuple[str, ...]) -> list[Path]:
+    """The files of ``--registry``, else of ``$VLC_HARNESS_REGISTRY`` (``os.pathsep``-separated)."""
+    from vlc_harness.paths import ENV_REGISTRY
+
+    files = [Path(p) for p in paths]
+    if not files and os.environ.get(ENV_REGISTRY):
+        files = [Path(p) for p in os.environ[ENV_REGISTRY].split(os.pathsep) if p]
+    return files
+
+
+def choose_registry(paths: tuple[str, ...], store: Any | None) -> RegistryChoice:
+    """The registry files a command reading ``store`` (``None``: there is no store yet) uses."""
+    given = given_registry_files(paths)
+    if given:
+        return RegistryChoice(tuple(given), GIVEN)
+    uses = store.registries_used() if store is not None else []
+    latest = uses[0] if uses else None
+    if latest is not None and latest.present():
+        files = tuple(Path(f.path) for f in latest.files)
+        # said only where it is not ./registry.yaml, the default without a record
+        usual = files == (Path("registry.yaml").resolve(),)
+        note = None if usual else f"registry: {latest.label()} (what the store's latest run read; --registry overrides)"
+        return RegistryChoice(files, RECORDED, note)
+    gone = f"the store's latest run read {latest.label()}, which is not here; " if latest else ""
+    if Path("registry.yaml").is_file():
+        return RegistryChoice(
+            (Path("registry.yaml"),), WORKING_DIR, f"{gone}registry: ./registry.yaml" if gone else None
+        )
+    return RegistryChoice((), BUILT_IN, f"{gone}registry: none (the built-in types)" if gone else None)
+
+
+def existing_store(url: str) -> Any | None:
+    """The store at ``url`` when there is one to read, else ``None``: a SQLite file that does not
+    exist yet is not created. A store that cannot be opened raises :class:`StoreError`."""
+    from sqlalchemy.engine import make_url
+
+    from vlc_harness.store import open_store
+    from vlc_harness.store.location import sqlite_file
+
+    try:
+        parsed = make_url(url)
+    except Exception:
+        raise StoreError(f"{url!r} is not a SQLAlchemy URL", hint="e.g. sqlite:////path/store.sqlite") from None
+    target = sqlite_file(parsed)
+    if target is not None and (target.path is None or not target.path.is_file() or not target.path.stat().st_size):
+        return None
+    return open_store(url)
+
+
+def other_registry_note(choice: RegistryChoice, registry: Any, store: Any) -> str | None:
+    """One line when ``store`` holds cells but none of them from the registry ``choice`` names:
+    no run that recorded its registry read any of its files (by path or content), and no cell of a
+    run that recorded none (inline specs, older runs) is one of its (model, benchmark) entries."""
+    from vlc_harness.store.registries import registry_files
+
+    if not choice.files:
+        return None
+    uses = store.registries_used()
+    files = registry_files(choice.files)
+    if any(use.shares_a_file(files) for use in uses):
+        return None
+    entries = store.unrecorded_cell_entries()
+    if any(m in registry.models and b in registry.benchmarks for m, b in entries):
+        return None
+    if not uses and not entries:
+        return None
+    shown = " + ".join(str(p) for p in choice.files)
+    where = store.engine.url.render_as_string(hide_password=True)
+    if uses:
+        return f"the store {where} holds no cells of {shown}: it was filled from {uses[0].label()} ({uses[0].option()})"
+    return (
+        f"the store {where} holds no cells of {shown}'s entries (its cells come from inline specs or another registry)"
+    )

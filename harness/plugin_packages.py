@@ -1,0 +1,227 @@
+"""The ``plugins:`` section of a registry: the pinned packages that provide its model and benchmark types.
+
+Format::
+
+    plugins:
+      - package: vlc-my-clip                       # the distribution's name
+        pin: vlc-my-clip==0.1.0                    # name==version, with its wheel's or sdist's hashes
+        hashes: [sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08]
+        models: [my_clip]                          # the types it registers
+      - package: vlc-lab-bench
+        pin: git+https://github.com/lab/vlc-lab-bench@0123456789abcdef0123456789abcdef01234567
+        benchmarks: [lab_bench]                    # a git URL at a 40-hex commit: no hashes
+
+``vlc-harness plugins install`` installs exactly these pins (:mod:`vlc_harness.plugin_install`);
+an entry whose type a listed package provides while that package is not installed loads, and its
+cells are ``unavailable`` (reason code ``package_missing``) with the install line as their reason.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib.metadata
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from vlc_harness.errors import RegistryError
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$")
+"""A distribution name (PEP 508)."""
+VERSION_PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[A-Za-z0-9][A-Za-z0-9.+!_-]*)$")
+GIT_PIN = re.compile(r"^git\+(?P<url>https://[^\s@#]+)@(?P<commit>[0-9a-f]{40})$")
+HASH_PATTERN = re.compile(r"^sha256:[0-9a-f]{64}$")
+KEYS = {"package", "pin", "hashes", "models", "benchmarks"}
+INSTALL_COMMAND = "vlc-harness plugins install"
+
+ErrorFactory = Callable[[list[Any], str], RegistryError]
+"""Builds a registry error for a key path (the registry's ``file:line: key.path: problem``)."""
+
+
+def canonical_name(name: str) -> str:
+    """A distribution name as pip compares names (PEP 503: lower case, runs of ``-_.`` as ``-``)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@dataclass(frozen=True)
+class PluginPackage:
+    """One pinned plugin distribution and the types it provides."""
+
+    package: str
+    pin: str
+    hashes: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()
+    benchmarks: tuple[str, ...] = ()
+    source: str = ""
+    """The registry file that lists it."""
+
+    @property
+    def commit(self) -> str | None:
+        """The pinned commit of a git pin; ``None`` for a version pin."""
+        match = GIT_PIN.match(self.pin)
+        return match["commit"] if match else None
+
+    @property
+    def version(self) -> str | None:
+        """The pinned version of a ``name==version`` pin; ``None`` for a git pin."""
+        match = VERSION_PIN.match(self.pin)
+        return match["version"] if match else None
+
+    def requirement(self) -> str:
+        """The pin as pip reads it: ``name==version`` or ``name @ git+https://...@commit``."""
+        return self.pin if self.version is not None else f"{self.package} @ {self.pin}"
+
+    def install_hint(self) -> str:
+        """What an entry of a type this package provides says while the package is not installed."""
+        return f"install {self.requirement()} (`{INSTALL_COMMAND}`)"
+
+
+def parse_plugins(value: Any, err: ErrorFactory, source: str) -> dict[str, PluginPackage]:
+    """The ``plugins:`` list of one registry file, by canonical package name, validated."""
+    if value is None:
+        return {}
+    if not isinstance(value, list):
+        raise err(["plugins"], "expected a list of packages")
+    out: dict[str, PluginPackage] = {}
+    provided: dict[tuple[str, str], str] = {}
+    for i, raw in enumerate(value):
+        package = _package(raw, ["plugins", i], err, source)
+        key = canonical_name(package.package)
+        if key in out:
+            raise err(["plugins", i, "package"], f"package {package.package!r} is listed twice in the same file")
+        for kind, names in (("models", package.models), ("benchmarks", package.benchmarks)):
+            for name in names:
+                if (kind, name) in provided:
+                    raise err(
+                        ["plugins", i, kind],
+                        f"type {name!r} is already provided by package {provided[(kind, name)]!r}",
+                    )
+                provided[(kind, name)] = package.package
+        out[key] = package
+    return out
+
+
+def _package(raw: Any, path: list[Any], err: ErrorFactory, source: str) -> PluginPackage:
+    if not isinstance(raw, Mapping):
+        raise err(path, "expected a mapping with keys " + ", ".join(sorted(KEYS)))
+    for key in raw:
+        if key not in KEYS:
+            raise err([*path, key], "unknown key; expected one of " + ", ".join(sorted(KEYS)))
+    name = raw.get("package")
+    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+        raise err([*path, "package"], "required: a distribution name (letters, digits, '.', '_', '-')")
+    pin = raw.get("pin")
+    if not isinstance(pin, str):
+        raise err([*path, "pin"], f"required: '{name}==VERSION' with hashes, or 'git+https://...@<40-hex commit>'")
+    hashes = _hashes(raw.get("hashes"), [*path, "hashes"], err)
+    version, git = VERSION_PIN.match(pin), GIT_PIN.match(pin)
+    if version:
+        if canonical_name(version["name"]) != canonical_name(name):
+            raise err([*path, "pin"], f"pins {version['name']!r}, not the package {name!r}")
+        if not hashes:
+            raise err([*path, "hashes"], "a name==version pin needs its sha256 hashes (pip's --require-hashes)")
+    elif git:
+        if hashes:
+            raise err([*path, "hashes"], "a git pin is fixed by its commit; pip cannot check hashes of a VCS URL")
+    elif pin.startswith("git+"):
+        raise err([*path, "pin"], f"{pin!r}: a git pin is 'git+https://HOST/PATH@<commit>' with the full 40-hex commit")
+    else:
+        raise err([*path, "pin"], f"{pin!r}: expected '{name}==VERSION' (exact) or 'git+https://...@<40-hex commit>'")
+    models = _types(raw.get("models"), [*path, "models"], err)
+    benchmarks = _types(raw.get("benchmarks"), [*path, "benchmarks"], err)
+    if not models and not benchmarks:
+        raise err(path, "names no types: list what it provides under 'models' and/or 'benchmarks'")
+    return PluginPackage(name, pin, hashes, models, benchmarks, source)
+
+
+def _hashes(value: Any, path: list[Any], err: ErrorFactory) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise err(path, "expected a list of 'sha256:<64 hex>' values")
+    for k, item in enumerate(value):
+        if not isinstance(item, str) or not HASH_PATTERN.match(item):
+            raise err([*path, k], f"{item!r} is not 'sha256:<64 lower-case hex digits>'")
+    return tuple(value)
+
+
+def _types(value: Any, path: list[Any], err: ErrorFactory) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise err(path, "expected a list of type names")
+    return tuple(value)
+
+
+def provider(packages: Mapping[str, PluginPackage], kind: str, type_name: str) -> PluginPackage | None:
+    """The listed package that provides ``type_name`` (``kind``: ``models`` or ``benchmarks``), if any."""
+    for package in packages.values():
+        if type_name in getattr(package, kind):
+            return package
+    return None
+
+
+@dataclass(frozen=True)
+class PackageState:
+    """Whether a listed package is installed here as pinned: ``ok``, ``missing`` or ``other``."""
+
+    package: PluginPackage
+    state: str
+    installed: str | None = None
+    """The installed version (and commit, for a git pin), if any."""
+
+    def line(self) -> str:
+        """One line of ``vlc-harness plugins check``."""
+        wanted = self.package.requirement()
+        if self.state == "ok":
+            return f"ok       {wanted}"
+        if self.state == "missing":
+            return f"missing  {wanted}: not installed"
+        return f"other    {wanted}: installed {self.installed}"
+
+
+def package_state(package: PluginPackage) -> PackageState:
+    """Is ``package`` installed in this environment at its pin (a git pin: at its commit, by PEP 610's
+    ``direct_url.json``)?"""
+    try:
+        dist = importlib.metadata.distribution(package.package)
+    except importlib.metadata.PackageNotFoundError:
+        return PackageState(package, "missing")
+    if package.version is not None:
+        same = dist.version == package.version
+        return PackageState(package, "ok" if same else "other", dist.version)
+    commit = _installed_commit(dist)
+    installed = f"{dist.version} at commit {commit or 'unknown (not installed from git)'}"
+    return PackageState(package, "ok" if commit == package.commit else "other", installed)
+
+
+def _installed_commit(dist: importlib.metadata.Distribution) -> str | None:
+    try:
+        direct = json.loads(dist.read_text("direct_url.json") or "{}")
+    except ValueError:
+        return None
+    return (direct.get("vcs_info") or {}).get("commit_id")
+
+
+def is_installed(package: PluginPackage) -> bool:
+    """Is a distribution of this name installed here (at any version)?"""
+    return package_state(package).state != "missing"
+
+
+def unknown_type(
+    kind: str, name: str, known: list[str], package: PluginPackage | None, listed: Iterable[str] = ()
+) -> str:
+    """Why a registry entry's type is an error: no plugin registers it and no listed package provides
+    it (with a "did you mean" among both, ``my-clip`` suggesting ``my_clip``), or its listed package
+    is installed but does not register it."""
+    if package is not None:
+        return f"package {package.package} is installed but registers no {kind} type {name!r}"
+    candidates = sorted(set(known) | set(listed))
+    close = difflib.get_close_matches(name, candidates, n=1) or [t for t in candidates if t == name.replace("-", "_")]
+    guess = f" (did you mean {close[0]}?)" if close else ""
+    hint = "a type from a package: list the package under 'plugins:'"
+    return f"unknown {kind} type {name!r}{guess}; known types: {', '.join(known) or '(none)'}; {hint}"

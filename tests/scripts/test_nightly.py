@@ -1,0 +1,178 @@
+"""scripts/nightly.py, the steps of .github/workflows/nightly.yml: two nights on a temporary registry
+(the second with its data removed), the install commands, and the fetch step's verdicts."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from vlc_harness.datafetch import FetchError
+from vlc_harness.plugins import get_plugins
+from vlc_harness.registry import load_registry
+from vlc_harness.testing import write_standin_images
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, from PyPI (a dev dependency there)
+    import tomli as tomllib
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("nightly_script", REPO / "scripts" / "nightly.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+nightly = load_script()
+
+
+def offline(url, dest, sha256, progress=True):
+    raise FetchError(f"cannot download {url}: offline (test)")
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def night(tmp_path, monkeypatch):
+    """``night(name)``: the script with --no-install on a store, data root and site of this test."""
+    monkeypatch.setattr("vlc_harness.datafetch.download", offline)  # a night without the network
+
+    def run(name: str, registry: Path, data_root: Path) -> tuple[int, dict, str]:
+        summary, markdown = tmp_path / f"{name}.json", tmp_path / f"{name}.md"
+        code = nightly.main(
+            [
+                *("--registry", str(registry), "--store", f"sqlite:///{tmp_path / 'store.sqlite'}"),
+                *("--data-root", str(data_root), "--site", str(tmp_path / "site")),
+                *("--summary", str(summary), "--markdown", str(markdown), "--no-install"),
+            ]
+        )
+        return code, json.loads(summary.read_text()), markdown.read_text()
+
+    return run
+
+
+def test_a_night_without_its_data_fails_names_the_lost_cells_and_leaves_the_site(night, tmp_path, sample_root):
+    registry = tmp_path / "registry.yaml"
+    registry.write_text(
+        yaml.safe_dump(
+            {
+                "models": [
+                    {"id": "random", "type": "random", "params": {"seed": 0}},
+                    {"id": "random-7", "type": "random", "params": {"seed": 7}},
+                ],
+                "benchmarks": [
+                    {"id": "shapes", "type": "shapes", "params": {"seed": 0, "n_scenes": 6, "image_size": 32}},
+                    {"id": "sugarcrepe", "type": "sugarcrepe", "params": {"version": "custom"}},
+                ],
+            }
+        )
+    )
+    write_standin_images(["000000000139.jpg"], sample_root / "coco" / "val2017")  # the val2017 archive is present
+
+    code, first, markdown = night("night1", registry, sample_root)
+    assert code == 0, markdown
+    assert first["exit_code"] == 0 and first["run"]["statuses"] == {"ok": 4}
+    assert {(c["model"], c["benchmark"]) for c in first["run"]["new"]} == {
+        (m, b) for m in ("random", "random-7") for b in ("shapes", "sugarcrepe")
+    }
+    assert first["steps"]["install"]["skipped"] and first["steps"]["render"]["exit_code"] == 0
+    assert markdown.startswith("## Nightly leaderboard: exit 0 (the site is published)")
+    site = tmp_path / "site"
+    assert (site / "index.html").is_file()
+    published = snapshot(site)
+
+    shutil.rmtree(sample_root)  # the data is gone, and the network too
+    code, second, markdown = night("night2", registry, sample_root)
+    assert code == 5, markdown  # run: 4 (lost cells); render: 5 (refused); the highest wins
+    steps = second["steps"]
+    assert steps["run"]["exit_code"] == 4 and steps["render"]["exit_code"] == 5
+    assert any(
+        "sugarcrepe: failed: cannot download http://images.cocodataset.org" in line for line in steps["fetch"]["lines"]
+    )
+    assert steps["fetch"]["exit_code"] == 0  # the archive is not pinned: reported, not fatal
+    lost = second["run"]["lost"]
+    assert [(c["model"], c["benchmark"]) for c in lost] == [("random", "sugarcrepe"), ("random-7", "sugarcrepe")]
+    assert second["run"]["exit_reason"].startswith("Exit 4: 2 cell(s) that had a number")
+    assert "**Lost (had a number before this run)** (2)" in markdown
+    assert "- random x sugarcrepe: was ok (i2t_accuracy_macro=" in markdown
+    assert markdown.startswith("## Nightly leaderboard: exit 5 (nothing is published)")
+    assert snapshot(site) == published
+
+
+def test_a_pinned_file_that_cannot_be_fetched_fails_the_night_and_is_named(tmp_path, monkeypatch):
+    monkeypatch.setattr("vlc_harness.datafetch.download", offline)
+    registry_file = tmp_path / "registry.yaml"
+    registry_file.write_text(
+        yaml.safe_dump({"benchmarks": [{"id": "hp", "type": "hard_positives"}, {"id": "wu", "type": "whatsup"}]})
+    )
+    registry = load_registry([registry_file], get_plugins())
+    root = tmp_path / "data"
+    step = nightly.fetch(registry, ["--registry", str(registry_file), "--data-root", str(root)], root)
+    assert step.code == 1
+    (pinned,) = [line for line in step.lines if line.startswith("pinned, not fetched (fails the night): hp: ")]
+    assert "missing hard_positives/data/vl_checklist_attributes.json (https://" in pinned
+    (unpinned,) = [line for line in step.lines if line.startswith("not fetched (unpinned or manual-only")]
+    assert "wu: failed: cannot download" in unpinned
+
+
+def test_the_install_step_installs_what_the_published_registry_needs():
+    registry = load_registry([REPO / "registry.yaml"], get_plugins())
+    commands = [" ".join(c) for c in nightly.install_commands(registry)]
+    assert commands[0].endswith(f"-m pip install -c {REPO / 'constraints.txt'} -e {REPO}[aro,blind,data,hf,openclip]")
+    assert commands[1].endswith("-m spacy download en_core_web_sm")
+    assert len(commands) == 2
+
+
+def test_the_install_step_installs_the_registry_s_plugin_packages(tmp_path):
+    sha = "sha256:" + "ab" * 32
+    path = tmp_path / "r.yaml"
+    path.write_text(
+        f"plugins:\n  - {{package: vlc-my-clip, pin: vlc-my-clip==0.1.0, hashes: [{sha}], models: [my_clip]}}\n"
+        "models:\n  - {id: lab-clip, type: my_clip}\n",
+        encoding="utf-8",
+    )
+    registry = load_registry([path], get_plugins())
+    commands = [" ".join(c) for c in nightly.install_commands(registry, path)]
+    assert commands[-1].endswith(f"-m vlc_harness plugins install --registry {path}")
+
+
+def test_every_built_in_type_names_its_extras_and_each_extra_exists():
+    plugins = get_plugins()
+    builtin = {
+        name
+        for kind in (plugins.models, plugins.benchmarks)
+        for name in kind.names()
+        if kind.get(name).cls.__module__.startswith("vlc_harness_builtins.")
+    }
+    assert builtin <= set(nightly.TYPE_EXTRAS)
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert {x for names in nightly.TYPE_EXTRAS.values() for x in names} <= set(extras)
+    assert nightly.SPACY_TYPES <= set(nightly.TYPE_EXTRAS) and all(
+        "aro" in nightly.TYPE_EXTRAS[t] for t in nightly.SPACY_TYPES
+    )
+
+
+def test_the_summary_goes_to_the_job_summary_on_github(tmp_path, monkeypatch):
+    page = tmp_path / "step_summary.md"
+    page.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(page))
+    registry = tmp_path / "registry.yaml"
+    registry.write_text("models: []\nbenchmarks: []\n")
+    code = nightly.main(["--registry", str(registry), "--no-install", "--print-install"])
+    assert code == 0 and page.read_text() == "earlier step\n"  # --print-install only prints
+    monkeypatch.setattr(nightly, "night", lambda args: (2, {"run": None}, [nightly.Step("run", code=2)]))
+    assert nightly.main(["--registry", str(registry), "--no-install"]) == 2
+    text = page.read_text()
+    assert text.startswith("earlier step\n## Nightly leaderboard: exit 2 (nothing is published)")

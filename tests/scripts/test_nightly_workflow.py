@@ -1,0 +1,70 @@
+""".github/workflows/nightly.yml: the night is scripts/nightly.py, nothing is swallowed, and the job
+that runs plugin code cannot publish; a separate job deploys the checked site."""
+
+from __future__ import annotations
+
+import importlib.util
+import shlex
+import sys
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+WORKFLOW = REPO / ".github" / "workflows" / "nightly.yml"
+PUBLISHABLE = "(steps.night.outputs.code == '0' || steps.night.outputs.code == '1')"
+
+
+def workflow() -> dict:
+    return yaml.safe_load(WORKFLOW.read_text())
+
+
+def runs(job: dict) -> str:
+    return "\n".join(step.get("run", "") for step in job["steps"])
+
+
+def test_no_failure_is_swallowed():
+    text = WORKFLOW.read_text()
+    assert "|| true" not in text and "continue-on-error" not in text
+    spec = workflow()
+    assert spec["permissions"] == {"contents": "read"}
+    assert set(spec["jobs"]) == {"nightly", "deploy"}
+
+
+def test_the_job_that_runs_plugin_code_holds_no_publishing_permission():
+    jobs = workflow()["jobs"]
+    for name, job in jobs.items():
+        if "python" in runs(job) or "vlc-harness" in runs(job):
+            assert job.get("permissions") == {"contents": "read"}, name
+    nightly_job = jobs["nightly"]
+    assert nightly_job["runs-on"] == ["self-hosted", "gpu"]
+    assert "python scripts/nightly.py --registry registry.yaml" in runs(nightly_job)
+    assert "pages" not in str(nightly_job.get("permissions")) and "id-token" not in str(nightly_job.get("permissions"))
+
+
+def test_the_deploy_job_only_deploys_a_site_the_night_accepted():
+    jobs = workflow()["jobs"]
+    deploy = jobs["deploy"]
+    assert deploy["needs"] == "nightly" and deploy["runs-on"] == "ubuntu-latest"
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert [s.get("uses", "").split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
+    assert not any("run" in s for s in deploy["steps"])
+    assert deploy["if"] == "${{ !cancelled() && " + PUBLISHABLE.replace("steps.night", "needs.nightly") + " }}"
+    assert jobs["nightly"]["outputs"]["code"] == "${{ steps.night.outputs.code }}"
+    (upload,) = [s for s in jobs["nightly"]["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact")]
+    assert upload["if"] == "${{ !cancelled() && " + PUBLISHABLE + " }}"
+    assert upload["with"]["path"] == jobs["nightly"]["env"]["SITE"]
+
+
+def test_the_workflow_passes_options_the_script_takes():
+    (night,) = [s for s in workflow()["jobs"]["nightly"]["steps"] if s.get("id") == "night"]
+    command = night["run"].split("python scripts/nightly.py", 1)[1].split("\n")
+    line = " ".join(part.rstrip("\\").strip() for part in command[:2])
+    args = shlex.split(line.replace('${RELEASE:+--release "$RELEASE"}', "--release 2026-11"))
+    spec = importlib.util.spec_from_file_location("nightly_options", REPO / "scripts" / "nightly.py")
+    script = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = script  # dataclasses look their module up
+    spec.loader.exec_module(script)
+    parsed = script.options().parse_args(args)
+    assert parsed.registry == Path("registry.yaml") and str(parsed.site) == "$SITE" and parsed.release == "2026-11"
+    assert 'echo "code=$code" >> "$GITHUB_OUTPUT"' in night["run"] and night["run"].rstrip().endswith('exit "$code"')
