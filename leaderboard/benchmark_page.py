@@ -18,6 +18,7 @@ from vlc_leaderboard.board import Board
 from vlc_leaderboard.cite import benchmark_bibtex
 from vlc_leaderboard.columns import BenchmarkColumn
 from vlc_leaderboard.fmt import metric_title, metric_value, slug
+from vlc_leaderboard.intervals import no_interval_reason
 from vlc_leaderboard.rows import TIE_HEAVY, CellView, Row, Value
 from vlc_leaderboard.svg import Point, scatter
 
@@ -187,6 +188,12 @@ def _table(col: BenchmarkColumn, spec: Any, published: list[Row]) -> dict[str, A
         "categories": categories,
         "rows": rows,
         "values": values,
+        "no_interval": {
+            (row.id, c): no_interval_reason(row.cells[col.id].cell, spec.id, c)
+            for row in rows
+            for c in values.get(row.id, {})
+            if not values[row.id][c].get("ci95")
+        },
         "paper": paper,
         "human": human,
         "derived": derived,

@@ -84,13 +84,29 @@ def benchmark_bibtex(bench: Any, bench_id: str = "") -> str:
     return _entry(kind, _key(first, year, title), fields)
 
 
-def board_bibtex(provenance: dict[str, Any], generated: str, release: str | None = None) -> str:
-    """BibTeX for the board itself: the harness, the release (or the live board) and its date."""
-    year = generated[:4]
+def board_bibtex(
+    provenance: dict[str, Any],
+    generated: str,
+    release: str | None = None,
+    rendered_year: str = "",
+    published: bool = True,
+) -> str:
+    """BibTeX for the board itself: the harness, the release (or the live board) and its date.
+
+    ``generated`` is the newest published result's time, and the entry is dated by it. Where there is
+    none (nothing published yet, or no completion time stored) the entry is dated by ``rendered_year``
+    (the year it was rendered: only the year, so that its bytes stay the same from one night to the
+    next); ``published=False`` says the board has no published result yet."""
+    year = generated[:4] or rendered_year
     version = str(provenance.get("harness_version", "") or "")
     digest = str(provenance.get("registry_digest", "") or "")[:12]
-    what = f"release {release}" if release else f"live board of {generated[:10]}"
-    note = f"{what}; vlc-harness {version}" + (f"; registry {digest}" if digest else "")
+    if release:
+        what = f"release {release}"
+    elif not published:
+        what = "live board, no published result yet"
+    else:
+        what = f"live board of {generated[:10]}" if generated else "live board"
+    note = what + (f"; vlc-harness {version}" if version else "") + (f"; registry {digest}" if digest else "")
     fields = [
         ("title", "vlc-harness leaderboard: vision-language compositionality in both directions"),
         ("author", "{vlc-harness contributors}"),

@@ -14,6 +14,7 @@ from vlc_leaderboard.board import Board
 from vlc_leaderboard.columns import BenchmarkColumn
 from vlc_leaderboard.fmt import SORT_ARROWS, SORT_ORDERS, metric_title, metric_tooltip, plural, slug
 from vlc_leaderboard.ranking import ORDER_RULE
+from vlc_leaderboard.summary_plot import summary_plot
 
 INDEX_DATA = "data/index.js"
 """The index's page data, relative to the site root (loaded with ``<script src>``)."""
@@ -70,6 +71,41 @@ def drill_label(col: BenchmarkColumn) -> str:
     headline = col.metrics[0].metric if col.metrics else ""
     unit = col.drill.unit if col.drill.metric != headline and col.drill.unit else "category"
     return plural(count, unit)
+
+
+def scope(board: Board) -> dict[str, Any]:
+    """What the board covers, for the top of the index: models (and references) listed, benchmarks,
+    and each benchmark's data version."""
+    kinds = [row.kind for row in board.rows]
+    return {
+        "models": kinds.count("model"),
+        "others": len(kinds) - kinds.count("model"),
+        "benchmarks": len(board.benchmarks),
+        "versions": [(col.title, col.data_version) for col in board.benchmarks],
+    }
+
+
+def glossary(board: Board) -> list[dict[str, str]]:
+    """One line per distinct headline metric: its title, the benchmarks that use it and its
+    definition from the benchmark's declaration, in the order the index shows them."""
+    entries: dict[str, dict[str, Any]] = {}
+    for col in board.benchmarks:
+        if not col.metrics:
+            continue
+        metric = col.metrics[0].metric
+        spec = col.specs.get(metric)
+        entry = entries.setdefault(
+            metric,
+            {
+                "title": metric_title(metric),
+                "metric": metric,
+                "definition": spec.description if spec else "",
+                "better": "" if spec is None else ("higher" if spec.higher_is_better else "lower"),
+                "benchmarks": [],
+            },
+        )
+        entry["benchmarks"].append(col.title)
+    return [{**e, "benchmarks": ", ".join(e["benchmarks"])} for e in entries.values()]
 
 
 def index_context(board: Board) -> dict[str, Any]:
@@ -154,4 +190,7 @@ def index_context(board: Board) -> dict[str, Any]:
         "index_data": INDEX_DATA,
         "counted": board.counted,
         "order_rule": ORDER_RULE,
+        "scope": scope(board),
+        "glossary": glossary(board),
+        "summary": summary_plot(board),
     }

@@ -16,7 +16,9 @@ from vlc_harness.results import declared_metrics
 from vlc_harness.verify import board_paper_match
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.columns import BenchmarkColumn
+from vlc_leaderboard.compare import compared_rows
 from vlc_leaderboard.fmt import metric_title
+from vlc_leaderboard.intervals import no_interval_reason
 from vlc_leaderboard.public import redact_paths
 from vlc_leaderboard.rows import CellView, Row, Value
 
@@ -165,7 +167,11 @@ def _metric_rows(cv: CellView) -> list[tuple[str, ...]]:
         if metric not in titles:
             titles[metric] = metric_title(metric)
         ci = m.get("ci95")
-        interval = f"{metric_value(ci[0], metric, 2)}–{metric_value(ci[1], metric, 2)}" if ci else ""
+        interval = (
+            f"{metric_value(ci[0], metric, 2)}–{metric_value(ci[1], metric, 2)}"
+            if ci
+            else "none: " + (no_interval_reason(cell, metric, str(m["category"])) or "not stored")
+        )
         out.append(
             (
                 titles[metric],
@@ -224,4 +230,5 @@ def model_context(board: Board, row: Row) -> dict[str, Any]:
         "ranked_models": len(by_mean),
         "cell_provenance": provenance,
         "tie_rules": TIE_RULES,
+        "comparable": row in compared_rows(board),
     }

@@ -119,7 +119,13 @@ def render(
         f"wrote {len(written)} pages to {out}: {len(board.rows)} models, {len(board.benchmarks)} benchmarks, "
         f"{published} published cells"
     )
-    if not include_adhoc:
+    if not registry.benchmarks:
+        click.echo(
+            "no benchmark in that registry, so the board has no column: pass the published registry first "
+            "(--registry PATH/TO/vlc-harness/registry.yaml --registry yours.yaml) or add a benchmark entry",
+            err=True,
+        )
+    elif not include_adhoc:
         adhoc = sorted({c.model_id for c in cells if c.model_id not in registry.models})
         if adhoc:
             click.echo(f"not published (no registry entry; --include-adhoc publishes them): {len(adhoc)} models")

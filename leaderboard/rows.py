@@ -8,7 +8,7 @@ interval, counts, tie rule and (once ranked, :mod:`vlc_leaderboard.ranking`) its
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -16,6 +16,7 @@ from vlc_harness.overlap import OverlapMark, entry_overlap
 from vlc_harness.registry import Registry
 from vlc_harness.results import CellRecord, StoredValue, stored_value, stored_values
 from vlc_leaderboard.columns import BenchmarkColumn
+from vlc_leaderboard.intervals import no_interval_reason
 from vlc_leaderboard.public import page_slug, public_id, public_reason
 
 KINDS = ("model", "blind", "baseline")
@@ -66,6 +67,8 @@ class Value:
     """The ids of the models significantly better on the same resamples (the rank is 1 + their number)."""
     ties_half_ci95: tuple[float, float] | None = None
     """The stored ``<metric>_ties_half``'s 95% interval."""
+    no_interval: str = ""
+    """Why the value shown first has no stored interval (:mod:`vlc_leaderboard.intervals`); empty when it has one."""
 
     @property
     def ties_half(self) -> float:
@@ -270,8 +273,8 @@ def cell_overlap(row: Row, col: BenchmarkColumn) -> OverlapMark | None:
         raise ValueError(f"model {row.id}, benchmark {col.id}: {exc}") from None
 
 
-def _value(stored: StoredValue, half: StoredValue | None) -> Value:
-    return Value(
+def _value(stored: StoredValue, half: StoredValue | None, cell: CellRecord) -> Value:
+    value = Value(
         stored.value,
         stored.ci95,
         stored.n,
@@ -281,6 +284,8 @@ def _value(stored: StoredValue, half: StoredValue | None) -> Value:
         expected_ties_half=half.value if half is not None else None,
         ties_half_ci95=half.ci95 if half is not None else None,
     )
+    shown = half if value.ties_broken_first and half is not None else stored
+    return replace(value, no_interval=no_interval_reason(cell, shown.metric, shown.category))
 
 
 def cell_view(cell: CellRecord, col: BenchmarkColumn) -> CellView:
@@ -296,12 +301,12 @@ def cell_view(cell: CellRecord, col: BenchmarkColumn) -> CellView:
     for v in overall.values():
         if v.metric == "coverage":
             coverage = v.value
-        values[v.metric] = _value(v, overall.get(v.metric + "_ties_half"))
+        values[v.metric] = _value(v, overall.get(v.metric + "_ties_half"), cell)
     drill = {}
     if col.drill is not None:
         for category in col.drill.categories:
             found = stored_value(cell, col.drill.metric, category)
             if found is not None:
-                drill[category] = _value(found, stored_value(cell, col.drill.metric + "_ties_half", category))
+                drill[category] = _value(found, stored_value(cell, col.drill.metric + "_ties_half", category), cell)
     headline = values.get(col.metrics[0].metric) if col.metrics else None
     return CellView("ok", "", values, coverage, cell, drill=drill, tie_heavy=bool(headline and headline.tie_heavy))

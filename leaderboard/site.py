@@ -98,7 +98,13 @@ def render_site(
         "unreleased": unreleased,
         "release": None,
         "runs": runs or {},
-        "board_bibtex": board_bibtex(provenance, updated),
+        "board_bibtex": board_bibtex(
+            provenance,
+            updated,
+            rendered_year=now.strftime("%Y"),
+            published=any(cv.published for row in board.rows for cv in row.cells.values()),
+        ),
+        "has_downloads": downloads is not None,  # pages link the downloads only where this render writes them
     }
     written = write_pages(env, board, out, context, instances)
     written.append(write_manifest(board, out))

@@ -7,10 +7,12 @@ Steps (``python scripts/pr_check.py [options] STEP...``; ``all`` runs every one)
 * ``registry``: every registry file loads (``registry.yaml``, ``examples/*.yaml``), and every entry
   with ``meta.submitted: true`` replays scores named by url and sha256, with its metadata.
 * ``conformance``: the shipped conformance checks (``pytest --vlc-types``) for the model and
-  benchmark types defined in files the PR changes (a type counts when a class of its MRO lives in
-  a changed file).
-* ``plan``: ``vlc-harness plan --diff BASE --all``: cells the PR adds and cells whose fingerprint
-  changes.
+  benchmark types the PR brings in: those defined in files the PR changes (a type counts when a
+  class of its MRO lives in a changed file; an in-tree plugin module added under ``plugins/`` is
+  such a file), and those provided by a package the PR newly names or re-pins in the registry's
+  ``plugins:`` section (installed beforehand by ``vlc-harness plugins install``).
+* ``plan``: ``vlc-harness plan --diff BASE --all``: cells the PR adds (first) and cells whose
+  fingerprint changes; cells whose change cannot be known here (offline) are counted in one line.
 * ``smoke``: ``vlc-harness run --limit 5`` on CPU, on the generated ``shapes`` benchmark (50 scenes), of each
   model entry the PR adds whose weights are at most 300 MB (how the size is known: docs/pr_check.md).
 * ``submitted``: each submitted entry the PR adds or changes: its file downloads and matches its
@@ -38,6 +40,8 @@ SMOKE_LIMIT = 5
 SMOKE_BENCHMARK = "shapes:n_scenes=50"
 """The generated benchmark (nothing to download), small: rendered in about a second."""
 MAX_ROWS = 100
+CHANGE_ORDER = {"added": 0, "changed": 1}
+"""The plan table's order: the cells the PR adds first, then those it changes."""
 IMPORT_NAMES = {"vlc_harness": "harness", "vlc_harness_builtins": "plugins", "vlc_leaderboard": "leaderboard"}
 """Import name to repository folder (pyproject.toml's package-dir)."""
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".msgpack", ".h5", ".onnx", ".gguf")
@@ -223,13 +227,80 @@ def changed_types(ctx: Context) -> dict[str, list[str]]:
     return out
 
 
+def registry_packages(ctx: Context, revision: str | None) -> dict[str, Any]:
+    """The ``plugins:`` section of the registry at ``revision`` (``None``: as checked out), by canonical
+    package name; empty where the file did not exist at that revision."""
+    from vlc_harness.errors import RegistryError
+    from vlc_harness.plugin_packages import parse_plugins
+    from vlc_harness.registry import read_document
+
+    if revision is None:
+        text = ctx.registry.read_text(encoding="utf-8") if ctx.registry.is_file() else ""
+    else:
+        try:
+            relative = ctx.registry.relative_to(ctx.repo).as_posix()
+            text = ctx.git("show", f"{revision}:{relative}")
+        except (ValueError, subprocess.CalledProcessError):  # outside the repository, or added by the PR
+            return {}
+    try:
+        data, err = read_document(text, f"{revision or 'HEAD'}:{ctx.registry.name}")
+        return parse_plugins(data.get("plugins"), err, ctx.registry.name)
+    except RegistryError:
+        if revision is None:
+            raise
+        return {}  # a base that does not parse names nothing: every package of the PR is new
+
+
+def package_types(ctx: Context) -> tuple[dict[str, dict[str, list[str]]], list[str]]:
+    """Types of the packages the PR newly names or re-pins in ``plugins:``, by package (``"models"``,
+    ``"benchmarks"``); and each such type that is not registered here (its package not installed)."""
+    from vlc_harness.plugins import get_plugins
+
+    if not ctx.base:
+        return {}, []
+    before, after = registry_packages(ctx, ctx.base), registry_packages(ctx, None)
+    plugins = get_plugins()
+    out: dict[str, dict[str, list[str]]] = {}
+    missing = []
+    for key, package in after.items():
+        if key in before and before[key].pin == package.pin:
+            continue
+        out[package.package] = {"models": list(package.models), "benchmarks": list(package.benchmarks)}
+        for kind, registrar in (("models", plugins.models), ("benchmarks", plugins.benchmarks)):
+            names = set(registrar.names())
+            missing += [
+                f"`{package.package}` ({package.pin}) lists {kind[:-1]} type `{t}`, which is not registered here: "
+                f"is the package installed (`vlc-harness plugins install`) and does it register `{t}`?"
+                for t in out[package.package][kind]
+                if t not in names
+            ]
+    return out, missing
+
+
 def step_conformance(ctx: Context) -> Section:
-    """The shipped conformance checks for the types the PR adds or changes (pytest ``--vlc-types``)."""
+    """The shipped conformance checks for the types the PR brings in (pytest ``--vlc-types``): those
+    defined in changed files and those of packages newly named or re-pinned in ``plugins:``."""
     section = Section("Conformance of added or changed types")
     types = changed_types(ctx)
+    by_package, missing = package_types(ctx)
+    for package, provided in by_package.items():
+        for kind in ("models", "benchmarks"):
+            types[kind] += [t for t in provided[kind] if t not in types[kind]]
+        names = ", ".join(f"`{t}`" for t in provided["models"] + provided["benchmarks"])
+        section.lines.append(f"Package `{package}`, newly named or re-pinned in `plugins:`, provides {names}.")
+    if missing:
+        section.fail()
+        section.lines += [f"- {line}" for line in missing]
+        section.lines.append("")
+    registered = set(get_registered_types())
+    types = {kind: [t for t in names if t in registered] for kind, names in types.items()}
     if not types["models"] and not types["benchmarks"]:
-        section.verdict = "skipped"
-        section.lines.append("No model or benchmark type is defined in a file this PR changes.")
+        if section.verdict != "failed":
+            section.verdict = "skipped"
+            section.lines.append(
+                "No model or benchmark type is defined in a file this PR changes or provided by a package it"
+                " newly names in `plugins:`."
+            )
         return section
     folder = Path(tempfile.mkdtemp(prefix="conformance-", dir=ctx.work))
     test_file = folder / "test_pr_conformance.py"
@@ -253,11 +324,21 @@ def step_conformance(ctx: Context) -> Section:
         rows.append([f"`{case.get('name')}`", verdict, detail.splitlines()[0][:200] if detail else ""])
     if out.returncode or any(r[1] == "failed" for r in rows):
         section.fail()
+    if section.lines:
+        section.lines.append("")
     section.lines.append(
         f"Types: {', '.join(f'`{t}`' for t in types['models'] + types['benchmarks'])} ({len(rows)} checks)"
     )
     section.lines += ["", *_table(["check", "result", "detail"], rows)]
     return section
+
+
+def get_registered_types() -> list[str]:
+    """Every model and benchmark type registered in this environment."""
+    from vlc_harness.plugins import get_plugins
+
+    plugins = get_plugins()
+    return [*plugins.models.names(), *plugins.benchmarks.names()]
 
 
 def step_plan(ctx: Context) -> Section:
@@ -282,15 +363,29 @@ def step_plan(ctx: Context) -> Section:
     removed = len(diff["removed"])
     section.lines.append(f"Against `{diff['ref']}` (`{diff['commit'][:12]}`): {summary}; {removed} removed.")
     fingerprints = {m["id"]: m["fingerprint"][:12] for m in plan["models"]}
+    known = [c for c in diff["cells"] if c["change"] != "unknown"]
+    known.sort(key=lambda c: CHANGE_ORDER.get(c["change"], len(CHANGE_ORDER)))
     rows = [
         [f"`{c['model']}`", f"`{c['benchmark']}`", c["change"], "; ".join(c["why"]), fingerprints.get(c["model"], "")]
-        for c in diff["cells"]
+        for c in known
     ]
     if rows:
         section.lines += ["", *_table(["model", "benchmark", "change", "why", "fingerprint"], rows)]
+    section.lines += _unknown_line([c for c in diff["cells"] if c["change"] == "unknown"])
     if diff["removed"]:
         section.lines += ["", "Removed: " + ", ".join(f"`{c['model']}` x `{c['benchmark']}`" for c in diff["removed"])]
     return section
+
+
+def _unknown_line(cells: list[dict[str, Any]]) -> list[str]:
+    """One line for the cells whose change cannot be known here (offline: identities needing the network)."""
+    if not cells:
+        return []
+    models = sorted({c["model"] for c in cells})
+    shown = ", ".join(f"`{m}`" for m in models[:8]) + (f" and {len(models) - 8} more" if len(models) > 8 else "")
+    whys = sorted({w for c in cells for w in c["why"]})
+    why = "; ".join(whys[:3]) + (f"; and {len(whys) - 3} more reasons" if len(whys) > 3 else "")
+    return ["", f"Change unknown here for {len(cells)} cells of {len(models)} models ({shown}): {why}"]
 
 
 def weights_mb(entry: Any, cls: type) -> tuple[float | None, str]:

@@ -47,7 +47,8 @@ def _above_zero(diff: np.ndarray, q: float, at_most_zero: np.ndarray, sign: floa
     """Per row: ``np.percentile(sign * row, q) > 0``, given how many of ``sign * row`` are ``<= 0``;
     most rows are decided by that count alone."""
     k = int(np.floor(q / 100 * (diff.shape[1] - 1)))
-    result = at_most_zero <= k
+    # a NaN replicate (ROC AUC on a one-class resample) makes np.percentile NaN, never above zero
+    result = (at_most_zero <= k) & ~np.isnan(diff).any(axis=1)
     unsure = np.flatnonzero(at_most_zero == k + 1)
     if len(unsure):
         result[unsure] = np.percentile(sign * diff[unsure], q, axis=1) > 0

@@ -77,10 +77,10 @@ def new_plugin(kind: str, name: str, protocol: str, folder: Path, summary: str |
         MODEL_PROTOCOLS[protocol] if kind == "model" else ("benchmark.py.tmpl", BENCHMARK_SUMMARY)
     )
     overlay = "registry.yaml"
-    if kind == "model":
-        try_it = f"vlc-harness run --registry {overlay} -m {names.type_name} -b shapes   # the offline shapes board"
+    if kind == "model":  # --limit 20: 140 shapes instances, under a minute on 2 CPU cores (docs/third_party.md)
+        try_it = f"vlc-harness run --registry {overlay} -m {names.type_name} -b shapes --limit 20   # a first check"
     else:
-        try_it = f"vlc-harness run --registry {overlay} --all   # your data under the data root first"
+        try_it = f"vlc-harness run --registry {overlay} -m random -b {names.type_name} --limit 20   # data first"
     harness_version = _harness_version()
     values = {
         **names.__dict__,

@@ -1,5 +1,5 @@
 // The leaderboard table: sorting, filtering, a column chooser, and all of it kept in the address
-// (#sort=...&dir=...&q=...&cols=...) so that a link reopens the same view. No dependencies, no network,
+// (#sort=...&dir=...&q=...&drill=...) so that a link reopens the same view. No dependencies, no network,
 // nothing inline: the page's columns come from data/index.js (window.vlcBoard), loaded before this file.
 (function () {
   "use strict";
@@ -245,11 +245,7 @@
     if (groupRow) { table.style.setProperty("--group-h", groupRow.getBoundingClientRect().height + "px"); }
   }
 
-  // ---- the address: #sort=KEY&dir=asc|desc&q=...&family=...&open=1&pmin=..&pmax=..&cols=KEY,KEY ----
-  function sameList(a, b) {
-    return a.length === b.length && a.every(function (x, i) { return x === b[i]; });
-  }
-
+  // ---- the address: #sort=KEY&dir=asc|desc&q=...&family=...&open=1&pmin=..&pmax=..&drill=BENCH&show=KEY&hide=KEY ----
   function writeState() {
     var params = new URLSearchParams();
     var isDefault = state.sort === defaultSort && (!defaultSort || state.dir === naturalDir(byKey[defaultSort]));
@@ -259,7 +255,8 @@
     if (inputs.open.checked) { params.set("open", "1"); }
     if (inputs.pmin.value !== "") { params.set("pmin", inputs.pmin.value); }
     if (inputs.pmax.value !== "") { params.set("pmax", inputs.pmax.value); }
-    if (!sameList(state.visible, defaults)) { params.set("cols", state.visible.join(",")); }
+    var diff = columnDiff();
+    ["drill", "show", "hide"].forEach(function (name) { if (diff[name].length) { params.set(name, diff[name].join(",")); } });
     var text = params.toString();
     var url = text ? "#" + text : location.pathname + location.search;
     if (("#" + text) !== location.hash && (text || location.hash)) {
@@ -279,10 +276,29 @@
     inputs.open.checked = params.get("open") === "1";
     inputs.pmin.value = params.get("pmin") || "";
     inputs.pmax.value = params.get("pmax") || "";
-    var cols = (params.get("cols") || "").split(",").filter(function (k) { return byKey[k]; });
-    state.visible = params.has("cols") && cols.length ? columns.map(function (c) { return c.key; }).filter(function (k) {
-      return cols.indexOf(k) >= 0;
-    }) : defaults.slice();
+    var listed = function (name) { return (params.get(name) || "").split(",").filter(function (k) { return k; }); };
+    var wanted = defaults.filter(function (k) { return listed("hide").indexOf(k) < 0; }).concat(listed("show"));
+    listed("drill").forEach(function (base) { wanted = wanted.concat(drillKeys(base)); });
+    var cols = listed("cols").filter(function (k) { return byKey[k]; });  // the older form: every visible column
+    if (params.has("cols") && cols.length) { wanted = cols; }
+    state.visible = columns.map(function (c) { return c.key; }).filter(function (k) { return wanted.indexOf(k) >= 0; });
+  }
+
+  // The columns as the address keeps them, relative to the defaults: the benchmarks whose drilldown is open
+  // (drill=), other columns shown (show=) and default ones hidden (hide=). A benchmark added later shows its
+  // default columns under an old link, and the link stays short.
+  function columnDiff() {
+    var visible = function (k) { return state.visible.indexOf(k) >= 0; };
+    var drills = drillButtons.map(function (b) { return b.getAttribute("data-drill"); }).filter(function (base) {
+      var keys = drillKeys(base);
+      return keys.length > 0 && keys.every(visible) && !keys.every(function (k) { return defaults.indexOf(k) >= 0; });
+    });
+    var opened = function (k) { return byKey[k] && byKey[k].drill && drills.indexOf(byKey[k].drill) >= 0; };
+    return {
+      drill: drills,
+      show: state.visible.filter(function (k) { return defaults.indexOf(k) < 0 && !opened(k); }),
+      hide: defaults.filter(function (k) { return !visible(k); })
+    };
   }
 
   function announce() {
@@ -340,6 +356,13 @@
   drillButtons.forEach(function (button) {
     button.addEventListener("click", function () { toggleDrill(button.getAttribute("data-drill")); });
   });
+  // an opened "?" explanation widens its cell: scroll the table so the whole text is in view, not past its right edge
+  table.addEventListener("toggle", function (e) {
+    var why = e.target;
+    if (!why.open || !why.classList || !why.classList.contains("why")) { return; }
+    var text = why.querySelector(".why-text");
+    if (text) { text.scrollIntoView({ block: "nearest", inline: "nearest" }); }
+  }, true);
   buildChooser();
   readState();
   applyAll();

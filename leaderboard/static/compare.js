@@ -54,9 +54,11 @@
     return out;
   }
 
+  var notFound = [];
   function readState() {
     var params = new URLSearchParams(location.hash.replace(/^#/, ""));
     var wanted = [params.get("a"), params.get("b"), params.get("c")];
+    notFound = wanted.filter(function (w) { return w && !byId[w]; });  // a permalink to a model with no published result
     picks.forEach(function (select, k) {
       var id = wanted[k] && byId[wanted[k]] ? wanted[k] : "";
       if (!id && k < 2) {  // defaults: the first two models on the board that are not already picked
@@ -104,11 +106,17 @@
     return { text: label, cls: "na", note: "not compared (different instances)" };
   }
 
+  function missingText() {
+    return notFound.map(function (w) {
+      return "\u201c" + w + "\u201d cannot be compared: it has no published result on this board. ";
+    }).join("");
+  }
+
   function render() {
     var picked = chosen();
     while (tables.firstChild) { tables.removeChild(tables.firstChild); }
     if (picked.length < 2) {
-      status.textContent = "Pick at least two different models.";
+      status.textContent = missingText() + "Pick at least two different models.";
       return;
     }
     var pairs = [[0, 1]];
@@ -131,9 +139,14 @@
           return m.name + ": " + Math.round(100 * bench.tieHeavy[String(m.index)]) + "% of its headline outcomes are ties";
         }).join("; ") + ".", "ties"));
       }
+      // a region that may scroll is reachable by keyboard and named by its caption
       var wrap = make("div", null, "table-wrap");
+      wrap.tabIndex = 0;
+      wrap.setAttribute("role", "region");
+      wrap.setAttribute("aria-labelledby", "cap-" + bench.slug);
       var table = make("table", null, "compare");
       var caption = make("caption", bench.title + ": overall, then per category; ▲ ▼ mark significant differences.");
+      caption.id = "cap-" + bench.slug;
       table.appendChild(caption);
       var head = make("thead");
       var tr = make("tr");
@@ -185,7 +198,7 @@
       section.appendChild(wrap);
       tables.appendChild(section);
     });
-    status.textContent = "Comparing " + picked.map(function (m, k) { return LETTERS[k] + " " + m.name; }).join(", ") +
+    status.textContent = missingText() + "Comparing " + picked.map(function (m, k) { return LETTERS[k] + " " + m.name; }).join(", ") +
       ": " + significant + " significant difference" + (significant === 1 ? "" : "s") + ".";
   }
 

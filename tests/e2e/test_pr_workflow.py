@@ -44,6 +44,10 @@ def test_the_workflow_runs_on_pull_requests_only_with_no_secrets():
     assert steps[0]["with"]["fetch-depth"] == 0 and steps[0]["with"]["persist-credentials"] is False
     assert steps[1]["with"]["python-version"] == "3.11"
     assert "pip install -c constraints.txt -e" in steps[2]["run"]
+    # the registry's plugin packages, after the harness: a contributor's code runs in this job only
+    install = steps[2]["run"]
+    assert install.index("vlc-harness plugins install --registry registry.yaml") > install.index("pip install")
+    assert "permissions" not in job and "id-token" not in text and ": write" not in text  # nothing to deploy with
     checks = [s["run"].split("pr_check.py", 1)[1].split()[-1] for s in steps[3:]]
     assert checks == ["lint", "registry", "conformance", "plan", "smoke", "submitted"]
     assert all("!cancelled()" in s["if"] for s in steps[3:])  # every section reaches the summary

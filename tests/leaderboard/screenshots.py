@@ -103,6 +103,7 @@ def build_demo(work: Path) -> Path:
     from vlc_harness.results import StoredResults
     from vlc_leaderboard.board import Board, build_board
     from vlc_leaderboard.compare import instance_results
+    from vlc_leaderboard.downloads import write_downloads
     from vlc_leaderboard.site import render_site
 
     keep: dict[str, Any] = {}
@@ -138,7 +139,15 @@ def build_demo(work: Path) -> Path:
     for col in board.benchmarks:  # each example benchmark has its own data root
         instances |= instance_results(Board([col], board.rows), results, keep["roots"][col.id])
     site = work / "site"
-    render_site(board, site, {"harness_version": "demo", "git_sha": ""}, runs={1: {}}, instances=instances)
+    provenance = {"harness_version": "demo", "git_sha": "", "registry_digest": registry.digest()}
+    render_site(
+        board,
+        site,
+        provenance,
+        runs={1: {}},
+        downloads=lambda target: write_downloads(board, target, results, None),
+        instances=instances,
+    )
     return site
 
 

@@ -351,3 +351,12 @@ def test_at_most_20_refused_cells_are_named_then_counted(tmp_path, capsys):
     named = [line for line in err if line.startswith("  lost: ")]
     assert len(named) == 20 and named[0] == "  lost: m00 x y (acc 0.5000 no longer published)"
     assert "  ... and 5 more" in err and "(25 cells)" in err[0]
+
+
+def test_a_registry_without_benchmarks_says_what_to_add(board_store, tmp_path):
+    models_only = tmp_path / "mine.yaml"
+    models_only.write_text("models:\n  - {id: alpha, type: random, params: {seed: 1}}\n")
+    result = render(board_store, tmp_path / "site", registry=models_only)
+    assert result.exit_code == 0, result.output
+    assert "no benchmark in that registry" in result.output
+    assert "no registry entry" not in result.output  # the models are not the cause

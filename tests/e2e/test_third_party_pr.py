@@ -1,0 +1,167 @@
+"""A third party's model lands by pull request, played offline end to end (issue 30).
+
+The lab scaffolds an embedding model (``vlc-harness new model my-clip --protocol embed``), builds
+its wheel and serves it from a local folder index (``PIP_NO_INDEX=1 PIP_FIND_LINKS=DIR``: pip's
+own offline route). Its pull request, in a temporary git repository, adds a registry entry and a
+``plugins:`` pin with the wheel's sha256. CI is played in a fresh side virtualenv (as in
+tests/e2e/test_packaging.py: ``--without-pip``, this environment's packages through a path entry,
+the harness checkout through its editable finder): ``vlc-harness plugins install`` then each step
+of ``scripts/pr_check.py`` as ``.github/workflows/pr.yml`` runs them. The nightly is played in a
+second fresh virtualenv, on the merged registry: the plugins install, then ``scripts/nightly.py
+--no-install``, which publishes the lab's row on the site.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import commit, git
+
+REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow
+BENCH = "benchmarks:\n  - {id: shapes-mini, type: shapes, params: {n_scenes: 10}}\n"
+"""The base registry's one benchmark: generated, nothing to download."""
+CONFORMANCE = "✅ Conformance of added or changed types: passed"
+PLAN = "✅ Plan against base: passed"
+SMOKE = "✅ CPU smoke run (--limit 5, shapes:n_scenes=50): passed"
+TIMES: dict[str, float] = {}
+"""Seconds each step took (printed at the end: docs/third_party.md quotes them)."""
+
+
+def _run(cmd: list[str], cwd: Path, env: dict[str, str], step: str, ok: tuple[int, ...] = (0,)) -> str:
+    started = time.monotonic()
+    out = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    TIMES[step] = TIMES.get(step, 0.0) + time.monotonic() - started
+    assert out.returncode in ok, (
+        f"{step}: {' '.join(map(str, cmd))} exited {out.returncode}:\n{out.stdout[-4000:]}\n{out.stderr[-4000:]}"
+    )
+    return out.stdout
+
+
+def _side_venv(root: Path, index: Path) -> tuple[Path, dict[str, str]]:
+    """A fresh virtualenv seeing this environment's packages (a path entry) and the harness checkout
+    (its editable finder), whose pip reads the local folder index only."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120)
+    python = root / "bin" / "python"
+    probe = [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]
+    site = Path(subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip())
+    ours = Path(sysconfig.get_paths()["purelib"])
+    (site / "deps.pth").write_text(f"{ours}\n")  # a path entry: the .pth files there are not run ...
+    for finder in ours.glob("__editable__.vlc_harness-*.pth"):  # ... so the checkout's finder is named here
+        shutil.copy(finder, site / f"zz-{finder.name}")  # after deps.pth, which puts the finder module on the path
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PIP_INDEX_URL")}
+    env.update(
+        PATH=f"{root / 'bin'}{os.pathsep}{env['PATH']}",
+        HF_HUB_OFFLINE="1",
+        PIP_NO_INDEX="1",
+        PIP_FIND_LINKS=str(index),
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        CUDA_VISIBLE_DEVICES="",
+    )
+    return python, env
+
+
+def _wheel(tmp_path: Path) -> tuple[Path, str]:
+    """The scaffolded package, built into the local index: the index folder and the wheel's sha256."""
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    lab = tmp_path / "lab"
+    lab.mkdir()
+    vlc = [sys.executable, "-m", "vlc_harness"]
+    _run([*vlc, "new", "model", "my-clip", "--protocol", "embed"], lab, env, "scaffold")
+    index = tmp_path / "index"
+    pip_wheel = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q"]
+    _run([*pip_wheel, "-w", str(index), str(lab / "vlc-my-clip")], lab, env, "build the wheel")
+    (wheel,) = index.glob("vlc_my_clip-0.1.0-*.whl")
+    return index, hashlib.sha256(wheel.read_bytes()).hexdigest()
+
+
+def _repository(tmp_path: Path, sha256: str) -> Path:
+    """vlc-harness with a base branch and the lab's pull request: an entry and its package's pin."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    for folder in ("harness", "plugins", "leaderboard"):  # plan --diff evaluates the base by its own code
+        shutil.copytree(REPO / folder, repo / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    (repo / "registry.yaml").write_text("models:\n  - {id: random, type: random}\n" + BENCH)
+    commit(repo, "base")
+    git(repo, "branch", "base")
+    git(repo, "checkout", "-q", "-b", "lab-pr")
+    (repo / "registry.yaml").write_text(
+        "models:\n  - {id: random, type: random}\n"
+        "  - id: my-clip\n    type: my_clip\n"
+        '    meta: {display_name: "My Clip", source: "My Lab", license: MIT, homepage: "https://example.org"}\n'
+        + BENCH
+        + "plugins:\n  - package: vlc-my-clip\n    pin: vlc-my-clip==0.1.0\n"
+        f"    hashes: ['sha256:{sha256}']\n    models: [my_clip]\n"
+    )
+    commit(repo, "Add My Clip")
+    return repo
+
+
+def _sections(summary: str) -> dict[str, str]:
+    """The summary's sections by title line (mark, title and verdict)."""
+    return {s.split("\n", 1)[0]: s for s in summary.split("## ")[1:]}
+
+
+def test_a_labs_package_lands_by_pull_request_and_reaches_the_board(tmp_path):
+    index, sha256 = _wheel(tmp_path)
+    repo = _repository(tmp_path, sha256)
+
+    # -- the PR check, in CI's fresh environment -------------------------------------------------
+    python, env = _side_venv(tmp_path / "ci", index)
+    registry = str(repo / "registry.yaml")
+    out = _run(
+        [str(python), "-m", "vlc_harness", "plugins", "install", "--registry", registry], repo, env, "plugins install"
+    )
+    assert "installed vlc-my-clip==0.1.0" in out
+    out = _run(
+        [str(python), "-m", "vlc_harness", "plugins", "check", "--registry", registry], repo, env, "plugins check"
+    )
+    assert "vlc-my-clip" in out
+    data = tmp_path / "data"
+    summary = tmp_path / "summary.md"
+    check = [str(python), str(REPO / "scripts" / "pr_check.py"), "--repo", str(repo), "--summary", str(summary)]
+    check += ["--data-root", str(data)]
+    env["PR_CHECK_PLAN_FILE"] = str(tmp_path / "plan.json")
+    _run([*check, "registry"], repo, env, "pr_check registry")
+    for step in ("conformance", "plan", "smoke"):
+        _run([*check, "--base", "base", step], repo, env, f"pr_check {step}")
+    sections = _sections(summary.read_text())
+    assert set(sections) == {
+        "✅ Registry validation: passed",
+        CONFORMANCE,
+        PLAN,
+        SMOKE,
+    }, summary.read_text()
+    conformance = sections[CONFORMANCE]
+    assert "Package `vlc-my-clip`, newly named or re-pinned in `plugins:`, provides `my_clip`." in conformance
+    assert "Types: `my_clip` (" in conformance and "| failed |" not in conformance
+    assert "| `test_model_example_scores[my_clip]` | passed |" in conformance
+    plan = sections[PLAN]
+    assert "1 added; 0 removed." in plan and "| `my-clip` | `shapes-mini` | added | new model |" in plan
+    assert "| `my-clip` | 0.0 MB (no weights to download) | ok | partial " in sections[SMOKE]
+
+    # -- merged; the nightly, in another fresh environment ---------------------------------------
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--ff-only", "lab-pr")
+    python, env = _side_venv(tmp_path / "nightly", index)
+    _run([str(python), "-m", "vlc_harness", "plugins", "install", "--registry", registry], repo, env, "nightly install")
+    site, night = tmp_path / "site", tmp_path / "night.json"
+    nightly = [str(python), str(REPO / "scripts" / "nightly.py"), "--no-install", "--registry", registry]
+    nightly += ["--site", str(site), "--data-root", str(data), "--store", f"sqlite:///{tmp_path / 'store.sqlite'}"]
+    _run([*nightly, "--summary", str(night), "--markdown", str(tmp_path / "night.md")], repo, env, "nightly")
+    assert json.loads(night.read_text())["exit_code"] == 0, (tmp_path / "night.md").read_text()
+    assert "My Clip" in (site / "index.html").read_text()
+    rows = (site / "downloads" / "leaderboard.csv").read_text().splitlines()
+    assert any(row.startswith("my-clip,My Clip,model,") and ",shapes-mini," in row for row in rows)
+    print("\n" + "\n".join(f"{step}: {seconds:.1f} s" for step, seconds in TIMES.items()))
