@@ -10,6 +10,10 @@ Format::
       - package: vlc-lab-bench
         pin: git+https://github.com/lab/vlc-lab-bench@0123456789abcdef0123456789abcdef01234567
         benchmarks: [lab_bench]                    # a git URL at a 40-hex commit: no hashes
+      - package: lab-tokenizer                     # a plugin's own dependency, pinned the same way
+        pin: lab-tokenizer==2.1.0
+        hashes: [sha256:60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752]
+        dependency_of: vlc-my-clip                 # no types: it registers none
 
 ``vlc-harness plugins install`` installs exactly these pins (:mod:`vlc_harness.plugin_install`);
 an entry whose type a listed package provides while that package is not installed loads, and its
@@ -33,7 +37,7 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$")
 VERSION_PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[A-Za-z0-9][A-Za-z0-9.+!_-]*)$")
 GIT_PIN = re.compile(r"^git\+(?P<url>https://[^\s@#]+)@(?P<commit>[0-9a-f]{40})$")
 HASH_PATTERN = re.compile(r"^sha256:[0-9a-f]{64}$")
-KEYS = {"package", "pin", "hashes", "models", "benchmarks"}
+KEYS = {"package", "pin", "hashes", "models", "benchmarks", "dependency_of"}
 INSTALL_COMMAND = "vlc-harness plugins install"
 
 ErrorFactory = Callable[[list[Any], str], RegistryError]
@@ -56,6 +60,8 @@ class PluginPackage:
     benchmarks: tuple[str, ...] = ()
     source: str = ""
     """The registry file that lists it."""
+    dependency_of: str = ""
+    """For a plugin's own dependency (it provides no types): the listed plugin package that needs it."""
 
     @property
     def commit(self) -> str | None:
@@ -100,6 +106,12 @@ def parse_plugins(value: Any, err: ErrorFactory, source: str) -> dict[str, Plugi
                     )
                 provided[(kind, name)] = package.package
         out[key] = package
+    for i, package in enumerate(out.values()):
+        if package.dependency_of and canonical_name(package.dependency_of) not in out:
+            raise err(
+                ["plugins", i, "dependency_of"],
+                f"{package.dependency_of!r} is not a package listed in this file",
+            )
     return out
 
 
@@ -131,9 +143,18 @@ def _package(raw: Any, path: list[Any], err: ErrorFactory, source: str) -> Plugi
         raise err([*path, "pin"], f"{pin!r}: expected '{name}==VERSION' (exact) or 'git+https://...@<40-hex commit>'")
     models = _types(raw.get("models"), [*path, "models"], err)
     benchmarks = _types(raw.get("benchmarks"), [*path, "benchmarks"], err)
-    if not models and not benchmarks:
-        raise err(path, "names no types: list what it provides under 'models' and/or 'benchmarks'")
-    return PluginPackage(name, pin, hashes, models, benchmarks, source)
+    dependency_of = raw.get("dependency_of", "")
+    if not isinstance(dependency_of, str):
+        raise err([*path, "dependency_of"], "expected the name of the listed plugin package that needs it")
+    if dependency_of and (models or benchmarks):
+        raise err([*path, "dependency_of"], "a dependency provides no types: list them under their plugin package")
+    if not models and not benchmarks and not dependency_of:
+        raise err(
+            path,
+            "names no types: list what it provides under 'models' and/or 'benchmarks' (a plugin's own "
+            "dependency says 'dependency_of: PACKAGE' instead)",
+        )
+    return PluginPackage(name, pin, hashes, models, benchmarks, source, dependency_of)
 
 
 def _hashes(value: Any, path: list[Any], err: ErrorFactory) -> tuple[str, ...]:

@@ -103,6 +103,10 @@ PLUGIN_PACKAGE: dict[str, Any] = {
         },
         "models": {"type": "array", "items": {"type": "string"}, "description": "Model types it provides."},
         "benchmarks": {"type": "array", "items": {"type": "string"}, "description": "Benchmark types it provides."},
+        "dependency_of": {
+            "type": "string",
+            "description": "A plugin's own dependency (no types): the listed plugin package that needs it.",
+        },
     },
 }
 

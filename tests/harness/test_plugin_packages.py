@@ -50,6 +50,8 @@ def test_hash_and_git_pins_parse(tmp_path):
         ("{package: a, pin: 'git+https://h/a@main', models: [x]}", "plugins[0].pin: 'git+https://h/a@main': a git pin"),
         ("{package: a, pin: 'git+https://h/a@C', hashes: [H], models: [x]}", "plugins[0].hashes: a git pin is fixed"),
         ("{package: a, pin: a==1, hashes: [H]}", "plugins[0]: names no types"),
+        ("{package: a, pin: a==1, hashes: [H], dependency_of: zz}", "plugins[0].dependency_of: 'zz' is not a package"),
+        ("{package: a, pin: a==1, hashes: [H], models: [x], dependency_of: a}", "plugins[0].dependency_of: a depen"),
         ("{package: a, pin: a==1, hashes: [H], models: [x], colour: red}", "plugins[0].colour: unknown key"),
         ("{pin: a==1, hashes: [H], models: [x]}", "plugins[0].package: required"),
     ],
@@ -158,3 +160,11 @@ def test_plan_shows_a_missing_package_as_unavailable_cells(tmp_path, vlc_cli, sa
     assert cells["lab-clip"]["status"] == "unavailable"
     assert "install vlc-my-clip==0.1.0" in cells["lab-clip"]["reason"]
     assert cells["rand"]["status"] == "compute"
+
+
+def test_a_plugin_s_own_dependency_is_pinned_with_its_hashes(tmp_path, vlc_plugins):
+    text = MY_CLIP + f"  - {{package: lab-tok, pin: lab-tok==2.1.0, hashes: [{SHA}], dependency_of: vlc-my-clip}}\n"
+    registry = load_registry([write(tmp_path, text)], vlc_plugins)
+    dependency = registry.packages["lab-tok"]
+    assert dependency.dependency_of == "vlc-my-clip" and not dependency.models and not dependency.benchmarks
+    assert dependency.requirement() == "lab-tok==2.1.0"
