@@ -63,6 +63,10 @@ class Benchmark:
     """``(image-to-text, text-to-image)`` metric ids whose difference is the directional gap."""
     captions_redistributable: ClassVar[bool] = False
     """Whether the data license allows publishing captions next to scores."""
+    images_redistributable: ClassVar[bool] = False
+    """Whether the images may be published (the board shows them as thumbnails; elsewhere file names and,
+    for COCO files, a link to their source). Only images the benchmark made itself, or under a license
+    that allows it, qualify: COCO's carry per-image Flickr licenses."""
     image_pools: ClassVar[tuple[str, ...]] = ()
     """The image pools (:data:`vlc_harness.overlap.POOLS`) the benchmark's images are drawn from; the
     board marks cells whose model was trained on an overlapping pool."""

@@ -39,6 +39,9 @@ class BenchmarkCard:
     """``(image-to-text, text-to-image)`` metric ids whose difference is the directional gap."""
     captions_redistributable: bool = False
     """Whether the data license allows publishing captions next to scores."""
+    images_redistributable: bool = False
+    """Whether the images may be published: the board's instance browser then shows them as small
+    thumbnails (never full-size copies); elsewhere it names each file, and links a COCO file to its source."""
     image_pools: tuple[str, ...] = ()
     """The image pools (:data:`vlc_harness.overlap.POOLS`) the images are drawn from (training-overlap marks)."""
     reference_file: Path | None = None

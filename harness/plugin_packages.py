@@ -16,8 +16,9 @@ Format::
         dependency_of: vlc-my-clip                 # no types: it registers none
 
 ``vlc-harness plugins install`` installs exactly these pins (:mod:`vlc_harness.plugin_install`);
-an entry whose type a listed package provides while that package is not installed loads, and its
-cells are ``unavailable`` (reason code ``package_missing``) with the install line as their reason.
+an entry (a model or a benchmark) whose type a listed package provides while that package is not
+installed loads, and its cells are ``unavailable`` (reason code ``package_missing``) with the install
+line as their reason (:func:`missing_package_reason`).
 """
 
 from __future__ import annotations
@@ -231,6 +232,23 @@ def _installed_commit(dist: importlib.metadata.Distribution) -> str | None:
 def is_installed(package: PluginPackage) -> bool:
     """Is a distribution of this name installed here (at any version)?"""
     return package_state(package).state != "missing"
+
+
+def missing_package_reason(packages: Mapping[str, PluginPackage], kind: str, type_name: str) -> str | None:
+    """Why an entry of ``type_name`` (``kind``: ``models`` or ``benchmarks``), a type no plugin registers
+    here, cannot run: the listed package that provides it is not installed (the install line). ``None``
+    when no listed package provides it, or when that package is installed (then it is an error)."""
+    package = provider(packages, kind, type_name)
+    if package is None or is_installed(package):
+        return None
+    return f"{kind[:-1]} type {type_name!r} comes from package {package.package}: {package.install_hint()}"
+
+
+def unregistered_type(packages: Mapping[str, PluginPackage], kind: str, type_name: str, known: list[str]) -> str:
+    """The registry error of an entry whose type no plugin registers and no missing package explains
+    (:func:`unknown_type`, with every type the listed packages provide as a candidate)."""
+    listed = [t for package in packages.values() for t in getattr(package, kind)]
+    return unknown_type(kind[:-1], type_name, known, provider(packages, kind, type_name), listed)
 
 
 def unknown_type(

@@ -43,8 +43,9 @@ import yaml
 from vlc_harness.errors import RegistryError
 from vlc_harness.meta import BenchmarkMeta, ModelMeta, check_meta
 from vlc_harness.params import ParamError, build, normalise
-from vlc_harness.plugin_packages import PluginPackage, is_installed, parse_plugins, provider, unknown_type
+from vlc_harness.plugin_packages import PluginPackage, missing_package_reason, parse_plugins, unregistered_type
 from vlc_harness.plugins import Plugins
+from vlc_harness.registry_errors import ErrorFactory, dotted_path, split_path
 from vlc_harness.specs import parse_inline, resolve_entry
 from vlc_harness.types import canonical_json
 
@@ -84,9 +85,14 @@ class BenchmarkEntry:
     meta: dict[str, Any] = field(default_factory=dict)
     references: str | tuple[str, ...] = "all"
     source: str = ""
+    unavailable: str = ""
+    """Why the entry cannot run here (its type's listed package is not installed): its cells are
+    ``unavailable``, its ``params`` the mapping as written, unchecked."""
 
     def params_dict(self) -> dict[str, Any]:
         """Normalised params (defaults filled in)."""
+        if isinstance(self.params, Mapping):  # an unavailable entry's params, as written
+            return json.loads(canonical_json(dict(self.params)))
         return normalise(self.params)
 
 
@@ -142,14 +148,14 @@ def load_registry(paths: list[Path], plugins: Plugins) -> Registry:
     return registry
 
 
-def read_document(text: str, source: str) -> tuple[Mapping[str, Any], _ErrorFactory]:
+def read_document(text: str, source: str) -> tuple[Mapping[str, Any], ErrorFactory]:
     """One registry file's YAML, its top-level keys checked, and its error factory (file, line, key path)."""
     try:
         node = yaml.compose(text)
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise RegistryError(f"{source}: not valid YAML: {exc}") from None
-    err = _ErrorFactory(source, node)
+    err = ErrorFactory(source, node)
     if data is None:
         data = {}
     if not isinstance(data, Mapping):
@@ -183,7 +189,7 @@ def parse_registry_text(
     benchmarks: dict[str, BenchmarkEntry] = {}
     for i, raw in enumerate(_entry_list(data, "benchmarks", err)):
         bentry = _benchmark_entry(
-            resolve_entry(raw, base, ["benchmarks", i], err), ["benchmarks", i], err, plugins, source
+            resolve_entry(raw, base, ["benchmarks", i], err), ["benchmarks", i], err, plugins, source, packages
         )
         if bentry.id in benchmarks:
             raise err(["benchmarks", i, "id"], f"duplicate benchmark id {bentry.id!r} in the same file")
@@ -195,7 +201,7 @@ def parse_inline_model(spec: str, plugins: Plugins) -> ModelEntry:
     """A model entry from an inline spec; its id is the spec itself."""
     type_name, params, run = parse_inline(spec)
     entry = {"id": spec, "type": type_name, "params": params, "run": run}
-    err = _ErrorFactory(f"inline model spec {spec!r}", None)
+    err = ErrorFactory(f"inline model spec {spec!r}", None)
     return _model_entry(entry, [], err, plugins, "inline", check_id=False)
 
 
@@ -205,11 +211,11 @@ def parse_inline_benchmark(spec: str, plugins: Plugins) -> BenchmarkEntry:
     if run:
         raise RegistryError(f"inline benchmark spec {spec!r}: benchmarks take no run options")
     entry = {"id": spec, "type": type_name, "params": params}
-    err = _ErrorFactory(f"inline benchmark spec {spec!r}", None)
+    err = ErrorFactory(f"inline benchmark spec {spec!r}", None)
     return _benchmark_entry(entry, [], err, plugins, "inline", check_id=False)
 
 
-def _entry_list(data: Mapping[str, Any], key: str, err: _ErrorFactory) -> list[Any]:
+def _entry_list(data: Mapping[str, Any], key: str, err: ErrorFactory) -> list[Any]:
     value = data.get(key)
     if value is None:
         return []
@@ -218,7 +224,7 @@ def _entry_list(data: Mapping[str, Any], key: str, err: _ErrorFactory) -> list[A
     return value
 
 
-def _common(raw: Any, path: list[Any], err: _ErrorFactory, allowed: set[str], check_id: bool) -> None:
+def _common(raw: Any, path: list[Any], err: ErrorFactory, allowed: set[str], check_id: bool) -> None:
     if not isinstance(raw, Mapping):
         raise err(path, "expected a mapping with keys " + ", ".join(sorted(allowed)))
     for key in raw:
@@ -237,7 +243,7 @@ def _common(raw: Any, path: list[Any], err: _ErrorFactory, allowed: set[str], ch
 def _model_entry(
     raw: Any,
     path: list[Any],
-    err: _ErrorFactory,
+    err: ErrorFactory,
     plugins: Plugins,
     source: str,
     check_id: bool = True,
@@ -249,14 +255,12 @@ def _model_entry(
             [*path, "type"], f"model type {raw['type']!r} is not available here: {plugins.models.missing[raw['type']]}"
         )
     if raw["type"] not in plugins.models.entries:
-        package = provider(packages or {}, "models", raw["type"])
-        if package is not None and not is_installed(package):
-            reason = f"model type {raw['type']!r} comes from package {package.package}: {package.install_hint()}"
-            meta = _meta(ModelMeta, raw.get("meta"), [*path, "meta"], err)
-            return ModelEntry(raw["id"], raw["type"], dict(raw.get("params") or {}), dict(raw.get("run") or {}),
-                              meta, source, unavailable=reason)  # fmt: skip
-        listed = [t for p in (packages or {}).values() for t in p.models]
-        raise err([*path, "type"], unknown_type("model", raw["type"], plugins.models.names(), package, listed))
+        reason = missing_package_reason(packages or {}, "models", raw["type"])
+        if reason is None:
+            raise err([*path, "type"], unregistered_type(packages or {}, "models", raw["type"], plugins.models.names()))
+        meta = _meta(ModelMeta, raw.get("meta"), [*path, "meta"], err)
+        return ModelEntry(raw["id"], raw["type"], dict(raw.get("params") or {}), dict(raw.get("run") or {}),
+                          meta, source, unavailable=reason)  # fmt: skip
     cls = plugins.models.entries[raw["type"]].cls
     params = _build(cls.Params, raw.get("params"), [*path, "params"], err)
     run = _build(cls.Run, raw.get("run"), [*path, "run"], err)
@@ -271,13 +275,24 @@ def _model_entry(
 
 
 def _benchmark_entry(
-    raw: Any, path: list[Any], err: _ErrorFactory, plugins: Plugins, source: str, check_id: bool = True
+    raw: Any,
+    path: list[Any],
+    err: ErrorFactory,
+    plugins: Plugins,
+    source: str,
+    packages: Mapping[str, PluginPackage] | None = None,
+    check_id: bool = True,
 ) -> BenchmarkEntry:
     _common(raw, path, err, BENCHMARK_KEYS, check_id)
+    reason = ""
     if raw["type"] not in plugins.benchmarks.entries:
-        raise err([*path, "type"], unknown_type("benchmark", raw["type"], plugins.benchmarks.names(), None))
-    cls = plugins.benchmarks.entries[raw["type"]].cls
-    params = _build(cls.Params, raw.get("params"), [*path, "params"], err)
+        reason = missing_package_reason(packages or {}, "benchmarks", raw["type"]) or ""
+        if not reason:
+            known = plugins.benchmarks.names()
+            raise err([*path, "type"], unregistered_type(packages or {}, "benchmarks", raw["type"], known))
+        params: Any = dict(raw.get("params") or {})
+    else:
+        params = _build(plugins.benchmarks.entries[raw["type"]].cls.Params, raw.get("params"), [*path, "params"], err)
     refs = raw.get("references", "all")
     if refs in ("all", "none"):
         references: str | tuple[str, ...] = refs
@@ -286,70 +301,18 @@ def _benchmark_entry(
     else:
         raise err([*path, "references"], "expected 'all', 'none' or a list of reference row sources")
     meta = _meta(BenchmarkMeta, raw.get("meta"), [*path, "meta"], err)
-    return BenchmarkEntry(raw["id"], raw["type"], params, meta, references, source)
+    return BenchmarkEntry(raw["id"], raw["type"], params, meta, references, source, unavailable=reason)
 
 
-def _build(cls: type, value: Any, path: list[Any], err: _ErrorFactory) -> Any:
+def _build(cls: type, value: Any, path: list[Any], err: ErrorFactory) -> Any:
     try:
-        return build(cls, value, _dotted(path))
+        return build(cls, value, dotted_path(path))
     except ParamError as exc:
-        raise err(_split(exc.path, path), exc.problem) from None
+        raise err(split_path(exc.path, path), exc.problem) from None
 
 
-def _meta(cls: type, value: Any, path: list[Any], err: _ErrorFactory) -> dict[str, Any]:
+def _meta(cls: type, value: Any, path: list[Any], err: ErrorFactory) -> dict[str, Any]:
     try:
-        return check_meta(cls, value, _dotted(path))
+        return check_meta(cls, value, dotted_path(path))
     except ParamError as exc:
-        raise err(_split(exc.path, path), exc.problem) from None
-
-
-def _dotted(path: list[Any]) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def _split(dotted: str, prefix: list[Any]) -> list[Any]:
-    rest = dotted[len(_dotted(prefix)) :]
-    parts: list[Any] = list(prefix)
-    for token in re.findall(r"\.([^.\[]+)|\[(\d+)\]", rest):
-        parts.append(token[0] if token[0] else int(token[1]))
-    return parts
-
-
-class _ErrorFactory:
-    """Builds :class:`RegistryError` messages ``file:line: key.path: problem``."""
-
-    def __init__(self, source: str, root: yaml.Node | None) -> None:
-        self.source = source
-        self.root = root
-
-    def __call__(self, path: list[Any], problem: str) -> RegistryError:
-        where = self.source
-        line = self._line(path)
-        if line is not None:
-            where += f":{line}"
-        key = _dotted(path)
-        return RegistryError(f"{where}: {key + ': ' if key else ''}{problem}")
-
-    def _line(self, path: list[Any]) -> int | None:
-        node = self.root
-        if node is None:
-            return None
-        line = node.start_mark.line + 1
-        for part in path:
-            child = None
-            if isinstance(node, yaml.MappingNode):
-                for k, v in node.value:
-                    if k.value == str(part):
-                        child = v
-                        line = k.start_mark.line + 1
-                        break
-            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-                child = node.value[part]
-                line = child.start_mark.line + 1
-            if child is None:
-                break
-            node = child
-        return line
+        raise err(split_path(exc.path, path), exc.problem) from None

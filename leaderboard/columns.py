@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from vlc_harness.benchmarks import Benchmark
+from vlc_harness.plugin_packages import provider
 from vlc_harness.registry import Registry
 from vlc_harness.results import CellRecord, derived_means
 from vlc_harness.types import MetricSpec, ReferenceRow
@@ -58,6 +59,19 @@ class BenchmarkColumn:
     """Some model has a rank on the headline: the benchmark counts in the overall column."""
 
 
+def not_described(bench_id: str, registry: Registry) -> str:
+    """Why this build has no declaration of a benchmark, for readers: its type's plugin package (listed
+    in the registry's ``plugins:``) was not installed, or its type is not installed here at all."""
+    entry = registry.benchmarks.get(bench_id)
+    package = provider(registry.packages, "benchmarks", entry.type) if entry is not None else None
+    if package is not None:
+        return (
+            f"Not evaluated: its benchmark type {entry.type} comes from the plugin package {package.package} "
+            f"({package.requirement()}), which was not installed on the machine that built this board."
+        )
+    return "Not evaluated: its benchmark type is not installed on the machine that built this board."
+
+
 def benchmark_column(
     bench_id: str, cells: list[CellRecord], registry: Registry, plugins: Any, references: bool
 ) -> BenchmarkColumn:
@@ -69,8 +83,8 @@ def benchmark_column(
     bench = benchmark_of(sample, plugins.benchmarks) if sample is not None else None
     if bench is None and entry is not None and entry.type in plugins.benchmarks.entries:
         bench = plugins.benchmarks.get(entry.type).cls(entry.params, Path("."))  # metadata only: no data is read
-    if bench is None:
-        return BenchmarkColumn(bench_id, "", bench_id, "", [], None, None, "unknown benchmark type")
+    if bench is None:  # no declaration here: no metrics to show (the index leaves it out, saying why)
+        return BenchmarkColumn(bench_id, "", bench_id, "", [], None, None, not_described(bench_id, registry))
     specs = {s.id: s for s in bench.metric_specs()}
     data_version = sample.data_version if sample is not None else ""
     refs = [

@@ -97,17 +97,6 @@ def number(value: object) -> str:
     return str(value)
 
 
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """``count`` and the noun in agreement: ``1 benchmark``, ``2 benchmarks``, ``3 categories``.
-
-    ``many`` is the plural where adding ``s`` (or ``y`` to ``ies``) is wrong."""
-    if count == 1:
-        return f"{count} {word}"
-    if many is None:
-        many = word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou" else word + "s"
-    return f"{count} {many}"
-
-
 LOWER_IS_BETTER = "↓"
 """The one mark of a lower-is-better column; it gives way to the sort arrow while that column sorts."""
 SORT_ARROWS = {"ascending": "▴", "descending": "▾"}

@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from vlc_harness.wording import plural
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.columns import BenchmarkColumn
-from vlc_leaderboard.fmt import SORT_ARROWS, SORT_ORDERS, metric_title, metric_tooltip, plural, slug
+from vlc_leaderboard.fmt import SORT_ARROWS, SORT_ORDERS, metric_title, metric_tooltip, slug
 from vlc_leaderboard.ranking import ORDER_RULE
 from vlc_leaderboard.summary_plot import summary_plot
 
@@ -75,13 +76,16 @@ def drill_label(col: BenchmarkColumn) -> str:
 
 def scope(board: Board) -> dict[str, Any]:
     """What the board covers, for the top of the index: models (and references) listed, benchmarks,
-    and each benchmark's data version."""
+    each benchmark's data version, and the benchmarks the table leaves out (their type is not
+    installed where the board was built, so there are no metrics to show) with why."""
     kinds = [row.kind for row in board.rows]
+    shown = [col for col in board.benchmarks if col.metrics]
     return {
         "models": kinds.count("model"),
         "others": len(kinds) - kinds.count("model"),
-        "benchmarks": len(board.benchmarks),
-        "versions": [(col.title, col.data_version) for col in board.benchmarks],
+        "benchmarks": len(shown),
+        "versions": [(col.title, col.data_version) for col in shown],
+        "not_shown": [(col.title, slug(col.id), col.note) for col in board.benchmarks if not col.metrics],
     }
 
 
@@ -113,7 +117,7 @@ def index_context(board: Board) -> dict[str, Any]:
     drilldown (hidden until toggled)."""
     groups = []
     keys: set[str] = {c.key for c in MODEL_COLUMNS}
-    for col in board.benchmarks:
+    for col in (c for c in board.benchmarks if c.metrics):  # no metrics: left out, said in the scope
         base = slug(col.id)
         while any(k.startswith(base + ".") for k in keys):
             base += "_"

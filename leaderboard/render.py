@@ -69,8 +69,8 @@ def render(
     from vlc_harness.provenance import run_provenance
     from vlc_harness.results import StoredResults
     from vlc_leaderboard.board import build_board
-    from vlc_leaderboard.compare import instance_results
     from vlc_leaderboard.downloads import write_downloads
+    from vlc_leaderboard.instances import instance_results
     from vlc_leaderboard.manifest import site_manifest
     from vlc_leaderboard.site import render_site
     from vlc_leaderboard.staging import check_replaceable, staging_folder, swap_in

@@ -11,7 +11,7 @@ import click
 
 from vlc_harness import hookimpl
 from vlc_harness.cli import App, pass_app, store_option, store_registry_option
-from vlc_leaderboard.fmt import plural
+from vlc_harness.wording import plural
 from vlc_leaderboard.tables import COLUMNS, chance_rows, metric_rows, reference_rows, select_cells
 
 

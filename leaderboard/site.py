@@ -3,8 +3,8 @@
 ``site/index.html``, ``site/compare.html``, ``site/benchmarks/<id>.html``, ``site/models/<id>.html``,
 ``site/static/``, ``site/cite.bib`` and the page data under ``site/data/``: ``index.js`` (the index's
 columns for ``static/board.js``), ``compare.js`` (values and pair verdicts for ``static/compare.js``),
-and, when ``render`` could read the benchmarks' data, ``instances/<benchmark>.js`` and
-``correct/<model>.js`` for the instance browser. Page data travels as scripts loaded with
+and, when ``render`` could read the benchmarks' data, ``instances/<benchmark>/`` for the instance
+browser (:mod:`vlc_leaderboard.instance_files`). Page data travels as scripts loaded with
 ``<script src>``, since ``fetch()`` fails under ``file://``. Every page carries a strict
 Content-Security-Policy: no inline script, style or handler runs. A release (``--release NAME``) is a
 frozen copy under ``site/releases/NAME/`` with its ``release.json`` (:mod:`vlc_leaderboard.releases`).
@@ -34,7 +34,6 @@ from typing import Any
 from vlc_leaderboard import releases
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.cite import board_bibtex
-from vlc_leaderboard.compare import BenchmarkInstances
 from vlc_leaderboard.fmt import (
     METRIC_TITLES,
     SCORE_METRICS,
@@ -47,6 +46,7 @@ from vlc_leaderboard.fmt import (
     slug,
 )
 from vlc_leaderboard.index_page import index_context
+from vlc_leaderboard.instances import BenchmarkInstances
 from vlc_leaderboard.manifest import write_manifest
 from vlc_leaderboard.pages import benchmark_context, model_context
 from vlc_leaderboard.site_files import write_pages
@@ -66,7 +66,7 @@ def render_site(
 ) -> list[Path]:
     """Write the site into ``out``; with ``release``, also freeze a copy in ``out/releases/NAME``.
 
-    ``instances`` (from :func:`vlc_leaderboard.compare.instance_results`) feeds the compare view's
+    ``instances`` (from :func:`vlc_leaderboard.instances.instance_results`) feeds the compare view's
     instance browser; without it the browser says that per-instance results are not in this build.
     ``checked`` is when this render ran (default: now): shown on the live index only, and the date of
     a release frozen now.

@@ -2,8 +2,9 @@
 
 Page data travels as scripts loaded with ``<script src>`` (``fetch()`` fails under ``file://``):
 ``data/index.js`` for the index, ``data/compare.js`` and, when ``render`` could read the
-benchmarks' data, ``data/instances/<benchmark>.js`` and ``data/correct/<model>.js`` for the compare
-view's instance browser. ``cite.bib`` gathers the board's and the benchmarks' BibTeX.
+benchmarks' data, ``data/instances/<benchmark>/`` for the compare view's instance browser (per
+benchmark and per (benchmark, model), within a size budget: :mod:`vlc_leaderboard.instance_files`).
+``cite.bib`` gathers the board's and the benchmarks' BibTeX.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from vlc_leaderboard.board import Board
-from vlc_leaderboard.compare import BenchmarkInstances, compare_data, copy_images, instance_scripts
+from vlc_leaderboard.compare import compare_data
 from vlc_leaderboard.fmt import slug
 from vlc_leaderboard.index_page import INDEX_DATA, index_context
+from vlc_leaderboard.instance_files import write_instance_files
+from vlc_leaderboard.instances import BenchmarkInstances
 from vlc_leaderboard.pages import benchmark_context, model_context
 
 STATIC = Path(__file__).with_name("static")
@@ -63,22 +66,11 @@ def write_pages(
 def write_compare(
     env: Any, board: Board, out: Path, context: dict[str, Any], instances: dict[str, BenchmarkInstances] | None
 ) -> list[Path]:
-    """The compare page and its data: values and pair codes, instance lists, model bitsets."""
+    """The compare page and its data: values and pair codes, and the instance browser's files."""
     data = compare_data(board)
-    per_bench, per_model, copies = instance_scripts(board, instances or {}, out)
-    data["instances"] = {bench_id: f"data/instances/{slug(bench_id)}.js" for bench_id in per_bench}
-    data["correct"] = {model: f"data/correct/{model}.js" for model in per_model}
+    data["instances"], data["instancesMissing"] = write_instance_files(board, instances or {}, out)
     (out / COMPARE_DATA).write_text(data_script(data, "vlcCompare"), encoding="utf-8")
-    for bench_id, entry in per_bench.items():
-        path = out / data["instances"][bench_id]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(data_script({"id": bench_id, **entry}, "vlcInstances", keyed=bench_id), encoding="utf-8")
-    for model, entry in per_model.items():
-        path = out / data["correct"][model]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(data_script(entry, "vlcCorrect", keyed=model), encoding="utf-8")
-    copy_images(copies)
-    page = {"root": ".", "compare_data": COMPARE_DATA, "has_instances": bool(per_bench)}
+    page = {"root": ".", "compare_data": COMPARE_DATA, "has_instances": bool(data["instances"])}
     return [render_page(env, "compare.html", out / "compare.html", context | page)]
 
 

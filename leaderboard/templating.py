@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from vlc_harness.wording import plural
 from vlc_leaderboard.fmt import (
     LOWER_IS_BETTER,
     SORT_ORDERS,
@@ -20,7 +21,6 @@ from vlc_leaderboard.fmt import (
     metric_value,
     number,
     pct,
-    plural,
     slug,
 )
 from vlc_leaderboard.svg import gap_bar, scatter

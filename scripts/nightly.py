@@ -5,11 +5,19 @@ Steps (``python scripts/nightly.py [options]``):
 
 1. install: ``pip install -e '.[EXTRAS]'`` with the extras the registry's model and benchmark types
    need (:data:`TYPE_EXTRAS`), ``t2v_metrics`` without its dependencies where a ``t2v_metrics``
-   entry needs it, and the spaCy model ARO's order benchmarks tag with. ``--no-install`` skips it
-   (a machine already set up, the tests); ``--print-install`` prints the commands and stops.
+   entry needs it, the spaCy model ARO's order benchmarks tag with, and the plugin packages the
+   registry's ``plugins:`` section pins (``vlc-harness plugins install``). The registry is then read
+   again, so that the types those packages register are known to the later steps. ``--no-install``
+   skips the step (a machine already set up); ``--print-install`` prints the commands and stops.
+   Every pip command honours pip's own environment: ``PIP_INDEX_URL`` (a mirror), or
+   ``PIP_NO_INDEX=1 PIP_FIND_LINKS=DIR`` (a local folder of wheels) with ``PIP_NO_BUILD_ISOLATION=0``
+   (pip's spelling of ``--no-build-isolation``: the checkout is built with the installed
+   setuptools) installs offline when the dependencies are installed already
+   (tests/e2e/test_third_party_pr.py does). ``spacy download`` and git pins need the network.
 2. ``vlc-harness data fetch --registry R --images``: present files are kept. Afterwards every pinned
    file (a sha256 in the benchmark's data files) must be present and intact: one that is not fails
-   the night and is named. Unpinned and manual-only data that could not be fetched is reported.
+   the night and is named. Unpinned and manual-only data that could not be fetched is reported, and
+   so is a benchmark whose plugin package is not installed (its cells are ``unavailable``).
 3. ``vlc-harness run --all --registry R --summary FILE``: exit 1 a cell failed, 3 nothing could be
    computed, 4 a cell that had a number in the store is lost (README, "Exit status").
 4. ``vlc-harness render --registry R --out SITE``: builds beside SITE and swaps it in only when no
@@ -195,6 +203,8 @@ def pinned_problems(registry: Any, data_root: Path) -> dict[str, list[str]]:
     plugins = get_plugins()
     out: dict[str, list[str]] = {}
     for entry in registry.benchmarks.values():
+        if entry.unavailable:  # its plugin package is not installed: no data files to know of
+            continue
         bench = plugins.benchmarks.get(entry.type).cls(entry.params, data_root)
         for f in bench.data_files():
             path = data_root / f.relpath
@@ -213,6 +223,7 @@ def fetch(registry: Any, common: list[str], data_root: Path) -> Step:
     if step.code == 2:
         return step
     failed = [line for line in step.output.splitlines() if ": failed: " in line]
+    skipped = [line for line in step.output.splitlines() if ": skipped: " in line]
     problems = pinned_problems(registry, data_root)
     step.code = 1 if problems or step.crashed else 0  # `data fetch` exits 1 for unpinned files too
     for bench_id, missing in sorted(problems.items()):
@@ -220,12 +231,14 @@ def fetch(registry: Any, common: list[str], data_root: Path) -> Step:
     for line in failed:
         if line.split(":", 1)[0] not in problems:
             step.lines.append(f"not fetched (unpinned or manual-only, reported): {line}")
+    step.lines += [f"not fetched (its plugin package is not installed, reported): {line}" for line in skipped]
     return step
 
 
 def night(args: argparse.Namespace) -> tuple[int, dict[str, Any], list[Step]]:
     """Every step in order; the exit code, the JSON summary and the steps."""
     from vlc_harness.config import resolve_data_root
+    from vlc_harness.errors import HarnessError
     from vlc_harness.plugins import get_plugins
     from vlc_harness.registry import load_registry
 
@@ -233,8 +246,13 @@ def night(args: argparse.Namespace) -> tuple[int, dict[str, Any], list[Step]]:
     steps = [install(registry, not args.no_install, Path(args.registry))]
     if steps[0].code:
         return _finish(steps, None)
-    if not args.no_install:
-        get_plugins(reload=True)  # a package the install added registers its types now
+    if not args.no_install:  # a package the install added registers its types now
+        try:
+            registry = load_registry([Path(args.registry)], get_plugins(reload=True))
+        except HarnessError as exc:  # e.g. an installed package that does not register its listed type
+            steps[0].code = 1
+            steps[0].lines.append(f"the registry does not load after the install: {exc}")
+            return _finish(steps, None)
     common = ["--registry", str(args.registry)] + (["--data-root", str(args.data_root)] if args.data_root else [])
     store = ["--store", args.store] if args.store else []
     steps.append(fetch(registry, common, resolve_data_root(args.data_root)))
@@ -329,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
         from vlc_harness.plugins import get_plugins
         from vlc_harness.registry import load_registry
 
-        for cmd in install_commands(load_registry([args.registry], get_plugins())):
+        for cmd in install_commands(load_registry([args.registry], get_plugins()), args.registry):
             print(" ".join(cmd))
         return 0
     code, payload, steps = night(args)

@@ -15,6 +15,7 @@ Steps (``python scripts/pr_check.py [options] STEP...``; ``all`` runs every one)
   fingerprint changes; cells whose change cannot be known here (offline) are counted in one line.
 * ``smoke``: ``vlc-harness run --limit 5`` on CPU, on the generated ``shapes`` benchmark (50 scenes), of each
   model entry the PR adds whose weights are at most 300 MB (how the size is known: docs/pr_check.md).
+  A model or benchmark entry the PR adds whose plugin package this job did not install fails it.
 * ``submitted``: each submitted entry the PR adds or changes: its file downloads and matches its
   sha256, and it scores every needed pair of every benchmark it claims.
 
@@ -110,6 +111,11 @@ class Context:
         """Model ids the PR adds to the registry."""
         diff = self.plan().get("diff") or {}
         return {c["model"] for c in diff.get("cells", []) if "new model" in c.get("why", [])}
+
+    def new_benchmarks(self) -> set[str]:
+        """Benchmark ids the PR adds to the registry."""
+        diff = self.plan().get("diff") or {}
+        return {c["benchmark"] for c in diff.get("cells", []) if "new benchmark" in c.get("why", [])}
 
     def touched_models(self) -> set[str]:
         """Model ids with cells the PR adds or changes (every model without a base)."""
@@ -448,19 +454,24 @@ def _hub_mb(weights: str) -> float | None:
 
 
 def step_smoke(ctx: Context) -> Section:
-    """``run --limit 5`` on CPU of the model entries the PR adds whose weights are at most 300 MB."""
+    """``run --limit 5`` on CPU of the model entries the PR adds whose weights are at most 300 MB; an
+    added model or benchmark entry whose listed plugin package is not installed here fails it."""
     from vlc_harness.plugins import get_plugins
     from vlc_harness.registry import load_registry
 
     section = Section(f"CPU smoke run (--limit {SMOKE_LIMIT}, {SMOKE_BENCHMARK})")
     try:
-        new = ctx.new_models()
+        new, new_benchmarks = ctx.new_models(), ctx.new_benchmarks()
     except RuntimeError as exc:
         section.fail(str(exc))
         return section
     plugins = get_plugins()
     registry = load_registry([ctx.registry], plugins)
     rows = []
+    for bench_id in sorted(new_benchmarks & set(registry.benchmarks)):
+        if registry.benchmarks[bench_id].unavailable:  # a listed plugin package that this job did not install
+            section.fail()
+            rows.append([f"benchmark `{bench_id}`", "-", "not run", registry.benchmarks[bench_id].unavailable])
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
     for model_id in sorted(new & set(registry.models)):
         entry = registry.models[model_id]
@@ -492,7 +503,7 @@ def step_smoke(ctx: Context) -> Section:
         section.verdict = "skipped"
         section.lines.append("The PR adds no model entry.")
         return section
-    section.lines += _table(["model", "weights", "smoke run", "result"], rows)
+    section.lines += _table(["entry", "weights", "smoke run", "result"], rows)
     return section
 
 

@@ -39,6 +39,10 @@ def list_command(
             registry, app.plugins, app.plugins.benchmarks.names()
         )
         for e in entries:
+            if e.unavailable:  # its type's listed package is not installed
+                rows.append({"id": e.id, "type": e.type, "version": "unavailable", "headline": None,
+                             "citation": e.unavailable})  # fmt: skip
+                continue
             cls = app.plugins.benchmarks.get(e.type).cls
             bench = cls(e.params, data_root)
             rows.append(

@@ -168,6 +168,15 @@ def _run_config(data_root: Path, limit: int | None) -> Any:
     return RunConfig(data_root=data_root, limit=limit)
 
 
+def _identified(entry: ModelEntry, plugins: Any, config: Any) -> ModelIdentity:
+    """A model's identity; for an entry whose type's listed package is not installed (no class to
+    build), ``unknown`` with the install line (a revision without plugin packages has no such entry)."""
+    reason = getattr(entry, "unavailable", "")
+    if reason:
+        return ModelIdentity(entry.id, entry.type, "", unknown=reason)
+    return identify_model(entry, plugins.models.get(entry.type).cls, config)[0]
+
+
 def main(argv: list[str]) -> int:
     """``python planview_grid.py --out FILE [--registry F]... [-m M]... [-b B]... [--data-root D] [--limit N]``."""
     parser = argparse.ArgumentParser(description="Write the grid's fingerprints as JSON.")
@@ -186,10 +195,7 @@ def main(argv: list[str]) -> int:
     files = [Path(f) for f in args.registry if Path(f).is_file()]
     registry = load_registry(files, plugins) if files else Registry()
     config = _run_config(Path(args.data_root), args.limit)
-    models = [
-        identify_model(entry, plugins.models.get(entry.type).cls, config)[0]
-        for entry in _select(registry, plugins, args.models, "models")
-    ]
+    models = [_identified(entry, plugins, config) for entry in _select(registry, plugins, args.models, "models")]
     benchmarks = [
         benchmark_record(entry, prepare(entry, plugins.benchmarks, Path(args.data_root), args.limit))
         for entry in _select(registry, plugins, args.benchmarks, "benchmarks")

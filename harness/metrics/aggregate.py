@@ -20,6 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vlc_harness.wording import plural, singular_of
+
 Key = tuple[str, str]
 """(metric id, category) of a value."""
 
@@ -162,6 +164,16 @@ class Macro(Aggregation):
     min_n: int = 0
     what: str = "categories"
     name_members: bool = False
+    one: str = ""
+    """The singular of ``what`` where it is a phrase (``attribute pair with at least 25 cases``); a
+    single regular noun (``subsets``, ``categories``) needs none."""
+
+    def __post_init__(self) -> None:
+        if not self.one:  # a phrase without its singular fails here, at declaration
+            try:
+                singular_of(self.what)
+            except ValueError:
+                raise ValueError(f"Macro(what={self.what!r}): a phrase; declare its singular as one=...") from None
 
     def plan(self, plan: Plan, base: str, suffix: str) -> None:
         metric = self.metric_id(base, suffix)
@@ -199,8 +211,8 @@ class Macro(Aggregation):
             plan.add(self._node(metric, category, source, names, what))
 
     def _node(self, metric: str, category: str, source: str, names: list[str], what: str, emit: bool = True) -> Node:
-        label = what if len(names) > 1 else what.rstrip("s")
-        text = f"macro: unweighted mean over {len(names)} {label}"
+        one = self.one if what == self.what and self.one else singular_of(what)
+        text = f"macro: unweighted mean over {plural(len(names), one, what)}"
         if self.name_members:
             text += f": {', '.join(names)}"
         return Node(metric, category, "mean", text, children=tuple((source, c) for c in names), emit=emit)
@@ -240,7 +252,11 @@ class Tags(Aggregation):
     def plan(self, plan: Plan, base: str, suffix: str) -> None:
         metric = self.metric_id(base, suffix)
         for tag in sorted(plan.tag_groups.get(id(self), [])):
-            plan.add(Node(metric, tag, "pool", self.averaging(), members=("#tag", tag)))
+            plan.add(Node(metric, tag, "pool", self.tag_averaging(tag), members=("#tag", tag)))
+
+    def tag_averaging(self, tag: str) -> str:
+        """The averaging text of one tag's value."""
+        return self.averaging()
 
     def averaging(self) -> str:
         return "micro: mean over the instances with this tag"
@@ -249,6 +265,12 @@ class Tags(Aggregation):
 SAME_WORDS, DIFFERENT_WORDS, IDENTICAL_TEXT = "same-words", "different-words", "identical-text"
 AUDIT_TAGS = (IDENTICAL_TEXT, SAME_WORDS, DIFFERENT_WORDS)
 """The word-order audit's tags (see :mod:`vlc_harness.metrics.word_order`)."""
+WORD_ORDER_TAGS = {
+    SAME_WORDS: "hold the same words in a different order (same-words)",
+    IDENTICAL_TEXT: "are the very same string (identical-text: a duplicate, not a word-order case)",
+    DIFFERENT_WORDS: "differ in their words (different-words)",
+}
+"""Each audit tag in words, for the averaging texts."""
 
 
 @dataclass(frozen=True)
@@ -268,10 +290,13 @@ class WordOrder(Tags):
         if {SAME_WORDS, IDENTICAL_TEXT} & set(plan.tag_groups.get(id(self), [])):
             super().plan(plan, base, suffix)
 
+    def tag_averaging(self, tag: str) -> str:
+        """What one audit value pools: the instances of that tag, said in words."""
+        return f"micro: mean over the instances whose compared captions {WORD_ORDER_TAGS[tag]}"
+
     def averaging(self) -> str:
-        return (
-            "micro: mean over the instances whose captions are the same words in another string (same-words), "
-            "the same string (identical-text) or neither (different-words)"
+        return "micro: mean over the instances of one word-order tag: " + "; ".join(
+            f"{tag}, captions that {WORD_ORDER_TAGS[tag]}" for tag in AUDIT_TAGS
         )
 
 

@@ -20,10 +20,12 @@ if TYPE_CHECKING:
     from vlc_harness.benchmarks import Benchmark
     from vlc_harness.metrics.family import Family
 
-ENGINE_VERSION = "2"
+ENGINE_VERSION = "3"
+"""Bump when the engine's own code (aggregation, populations, bootstrap, averaging texts) changes what
+a cell stores; stored cells are then rebuilt from their outcomes (:mod:`.rebuild`). 3: averaging
+texts count their nouns in agreement, and the word-order audit words each tag's value."""
 NO_METRICS = "none"
 """The metrics version of a cell with no metrics (unavailable, skipped, failed before scoring)."""
-"""Bump when the engine's own code (aggregation, populations, bootstrap) changes results."""
 COVERAGE_SPEC = MetricSpec("coverage", "answered instances / asked instances", "ratio")
 VARIANTS = ("_ties_half", "_answered")
 """Suffixes of the values every declared metric may also be reported as (see :mod:`.engine`)."""

@@ -32,6 +32,8 @@ _WORDS: dict[str, str] = {
     errors.OUT_OF_MEMORY: "The evaluation ran out of memory.",
     errors.TIMEOUT: "The evaluation stopped making progress and was stopped.",
     errors.VERSION_TOO_OLD: "Not evaluated: the software versions on the build machine cannot run this model.",
+    errors.PACKAGE_MISSING: "Not evaluated: a software package it needs was not installed on the machine that built "
+    "this board.",
     errors.NOT_APPLICABLE: _GENERIC["skipped"],
     errors.INSTANCES_FAILED: _INSTANCES,
     errors.SCORE_ERROR: _INSTANCES,
@@ -40,7 +42,7 @@ _WORDS: dict[str, str] = {
     errors.NOT_COMPUTED: _INSTANCES,
 }
 """The words of each reason code (:data:`vlc_harness.errors.REASONS`) that has its own; the
-others (a worker's error, a missing package, ``--limit``, failed requests, ``other``) are worded
+others (a worker's error, ``--limit``, failed requests, ``other``) are worded
 by the cell's status."""
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.catalog import Registrar
-from vlc_harness.errors import Unavailable
+from vlc_harness.errors import PACKAGE_MISSING, Unavailable
 from vlc_harness.hashing import sha256_files
 from vlc_harness.manifest import limit_per_category, manifest_hash
 from vlc_harness.registry import BenchmarkEntry
@@ -123,9 +123,16 @@ class PreparedBenchmark:
 def prepare(
     entry: BenchmarkEntry, registrar: Registrar[Benchmark], data_root: Path, limit: int | None
 ) -> PreparedBenchmark:
-    """Instantiate a benchmark entry, check its data and load its instances."""
-    cls = registrar.get(entry.type).cls
+    """Instantiate a benchmark entry, check its data and load its instances.
+
+    An entry whose type's listed package is not installed (``entry.unavailable``) is ``unavailable``
+    with the install line (reason code ``package_missing``): there is no class to instantiate.
+    """
     prepared = PreparedBenchmark(entry=entry, limit=limit)
+    if entry.unavailable:
+        prepared.unavailable, prepared.unavailable_code = entry.unavailable, PACKAGE_MISSING
+        return prepared
+    cls = registrar.get(entry.type).cls
     benchmark = cls(entry.params, data_root)
     prepared.benchmark = benchmark
     try:

@@ -1,7 +1,7 @@
 // The compare view: two or three models side by side per benchmark and category, with the paired-bootstrap
-// verdict for each pair (precomputed in data/compare.js), and an instance browser over per-model bitsets
-// (data/instances/*.js, data/correct/*.js, loaded on demand with <script src>). The choice is kept in the
-// address (#a=ID&b=ID&c=ID&bench=ID&show=ab). No dependencies, no network, nothing inline.
+// verdict for each pair (precomputed in data/compare.js). The choice is kept in the address (#a=ID&b=ID&c=ID);
+// the instance browser below (static/instances.js) keeps its own keys there too. No dependencies, no network,
+// nothing inline.
 (function () {
   "use strict";
   var data = window.vlcCompare;
@@ -14,9 +14,6 @@
   var picks = [el("pick-a"), el("pick-b"), el("pick-c")];
   var status = el("compare-status");
   var LETTERS = ["A", "B", "C"];
-  var PAGE = 50;
-  var browse = { bench: el("browse-bench"), which: el("browse-which"), list: el("browse-list"),
-                 more: el("browse-more"), status: el("browse-status"), shown: PAGE };
 
   function make(tag, text, cls) {
     var node = document.createElement(tag);
@@ -68,16 +65,14 @@
       }
       select.value = id;
     });
-    if (browse.bench && params.get("bench")) { browse.bench.value = params.get("bench"); }
-    if (browse.which && params.get("show")) { browse.which.value = params.get("show"); }
-    if (browse.which && !browse.which.value) { browse.which.value = "ab"; }
   }
 
   function writeState() {
-    var params = new URLSearchParams();
-    ["a", "b", "c"].forEach(function (key, k) { if (picks[k].value) { params.set(key, picks[k].value); } });
-    if (browse.bench && browse.bench.value) { params.set("bench", browse.bench.value); }
-    if (browse.which && browse.which.value && browse.which.value !== "ab") { params.set("show", browse.which.value); }
+    // the models only: other keys (the instance browser's) stay as they are
+    var params = new URLSearchParams(location.hash.replace(/^#/, ""));
+    ["a", "b", "c"].forEach(function (key, k) {
+      if (picks[k].value) { params.set(key, picks[k].value); } else { params.delete(key); }
+    });
     var url = "#" + params.toString();
     if (url !== location.hash) {
       try { history.replaceState(null, "", url); } catch (err) { location.replace(url); }
@@ -202,112 +197,10 @@
       ": " + significant + " significant difference" + (significant === 1 ? "" : "s") + ".";
   }
 
-  // ---- the instance browser ----
-  var loading = {};
-  function load(src, ready) {
-    if (loading[src] === true) { ready(); return; }
-    if (loading[src]) { loading[src].push(ready); return; }
-    loading[src] = [ready];
-    var script = document.createElement("script");
-    script.src = src;
-    script.addEventListener("load", function () {
-      var waiting = loading[src];
-      loading[src] = true;
-      waiting.forEach(function (fn) { fn(); });
-    });
-    script.addEventListener("error", function () { loading[src] = false; browse.status.textContent = "Could not load " + src + "."; });
-    document.head.appendChild(script);
-  }
-
-  function bitsOf(text) {
-    var raw = atob(text || "");
-    return function (k) { var byte = raw.charCodeAt(k >> 3); return !isNaN(byte) && ((byte >> (k & 7)) & 1) === 1; };
-  }
-
-  function renderBrowser() {
-    if (!browse.list) { return; }
-    var picked = chosen();
-    var benchId = browse.bench.value;
-    while (browse.list.firstChild) { browse.list.removeChild(browse.list.firstChild); }
-    browse.more.hidden = true;
-    if (picked.length < 2 || !benchId || !data.instances[benchId]) {
-      browse.status.textContent = picked.length < 2 ? "Pick two models." : "No per-instance results for this benchmark.";
-      return;
-    }
-    var a = picked[0], b = picked[1];
-    var files = [data.instances[benchId]];
-    [a, b].forEach(function (m) { if (data.correct[m.slug]) { files.push(data.correct[m.slug]); } });
-    var pending = files.length;
-    browse.status.textContent = "Loading…";
-    files.forEach(function (src) { load(src, function () { pending -= 1; if (pending === 0) { fill(benchId, a, b); } }); });
-  }
-
-  function fill(benchId, a, b) {
-    var inst = (window.vlcInstances || {})[benchId];
-    var ca = ((window.vlcCorrect || {})[a.slug] || {})[benchId];
-    var cb = ((window.vlcCorrect || {})[b.slug] || {})[benchId];
-    if (!inst || !ca || !cb) {
-      browse.status.textContent = "No per-instance results for " + (!ca ? a.name : b.name) + " on this benchmark.";
-      return;
-    }
-    var ar = bitsOf(ca.right), aw = bitsOf(ca.wrong), at = bitsOf(ca.tie);
-    var br = bitsOf(cb.right), bw = bitsOf(cb.wrong), bt = bitsOf(cb.tie);
-    var which = browse.which.value;
-    var hits = [];
-    for (var k = 0; k < inst.ids.length; k++) {
-      var keep = which === "ab" ? ar(k) && bw(k) : which === "ba" ? br(k) && aw(k) : which === "both" ? ar(k) && br(k) : aw(k) && bw(k);
-      if (keep) { hits.push(k); }
-    }
-    var names = { ab: a.name + " right, " + b.name + " wrong", ba: b.name + " right, " + a.name + " wrong",
-                  both: "both right", neither: "both wrong" };
-    browse.status.textContent = hits.length + " of " + inst.ids.length + " instances: " + names[which] + ".";
-    hits.slice(0, browse.shown).forEach(function (k) {
-      var item = make("li", null, "instance");
-      var head = make("p", null, "instance-id");
-      head.appendChild(make("code", inst.ids[k]));
-      head.appendChild(make("span", " " + inst.categories[k], "sub"));
-      var notes = [];
-      if (at(k)) { notes.push(a.name + " tied"); }
-      if (bt(k)) { notes.push(b.name + " tied"); }
-      if (notes.length) { head.appendChild(make("span", " (" + notes.join(", ") + ")", "ties")); }
-      item.appendChild(head);
-      if (inst.images && inst.images[k] && inst.images[k].length) {
-        var pics = make("div", null, "thumbs");
-        inst.images[k].forEach(function (src, i) {
-          var img = document.createElement("img");
-          img.src = src;
-          img.alt = "image " + (i + 1) + " of instance " + inst.ids[k];
-          img.width = 96; img.height = 96;
-          pics.appendChild(img);
-        });
-        item.appendChild(pics);
-      }
-      if (inst.texts && inst.texts[k]) {
-        var list = make("ol", null, "captions");
-        inst.texts[k].forEach(function (text) { list.appendChild(make("li", text)); });
-        item.appendChild(list);
-      }
-      browse.list.appendChild(item);
-    });
-    browse.more.hidden = hits.length <= browse.shown;
-  }
-
-  if (browse.bench) {
-    Object.keys(data.instances).forEach(function (benchId) {
-      var bench = data.benchmarks.filter(function (b) { return b.id === benchId; })[0];
-      var option = make("option", bench ? bench.title : benchId);
-      option.value = benchId;
-      browse.bench.appendChild(option);
-    });
-    browse.bench.addEventListener("change", function () { browse.shown = PAGE; writeState(); renderBrowser(); });
-    browse.which.addEventListener("change", function () { browse.shown = PAGE; writeState(); renderBrowser(); });
-    browse.more.addEventListener("click", function () { browse.shown += PAGE; renderBrowser(); });
-  }
   picks.forEach(function (select) {
-    select.addEventListener("change", function () { browse.shown = PAGE; writeState(); render(); renderBrowser(); });
+    select.addEventListener("change", function () { writeState(); render(); });
   });
-  window.addEventListener("hashchange", function () { readState(); render(); renderBrowser(); });
+  window.addEventListener("hashchange", function () { readState(); render(); });
   readState();
   render();
-  renderBrowser();
 }());

@@ -17,6 +17,7 @@ from vlc_harness.datafiles import UNPINNED
 from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
 from vlc_harness.sources import ImageFolder, UnpinnedFiles, read_json_records
 from vlc_harness.types import ImageSource, Instance, ReferenceRow
+from vlc_harness.wording import plural
 
 GDRIVE_URL = "https://drive.google.com/uc?export=download&id={}"
 GDRIVE_IDS = {
@@ -203,7 +204,7 @@ class VGRelation(_AroVG):
         excluded = self.rules.symmetric if self.params.exclude_symmetric else frozenset()
         note = " (ARO's symmetric relations excluded)" if self.params.exclude_symmetric else ""
         macro = [
-            Macro("i2t_accuracy_macro", exclude=excluded, what=f"relations{note}"),
+            Macro("i2t_accuracy_macro", exclude=excluded, what=f"relations{note}", one=f"relation{note}"),
             Macro(
                 "i2t_accuracy_macro", groups=dict(sorted(self.rules.groups.items())), exclude=excluded, what="relations"
             ),
@@ -233,7 +234,14 @@ class VGAttribution(_AroVG):
     def metric_families(self) -> tuple[PairwiseAccuracy]:
         """Macro over the attribute pairs with at least ``min_pair_count`` cases."""
         count = self.params.min_pair_count
-        macro = [Macro("i2t_accuracy_macro", min_n=count, what=f"attribute pairs with at least {count} cases")]
+        macro = [
+            Macro(
+                "i2t_accuracy_macro",
+                min_n=count,
+                what=f"attribute pairs with at least {plural(count, 'case')}",
+                one=f"attribute pair with at least {plural(count, 'case')}",
+            )
+        ]
         return self._declaration(
             macro,
             f"unweighted mean of the attribute-pair accuracies over pairs with at least {count} cases (ARO's "

@@ -44,8 +44,8 @@ VG_HINT = (
 )
 AGGREGATE = (
     PerCategory(),
-    Macro(category="replace", over=("replace_att", "replace_rel"), what="REPLACE sub-splits"),
-    Macro(category="all", over=("replace", "swap"), what="forms (REPLACE, SWAP)"),
+    Macro(category="replace", over=("replace_att", "replace_rel"), what="REPLACE sub-splits", one="REPLACE sub-split"),
+    Macro(category="all", over=("replace", "swap"), what="forms (REPLACE, SWAP)", one="form (REPLACE, SWAP)"),
 )
 """Per category: the mean over its cases; ``replace``: the unweighted mean of replace_att and
 replace_rel; ``all``: the unweighted mean of REPLACE and SWAP."""

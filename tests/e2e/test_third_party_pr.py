@@ -7,8 +7,11 @@ own offline route). Its pull request, in a temporary git repository, adds a regi
 tests/e2e/test_packaging.py: ``--without-pip``, this environment's packages through a path entry,
 the harness checkout through its editable finder): ``vlc-harness plugins install`` then each step
 of ``scripts/pr_check.py`` as ``.github/workflows/pr.yml`` runs them. The nightly is played in a
-second fresh virtualenv, on the merged registry: the plugins install, then ``scripts/nightly.py
---no-install``, which publishes the lab's row on the site.
+second fresh virtualenv, on the merged registry: ``scripts/nightly.py`` with its own install step
+(the harness checkout, editable, then ``vlc-harness plugins install``), offline through pip's
+environment (``PIP_NO_INDEX``, ``PIP_FIND_LINKS``, and ``PIP_NO_BUILD_ISOLATION=0``: the checkout is
+built with the installed setuptools; its dependencies are installed already), which publishes the
+lab's row on the site.
 """
 
 from __future__ import annotations
@@ -46,6 +49,16 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str], step: str, ok: tuple[in
         f"{step}: {' '.join(map(str, cmd))} exited {out.returncode}:\n{out.stdout[-4000:]}\n{out.stderr[-4000:]}"
     )
     return out.stdout
+
+
+def _installed(python: Path, env: dict[str, str], name: str) -> str | None:
+    """The version of distribution ``name`` installed in the side virtualenv's own site-packages."""
+    code = (
+        "import importlib.metadata as m, sys, sysconfig; site = sysconfig.get_paths()['purelib']; "
+        f"print(next((d.version for d in m.distributions(path=[site]) if d.metadata['Name'] == {name!r}), ''))"
+    )
+    out = subprocess.run([str(python), "-c", code], env=env, capture_output=True, text=True, check=True)
+    return out.stdout.strip() or None
 
 
 def _side_venv(root: Path, index: Path) -> tuple[Path, dict[str, str]]:
@@ -155,12 +168,19 @@ def test_a_labs_package_lands_by_pull_request_and_reaches_the_board(tmp_path):
     git(repo, "checkout", "-q", "main")
     git(repo, "merge", "-q", "--ff-only", "lab-pr")
     python, env = _side_venv(tmp_path / "nightly", index)
-    _run([str(python), "-m", "vlc_harness", "plugins", "install", "--registry", registry], repo, env, "nightly install")
+    env["PIP_NO_BUILD_ISOLATION"] = "0"  # pip's spelling of --no-build-isolation (its options' env quirk)
+    assert _installed(python, env, "vlc-my-clip") is None and _installed(python, env, "vlc-harness") is None
     site, night = tmp_path / "site", tmp_path / "night.json"
-    nightly = [str(python), str(REPO / "scripts" / "nightly.py"), "--no-install", "--registry", registry]
+    nightly = [str(python), str(REPO / "scripts" / "nightly.py"), "--registry", registry]
     nightly += ["--site", str(site), "--data-root", str(data), "--store", f"sqlite:///{tmp_path / 'store.sqlite'}"]
     _run([*nightly, "--summary", str(night), "--markdown", str(tmp_path / "night.md")], repo, env, "nightly")
-    assert json.loads(night.read_text())["exit_code"] == 0, (tmp_path / "night.md").read_text()
+    payload = json.loads(night.read_text())
+    assert payload["exit_code"] == 0, (tmp_path / "night.md").read_text()
+    install = payload["steps"]["install"]
+    assert not install["skipped"] and install["exit_code"] == 0
+    assert install["lines"][0].startswith("ok: `") and install["lines"][0].endswith(f" -e {REPO}`")
+    assert install["lines"][-1] == f"ok: `{python} -m vlc_harness plugins install --registry {registry}`"
+    assert _installed(python, env, "vlc-my-clip") == "0.1.0" and _installed(python, env, "vlc-harness") == "0.1.0"
     assert "My Clip" in (site / "index.html").read_text()
     rows = (site / "downloads" / "leaderboard.csv").read_text().splitlines()
     assert any(row.startswith("my-clip,My Clip,model,") and ",shapes-mini," in row for row in rows)

@@ -168,3 +168,18 @@ def test_a_plugin_s_own_dependency_is_pinned_with_its_hashes(tmp_path, vlc_plugi
     dependency = registry.packages["lab-tok"]
     assert dependency.dependency_of == "vlc-my-clip" and not dependency.models and not dependency.benchmarks
     assert dependency.requirement() == "lab-tok==2.1.0"
+
+
+def test_plan_diff_summarises_an_entry_of_a_missing_package_as_unknown(tmp_path, sample_root):
+    # planview_grid.py is what `plan --diff` runs on the base revision: a base registry naming a
+    # package this environment lacks must give a grid, not a crash
+    from vlc_harness.cli import planview_grid
+
+    write(tmp_path, MY_CLIP + "models:\n  - {id: lab-clip, type: my_clip}\n  - {id: rand, type: random}\n")
+    out = tmp_path / "grid.json"
+    argv = ["--out", str(out), "--registry", str(tmp_path / "r.yaml"), "--data-root", str(sample_root)]
+    assert planview_grid.main([*argv, "-b", "sugarcrepe:version=custom"]) == 0
+    models = json.loads(out.read_text())["models"]
+    assert models["lab-clip"]["fingerprint"] == "unknown"
+    assert models["lab-clip"]["unknown"].endswith("install vlc-my-clip==0.1.0 (`vlc-harness plugins install`)")
+    assert models["rand"]["fingerprint"] != "unknown"

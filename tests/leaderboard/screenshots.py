@@ -102,8 +102,8 @@ def build_demo(work: Path) -> Path:
     from vlc_harness.plugins import get_plugins
     from vlc_harness.results import StoredResults
     from vlc_leaderboard.board import Board, build_board
-    from vlc_leaderboard.compare import instance_results
     from vlc_leaderboard.downloads import write_downloads
+    from vlc_leaderboard.instances import instance_results
     from vlc_leaderboard.site import render_site
 
     keep: dict[str, Any] = {}
@@ -168,7 +168,7 @@ def shoot(site: Path, out: Path) -> list[Path]:
             for label, (width, height) in SIZES.items():
                 metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}
                 driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
-                url = page.as_uri() + ("#a=model-07&b=model-01&bench=bivlc" if name == "compare" else "")
+                url = page.as_uri() + ("#a=model-07&b=model-01&c=model-03&bench=bivlc" if name == "compare" else "")
                 driver.get("about:blank")
                 driver.get(url)
                 time.sleep(0.5)  # the compare view loads its instance files on demand

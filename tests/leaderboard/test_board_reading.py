@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 
 from tests.leaderboard.test_site import _chromium
+from vlc_harness.wording import plural
 from vlc_leaderboard.benchmark_page import by_rank_then_value, rank_notes
 from vlc_leaderboard.board import BenchmarkColumn, Board, CellView, MetricColumn, Row, Value
-from vlc_leaderboard.fmt import LOWER_IS_BETTER, SORT_ARROWS, plural
+from vlc_leaderboard.fmt import LOWER_IS_BETTER, SORT_ARROWS
 from vlc_leaderboard.ranking import order_key, order_rows
 
 ARROWS = {LOWER_IS_BETTER, *SORT_ARROWS.values(), "▲", "▼", "↑"}

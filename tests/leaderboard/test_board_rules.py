@@ -85,7 +85,7 @@ def test_a_pooled_value_is_never_derived():
         ("unavailable", "gated", "could not be downloaded"),
         ("unavailable", "data_missing", "data files"),
         ("unavailable", "version_too_old", "software versions"),
-        ("unavailable", "package_missing", "could not be had on the machine"),
+        ("unavailable", "package_missing", "software package it needs was not installed"),
         ("failed", "scores_missing", "submitted scores file"),
         ("failed", "out_of_memory", "ran out of memory"),
         ("failed", "timeout", "stopped making progress"),
@@ -107,7 +107,8 @@ def test_failure_reasons_are_phrased_for_readers_by_their_code(status, code, phr
     assert phrase in text and "/" not in text and "HF_" not in text
 
 
-# the sentences readers saw before reason codes: a code is worded by one of them, never by a new one
+# the sentences readers saw before reason codes, and the one sentence added since (a missing plugin
+# package, issue 30): a code is worded by one of them, never by another
 SENTENCES = {
     "Not evaluated: the model's weights could not be downloaded when this board was built.",
     "Not evaluated: the benchmark's data files were not present when this board was built.",
@@ -121,6 +122,7 @@ SENTENCES = {
     "The evaluation failed on the machine that built this board.",
     "Not applicable: this model's way of scoring does not apply to this benchmark.",
     "Only part of the benchmark was scored (a limited or interrupted run), so no number is published.",
+    "Not evaluated: a software package it needs was not installed on the machine that built this board.",
 }
 
 # texts the board's old patterns read as something else than what happened (the first names

@@ -376,7 +376,7 @@ def test_compare_view_with_the_instance_browser(site_store, vlc_cli_module, monk
     out = tmp / "site_compare"
     args = ["--out", str(out), "--registry", str(site_store["registry"]), "--store", site_store["url"]]
     assert vlc_cli_module("render", "--data-root", str(tmp / "data"), *args).exit_code == 0
-    # the bitsets say which instances each model gets right: check them against the per-instance scores
+    # the verdict files say which instances each model gets right: check them against the per-instance scores
     right = {}
     for model in ("strong", "weak"):
         lines = (out / "downloads" / "scores" / f"{model}__bivlc.jsonl").read_text().splitlines()
@@ -393,7 +393,7 @@ def test_compare_view_with_the_instance_browser(site_store, vlc_cli_module, monk
         assert sum(right[model].values()) == round(value * 42)
     a_only = [i for i in right["strong"] if right["strong"][i] and not right["weak"][i]]
     b_only = [i for i in right["strong"] if right["weak"][i] and not right["strong"][i]]
-    assert a_only and (out / "data" / "correct" / "strong.js").is_file()
+    assert a_only and (out / "data" / "instances" / "bivlc" / "models" / "strong.js").is_file()
     driver = _chromium()
     try:
         driver.get((out / "compare.html").as_uri() + "#a=strong&b=weak&bench=bivlc")
@@ -432,10 +432,10 @@ def test_instance_browser_shows_images_where_the_license_allows(site_store, monk
     from vlc_harness.results import StoredResults
     from vlc_harness.store import open_store
     from vlc_leaderboard.board import build_board
-    from vlc_leaderboard.compare import instance_results
+    from vlc_leaderboard.instances import instance_results
     from vlc_leaderboard.site import render_site
 
-    monkeypatch.setattr(BiVLC, "images_redistributable", True, raising=False)
+    monkeypatch.setattr(BiVLC, "images_redistributable", True)
     plugins = get_plugins()
     store = open_store(site_store["url"])
     try:
@@ -447,11 +447,11 @@ def test_instance_browser_shows_images_where_the_license_allows(site_store, monk
         instances = instance_results(board, StoredResults(store), site_store["tmp"] / "data")
     finally:
         store.close()
-    assert instances["bivlc"].images is not None and "sugarcrepe" in instances
-    assert instances["sugarcrepe"].images is None  # still not allowed there
+    assert all(e.source is not None for row in instances["bivlc"].images for e in row) and "sugarcrepe" in instances
+    assert all(e.source is None for row in instances["sugarcrepe"].images for e in row)  # still not allowed there
     render_site(board, tmp_path / "site", {"harness_version": "test"}, instances=instances)
-    images = list((tmp_path / "site" / "data" / "images" / "bivlc").iterdir())
-    assert len(images) >= 42
+    images = list((tmp_path / "site" / "data" / "instances" / "bivlc" / "img").iterdir())
+    assert len(images) >= 42 and not (tmp_path / "site" / "data" / "instances" / "sugarcrepe" / "img").exists()
     from selenium.webdriver.common.by import By
 
     driver = _chromium()

@@ -14,6 +14,7 @@ import hashlib
 import os
 import tarfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,6 +57,19 @@ def axe_source() -> str:
         return member.read().decode("utf-8")
 
 
+def severe_violations(driver: Any, source: str) -> list[list[Any]]:
+    """axe-core's serious and critical violations on the page open in ``driver``: (rule, impact, node
+    count, the first three nodes). The script goes in through DevTools: the page's CSP does not apply."""
+    driver.execute_script(source)
+    result = driver.execute_async_script(
+        """const done = arguments[arguments.length - 1];
+        axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations.map(v =>
+          [v.id, v.impact, v.nodes.length, v.nodes.slice(0, 3).map(n => n.target.join(' '))])))
+          .catch(e => done([['axe-error', 'critical', 0, [String(e)]]]));"""
+    )
+    return [v for v in result if v[1] in SEVERE]
+
+
 def _pages(site: Path) -> dict[str, str]:
     benchmark = sorted((site / "benchmarks").glob("*.html"))[0]
     model = sorted((site / "models").glob("*.html"))[0]
@@ -72,14 +86,7 @@ def test_no_serious_accessibility_violation_on_any_page(wide_site, browser, axe_
     found = {}
     for kind, url in _pages(wide_site).items():
         _open(browser, url, SIZES[size])
-        browser.execute_script(axe_source)  # through DevTools: the page's CSP does not apply to the test's script
-        result = browser.execute_async_script(
-            """const done = arguments[arguments.length - 1];
-            axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations.map(v =>
-              [v.id, v.impact, v.nodes.length, v.nodes.slice(0, 3).map(n => n.target.join(' '))])))
-              .catch(e => done([['axe-error', 'critical', 0, [String(e)]]]));"""
-        )
-        severe = [v for v in result if v[1] in SEVERE]
+        severe = severe_violations(browser, axe_source)
         if severe:
             found[kind] = severe
     assert not found, found

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import shared_data_dir
+from tests.engine_wording import BEFORE_ENGINE, OLD_WORD_ORDER, as_engine_2, reworded_back
 from vlc_harness.testing import in_ci
 
 FOLDER = Path(__file__).resolve().parents[1] / "fixtures" / "benchmark_port"
@@ -39,8 +40,36 @@ def snapshot_module() -> Any:
 
 @pytest.fixture(scope="module")
 def today() -> dict[str, Any]:
-    """Every record and export recomputed with today's code."""
-    return snapshot_module().snapshot(shared_data_dir())
+    """Every record and export recomputed with today's code, its averaging texts and metrics
+    versions as engine 2 gave them (the only intended change of engine 3; tested below)."""
+    module = snapshot_module()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("vlc_harness.metrics.cell.ENGINE_VERSION", BEFORE_ENGINE)
+        full = module.snapshot(shared_data_dir(), full=True)
+    full["records"] = {name: module.hashed(reworded_back(rec)) for name, rec in full["records"].items()}
+    return full
+
+
+def test_engine_3_changed_only_the_averaging_texts_it_meant_to():
+    from vlc_harness.metrics.aggregate import Macro, WordOrder
+    from vlc_harness.metrics.cell import ENGINE_VERSION
+    from vlc_harness.metrics.rebuild import resamples_of
+
+    assert ENGINE_VERSION == "3" and resamples_of(f"e{ENGINE_VERSION}.b1000.0123456789abcdef") == 1000
+    text = Macro(what="attribute pairs with at least 25 cases", one="attribute pair with at least 25 cases")
+    one_of = "macro: unweighted mean over 1 "
+    assert text._node("m", "all", "s", ["a_b"], text.what).averaging == one_of + text.one
+    assert as_engine_2(one_of + text.one + "; over answered instances only") == (
+        one_of + "attribute pairs with at least 25 case; over answered instances only"
+    )
+    assert as_engine_2("macro: unweighted mean over attribute pairs with at least 1 case") == (
+        "macro: unweighted mean over attribute pairs with at least 1 cases"
+    )
+    assert Macro()._node("m", "all", "s", ["x"], "categories").averaging == one_of + "category"
+    assert as_engine_2(one_of + "category: x") == one_of + "categorie: x"
+    audit = WordOrder(tags=lambda inst: ())
+    assert as_engine_2(audit.tag_averaging("same-words")) == OLD_WORD_ORDER
+    assert as_engine_2("macro: unweighted mean over 2 subsets") == "macro: unweighted mean over 2 subsets"
 
 
 def test_the_snapshot_covers_every_builtin_benchmark_type():

@@ -1,0 +1,235 @@
+"""The instance browser's data, gathered from the store and the benchmarks' data: per benchmark its
+instances (ids, categories, captions where the license allows, which caption and image are gold, each
+image as a thumbnail source, a source link or a name) and per published model its verdict and stored
+scores (or answers) on each instance.
+
+Everything comes from stored results through the results API: each cell's per-instance outcomes
+(:meth:`vlc_harness.results.StoredResults.instance_outcomes`) and the headline's per-instance verdicts
+derived from them by the engine's own column code under the benchmark's tie rule
+(:func:`vlc_harness.results.instance_verdicts`). Nothing here computes a metric.
+:mod:`vlc_leaderboard.instance_files` writes what is gathered here as the site's page data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vlc_harness.results import InstanceVerdicts, NoVerdicts, OutcomesUnreadable, StoredResults, instance_verdicts
+from vlc_harness.types import ImageSource, Instance
+from vlc_leaderboard.board import Board
+from vlc_leaderboard.instance_gold import (
+    caption_roles,
+    coco_source,
+    gold_cells,
+    image_name,
+    image_roles,
+    question_labels,
+)
+
+VERDICT_LETTERS = {
+    "R": "right",
+    "W": "wrong",
+    "T": "tie, counted wrong",
+    "U": "tie, counted right",
+    "H": "tie, part credit",
+    "P": "part credit",
+    "A": "abstained",
+    "-": "no result",
+}
+"""One letter per instance in a model's verdict string: what the headline's per-instance credit says.
+"Right" in the browser's filters is R or U (full credit); "wrong" is W, T or A (no credit)."""
+NO_VERDICTS = "its headline ranks instances (a ranking statistic): no instance is right or wrong on its own"
+NO_DATA = "its data could not be read when this board was rendered"
+NO_OUTCOMES = "no published cell has per-instance outcomes its declaration can read"
+
+
+@dataclass(frozen=True)
+class ImageEntry:
+    """One image of an instance as the browser shows it."""
+
+    name: str
+    """Its path under the data root (or file name), with its crop."""
+    link: str | None = None
+    """Its source URL (COCO), where the path says it."""
+    role: str = ""
+    """The caption it is gold for, where the instance has several images."""
+    source: ImageSource | None = None
+    """The file to make a thumbnail from: only for a benchmark whose images are redistributable."""
+
+
+@dataclass
+class ModelInstances:
+    """One model's results on a benchmark's instances, in :attr:`BenchmarkInstances.ids` order."""
+
+    verdicts: str
+    """One letter per instance (:data:`VERDICT_LETTERS`)."""
+    scores: np.ndarray | None = None
+    """Image-text scores, ``(instances, images, captions)``, NaN where none is stored."""
+    text_scores: np.ndarray | None = None
+    """Caption-caption scores, ``(instances, captions, captions)``, where the benchmark reads them."""
+    answers: dict[int, list[int | None]] = field(default_factory=dict)
+    """Instance position -> the chosen candidate per question (in presentation order), ``None``: abstained."""
+
+
+@dataclass
+class BenchmarkInstances:
+    """One benchmark's instances for the browser, and each published model's results on them."""
+
+    benchmark: str
+    metric: str = ""
+    """The per-instance column the verdicts are read from (the headline's)."""
+    tie_rule: str = ""
+    ids: list[str] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
+    captions: list[list[str]] | None = None
+    """The captions, only where ``captions_redistributable``."""
+    roles: list[list[str]] = field(default_factory=list)
+    """Per instance, per caption: its role (gold, also true, foil, image k's caption, ...)."""
+    gold: list[list[list[int]]] = field(default_factory=list)
+    """Per instance, the gold (image, caption) score cells."""
+    images: list[list[ImageEntry]] = field(default_factory=list)
+    questions: list[list[list[Any]] | None] | None = None
+    """Per instance, its multiple-choice questions (:func:`~vlc_leaderboard.instance_gold.question_labels`),
+    where a model answered instead of scoring."""
+    models: dict[str, ModelInstances] = field(default_factory=dict)
+    """Model id -> its results."""
+    missing: str = ""
+    """Why the browser has nothing for this benchmark (then every list above is empty)."""
+
+
+def instance_results(board: Board, results: StoredResults, data_root: Path | None) -> dict[str, BenchmarkInstances]:
+    """Per benchmark with a published cell: its instances and each published model's verdicts and scores
+    (or why there are none: its data is not at hand, or its headline has no per-instance verdict)."""
+    out: dict[str, BenchmarkInstances] = {}
+    if data_root is None:
+        return out
+    for col in board.benchmarks:
+        bench = col.benchmark
+        published = [(r.id, cv.cell) for r in board.rows if (cv := r.cells.get(col.id)) and cv.published and cv.cell]
+        if bench is None or not published or not col.metrics:
+            continue
+        try:
+            copy = type(bench)(bench.params, data_root)
+            copy.check_data()
+            instances = copy.load_instances()
+        except Exception:  # the data is not here: the browser says so
+            out[col.id] = BenchmarkInstances(col.id, missing=NO_DATA)
+            continue
+        out[col.id] = _gather(col.id, copy, instances, published, results, col.metrics[0].metric, data_root)
+    return out
+
+
+def _gather(
+    bench_id: str,
+    bench: Any,
+    instances: list[Instance],
+    published: list[tuple[str, Any]],
+    results: StoredResults,
+    metric: str,
+    data_root: Path,
+) -> BenchmarkInstances:
+    """Verdicts and scores of every published cell of one benchmark, over its instances in load order
+    (those no model has a verdict on left out). Each cell's outcomes are read, reduced to letters and
+    score arrays, and let go before the next is read."""
+    position = {inst.id: k for k, inst in enumerate(instances)}
+    models: dict[str, ModelInstances] = {}
+    first: InstanceVerdicts | None = None
+    for model_id, cell in published:
+        rows = {o.instance_id: o for o in results.instance_outcomes(cell)}
+        try:
+            verdicts = instance_verdicts(bench, instances, rows, metric)
+        except OutcomesUnreadable:  # outcomes this declaration cannot read: no browsing for this cell
+            continue
+        except NoVerdicts:
+            return BenchmarkInstances(bench_id, missing=NO_VERDICTS)
+        if verdicts is not None:
+            models[model_id] = _model(instances, position, verdicts, {iid: rows[iid] for iid in verdicts.ids})
+            first = first or verdicts
+    if first is None:
+        return BenchmarkInstances(bench_id, missing=NO_OUTCOMES)
+    scored = np.zeros(len(instances), dtype=bool)
+    for model in models.values():
+        scored |= np.frombuffer(model.verdicts.encode("ascii"), dtype=np.uint8) != ord("-")
+    keep = np.flatnonzero(scored).tolist()
+    chosen = [instances[k] for k in keep]
+    result = BenchmarkInstances(bench_id, first.metric, first.tie_rule, [i.id for i in chosen])
+    result.categories = [i.category for i in chosen]
+    if bench.captions_redistributable:
+        result.captions = [list(i.texts) for i in chosen]
+    result.roles = [caption_roles(i) for i in chosen]
+    result.gold = [gold_cells(i) for i in chosen]
+    result.images = [_images(i, bench.images_redistributable, data_root) for i in chosen]
+    result.models = {model_id: _kept(model, keep) for model_id, model in models.items()}
+    if any(m.answers for m in result.models.values()):
+        result.questions = [question_labels(bench, i) for i in chosen]
+    return result
+
+
+def _kept(model: ModelInstances, keep: list[int]) -> ModelInstances:
+    """``model`` over the instances at positions ``keep`` only."""
+    new_position = {k: n for n, k in enumerate(keep)}
+    return ModelInstances(
+        "".join(model.verdicts[k] for k in keep),
+        None if model.scores is None else model.scores[keep],
+        None if model.text_scores is None else model.text_scores[keep],
+        {new_position[k]: a for k, a in model.answers.items() if k in new_position},
+    )
+
+
+def _images(instance: Instance, redistributable: bool, data_root: Path) -> list[ImageEntry]:
+    roles = image_roles(instance)
+    return [
+        ImageEntry(image_name(src, data_root), coco_source(src.path), roles[k], src if redistributable else None)
+        for k, src in enumerate(instance.images)
+    ]
+
+
+def _letters(verdicts: InstanceVerdicts) -> list[str]:
+    """Each instance's verdict letter (:data:`VERDICT_LETTERS`)."""
+    out = []
+    for full, none, tied, answered in zip(verdicts.full_credit, verdicts.no_credit, verdicts.tied, verdicts.answered):
+        if not answered and none:
+            out.append("A")
+        elif tied:
+            out.append("U" if full else ("T" if none else "H"))
+        else:
+            out.append("R" if full else ("W" if none else "P"))
+    return out
+
+
+def _model(
+    chosen: list[Instance], position: dict[str, int], verdicts: InstanceVerdicts, rows: dict[str, Any]
+) -> ModelInstances:
+    """One model's verdict letters, score arrays and answers over ``chosen`` (``position``: id -> index)."""
+    letters = ["-"] * len(chosen)
+    for iid, letter in zip(verdicts.ids, _letters(verdicts)):
+        letters[position[iid]] = letter
+    n_images = max(len(i.images) for i in chosen)
+    n_texts = max(len(i.texts) for i in chosen)
+    model = ModelInstances("".join(letters))
+    for iid, outcome in rows.items():
+        k = position[iid]
+        if outcome.scores is not None:
+            if model.scores is None:
+                model.scores = np.full((len(chosen), n_images, n_texts), np.nan)
+            _fill(model.scores[k], outcome.scores)
+        if outcome.text_scores is not None:
+            if model.text_scores is None:
+                model.text_scores = np.full((len(chosen), n_texts, n_texts), np.nan)
+            _fill(model.text_scores[k], outcome.text_scores)
+        if outcome.answers is not None:
+            ordered = sorted(outcome.answers, key=lambda a: a["order"])
+            model.answers[k] = [a.get("choice") for a in ordered]
+    return model
+
+
+def _fill(target: np.ndarray, matrix: list[list[float | None]]) -> None:
+    """Copy a stored score matrix into ``target`` (``None``: not scored, stays NaN)."""
+    for i, row in enumerate(matrix):
+        for j, value in enumerate(row):
+            if value is not None:
+                target[i, j] = value
