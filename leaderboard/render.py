@@ -73,6 +73,7 @@ def render(
     from vlc_leaderboard.instances import instance_results
     from vlc_leaderboard.manifest import site_manifest
     from vlc_leaderboard.site import render_site
+    from vlc_leaderboard.site_size import site_size
     from vlc_leaderboard.staging import check_replaceable, staging_folder, swap_in
 
     site = Path(out).resolve()
@@ -115,10 +116,13 @@ def render(
     finally:
         store.close()
     published = sum(cv.published for row in board.rows for cv in row.cells.values())
+    size = site_size(site)
     click.echo(
         f"wrote {len(written)} pages to {out}: {len(board.rows)} models, {len(board.benchmarks)} benchmarks, "
-        f"{published} published cells"
+        f"{published} published cells; {size.describe()}"
     )
+    if size.warning():
+        click.echo(f"warning: {size.warning()}", err=True)
     if not registry.benchmarks:
         click.echo(
             "no benchmark in that registry, so the board has no column: pass the published registry first "

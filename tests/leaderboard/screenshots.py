@@ -180,6 +180,7 @@ def shoot(site: Path, out: Path) -> list[Path]:
                     )
                 full = min(driver.execute_script("return document.documentElement.scrollHeight"), 2400)
                 driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics | {"height": full})
+                driver.execute_script("window.scrollTo(0, 0)")  # an opened popover may have scrolled the page
                 time.sleep(0.3)
                 path = out / f"{name}-{label}.png"
                 driver.save_screenshot(str(path))

@@ -70,7 +70,8 @@ def test_index_top_says_when_what_and_what_the_metrics_mean(wide, browser):  # n
                 table: box('board-wrap').top, height: window.innerHeight,
                 hidden: getComputedStyle(document.getElementById('glossary')).visibility};"""
     )
-    assert seen["scope"].startswith("No completion time stored."), seen  # the synthetic cells carry none
+    # the synthetic cells carry no completion time
+    assert seen["scope"].startswith("Last updated: not recorded (no stored run says when it finished)."), seen
     models = sum(row.kind == "model" for row in board.rows)
     assert f"{models} models and {len(board.rows) - models} reference rows" in seen["scope"], seen
     assert f"on {len(board.benchmarks)} benchmarks" in seen["scope"], seen
