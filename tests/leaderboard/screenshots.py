@@ -5,7 +5,9 @@ The board is a demonstration, not results: each benchmark's generated example in
 with made-up skills by models named "Demo ..." so that no screenshot can pass for a real model's
 result (scores are random plus a skill bonus on the gold pairs; one image-blind model; two demo
 models borrow a registry entry's ``paper_match`` and SugarCrepe's cells carry the paper's data
-version, so that human and paper-reported rows show). Nothing is downloaded.
+version, so that human and paper-reported rows show). A second board of the same models on the
+generated shapes alone gives the instance browser with thumbnails (the one benchmark whose images
+may be published). Nothing is downloaded.
 
     python -m tests.leaderboard.screenshots [--out docs/screenshots]
 """
@@ -95,8 +97,9 @@ class _Store:
         ]
 
 
-def build_demo(work: Path) -> Path:
-    """Render the demonstration board into ``work/site`` and return the folder."""
+def build_demo(work: Path, benchmarks: list[str] | None = None) -> Path:
+    """Render the demonstration board into ``work/site`` and return the folder (``benchmarks``: the
+    example benchmarks it holds, default the 10 of ``bench/render_speed.py``)."""
     from bench.render_speed import synthetic_cells
     from vlc_harness.params import build
     from vlc_harness.plugins import get_plugins
@@ -109,7 +112,7 @@ def build_demo(work: Path) -> Path:
     keep: dict[str, Any] = {}
     skill = {model_id: value for model_id, _, value in MODELS}
     registry, cells = synthetic_cells(
-        len(MODELS), work / "data", samples=200, blind=("model-06",), skill=skill, keep=keep
+        len(MODELS), work / "data", benchmarks, samples=200, blind=("model-06",), skill=skill, keep=keep
     )
     plugins = get_plugins()
     for model_id, meta, _ in MODELS:
@@ -198,6 +201,28 @@ def shoot(site: Path, out: Path) -> list[Path]:
     return written
 
 
+def shoot_thumbnails(site: Path, out: Path) -> Path:
+    """The instance browser on the generated shapes, the benchmark whose images are published as
+    thumbnails, at desktop width."""
+    from tests.leaderboard.test_site import _chromium
+
+    driver = _chromium()
+    try:
+        width, height = SIZES["desktop"]
+        metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+        driver.get((site / "compare.html").as_uri() + "#a=model-07&b=model-06&c=model-01&bench=shapes&show=ab")
+        time.sleep(1.0)  # the browser loads its files on demand
+        section = driver.find_element("id", "browser")
+        driver.execute_script("arguments[0].scrollIntoView()", section)
+        time.sleep(0.3)
+        path = out / "compare-instances-shapes-desktop.png"
+        section.screenshot(str(path))
+    finally:
+        driver.quit()
+    return path
+
+
 def main() -> None:
     """Build the demonstration board and write the screenshots."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -208,6 +233,8 @@ def main() -> None:
     for path in shoot(site, Path(args.out)):
         print(path)
     print(f"site: {site / 'index.html'}")
+    shapes = build_demo(work / "shapes", ["shapes"])  # the one benchmark whose images may be published
+    print(shoot_thumbnails(shapes, Path(args.out)))
 
 
 if __name__ == "__main__":
