@@ -113,11 +113,7 @@ def plan_model(
     run = ModelRun(entry, cls, protocol, [CellPlan(p) for p in prepared], live_model)
     for cell in run.cells:
         p = cell.prepared
-        if p.unavailable:
-            cell.status, cell.error, cell.code = "unavailable", p.unavailable, p.unavailable_code
-        elif p.load_error:
-            cell.status, cell.error, cell.code = "failed", p.load_error, BENCHMARK_ERROR
-        else:
+        if not _benchmark_decides(cell):
             skip = protocol.skip_reason(entry.id, p.entry.id, p.benchmark, p.instances)
             if skip:
                 cell.status, cell.error, cell.code = "skipped", skip, NOT_APPLICABLE
@@ -149,12 +145,21 @@ def plan_unavailable(entry: ModelEntry, prepared: list[PreparedBenchmark]) -> Mo
     whose benchmark cannot run says so, every other cell is ``unavailable`` with the install line."""
     run = ModelRun(entry, Model, Protocol(Model), [CellPlan(p) for p in prepared])
     for cell in run.cells:
-        p = cell.prepared
-        if p.unavailable:
-            cell.status, cell.error, cell.code = "unavailable", p.unavailable, p.unavailable_code
-        elif p.load_error:
-            cell.status, cell.error, cell.code = "failed", p.load_error, BENCHMARK_ERROR
+        _benchmark_decides(cell)
     return _decide(run, "unavailable", entry.unavailable, PACKAGE_MISSING)
+
+
+def _benchmark_decides(cell: CellPlan) -> bool:
+    """Settle a cell whose benchmark cannot run (``unavailable``, or ``failed`` to load), whatever the
+    model; ``False`` when the benchmark is ready and the model decides."""
+    p = cell.prepared
+    if p.unavailable:
+        cell.status, cell.error, cell.code = "unavailable", p.unavailable, p.unavailable_code
+    elif p.load_error:
+        cell.status, cell.error, cell.code = "failed", p.load_error, BENCHMARK_ERROR
+    else:
+        return False
+    return True
 
 
 def _resolve_keys(cell: CellPlan, blind: bool) -> None:

@@ -17,18 +17,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from tests.registries import RANDOM_ON_TINY_SHAPES
 from vlc_harness.cli import build_cli
 
-QUICKSTART = """
-models:
-  - id: random
-    type: random
-    params: {seed: 0}
-benchmarks:
-  - id: tiny-shapes
-    type: shapes
-    params: {seed: 0, n_scenes: 20, image_size: 32}
-"""
+QUICKSTART = RANDOM_ON_TINY_SHAPES
 PUBLISHED = """
 models:
   - id: published-model

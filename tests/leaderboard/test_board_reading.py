@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.leaderboard.test_site import _chromium
+from tests.leaderboard.test_site_layout import browser  # noqa: F401 (fixture)
 from vlc_harness.wording import plural
 from vlc_leaderboard.benchmark_page import by_rank_then_value, rank_notes
 from vlc_leaderboard.board import BenchmarkColumn, Board, CellView, MetricColumn, Row, Value
@@ -204,15 +204,6 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"site": site, "board": boards[0]}
 
 
-@pytest.fixture(scope="module")
-def browser():
-    driver = _chromium()
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
 def _open(driver: Any, path: Path, size: tuple[int, int] = (1400, 900)) -> None:
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -241,7 +232,7 @@ def _errors(driver: Any) -> list[dict[str, Any]]:
     return [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
 
 
-def test_ranks_are_defined_truly_read_monotone_and_equal_values_are_explained(demo, browser):
+def test_ranks_are_defined_truly_read_monotone_and_equal_values_are_explained(demo, browser):  # noqa: F811
     site = demo["site"]
     _open(browser, site / "index.html")
     about = browser.find_element("css selector", "details.about")
@@ -279,7 +270,7 @@ def test_ranks_are_defined_truly_read_monotone_and_equal_values_are_explained(de
     assert not _errors(browser)
 
 
-def test_tie_heavy_values_lead_with_the_ties_broken_value_and_their_gap_and_point_follow(demo, browser):
+def test_tie_heavy_values_lead_with_the_ties_broken_value_and_their_gap_and_point_follow(demo, browser):  # noqa: F811
     board, site = demo["board"], demo["site"]
     blind = next(r for r in board.rows if r.kind == "blind")
     t2i = blind.cells["bivlc"].values["t2i_score"]
@@ -314,7 +305,7 @@ def test_tie_heavy_values_lead_with_the_ties_broken_value_and_their_gap_and_poin
     assert not _errors(browser)
 
 
-def test_the_index_order_ranks_a_model_missing_one_cell_on_the_benchmarks_it_has(demo, browser):
+def test_the_index_order_ranks_a_model_missing_one_cell_on_the_benchmarks_it_has(demo, browser):  # noqa: F811
     board, site = demo["board"], demo["site"]
     j = next(r for r in board.rows if r.name.startswith("Demo J"))
     blind = next(r for r in board.rows if r.kind == "blind")
@@ -340,7 +331,7 @@ def test_the_index_order_ranks_a_model_missing_one_cell_on_the_benchmarks_it_has
     assert not _errors(browser)
 
 
-def test_headers_carry_one_arrow_and_numbers_are_never_ordered_a_to_z(demo, browser):
+def test_headers_carry_one_arrow_and_numbers_are_never_ordered_a_to_z(demo, browser):  # noqa: F811
     _open(browser, demo["site"] / "index.html")
 
     def arrows(key: str) -> list[str]:

@@ -8,18 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.registries import RANDOM_ON_TINY_SHAPES
 from vlc_harness.store.registries import RegistryFile, RegistryUse, registry_files
 
-REGISTRY = """
-models:
-  - id: random
-    type: random
-    params: {seed: 0}
-benchmarks:
-  - id: tiny-shapes
-    type: shapes
-    params: {seed: 0, n_scenes: 20, image_size: 32}
-"""
+REGISTRY = RANDOM_ON_TINY_SHAPES
 OVERLAY = """
 models:
   - id: random-1
