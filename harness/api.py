@@ -36,9 +36,6 @@ from vlc_harness.run import execute
 from vlc_harness.run.select import select_benchmarks, select_models
 from vlc_harness.store import CellRecord, Store, open_store
 
-USABLE = ("ok", "partial")
-"""Statuses whose metrics :meth:`Results.value` reads (a partial cell: ``limit`` or failed requests)."""
-
 _MAIN_MODULES = ("__main__", "__mp_main__")
 
 
@@ -77,7 +74,7 @@ class Results:
         return self.cell(benchmark_id).error
 
     def reason_code(self, benchmark_id: str) -> str | None:
-        """Why the cell is not ``ok``, as a code (:data:`vlc_harness.errors.REASONS`); ``None`` when ok."""
+        """Why the cell is not ``ok``, as a code (:class:`vlc_harness.reasons.Reason`); ``None`` when ok."""
         return self.cell(benchmark_id).reason_code
 
     def value(self, benchmark_id: str, metric: str, category: str = "all") -> float:
@@ -88,7 +85,7 @@ class Results:
         the cell has no such metric or category.
         """
         c = self.cell(benchmark_id)
-        if c.status not in USABLE:
+        if not c.status.has_number:  # a partial cell (``limit``, failed requests) has values too
             raise CellUnusable(c.model_id, c.benchmark_id, c.status, c.error)
         found = stored_value(c, metric, category)
         if found is not None:

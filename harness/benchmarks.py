@@ -19,6 +19,7 @@ from vlc_harness.cards import BenchmarkCard, apply_card
 from vlc_harness.choices import InstanceAnswers, Question
 from vlc_harness.datafiles import DataFile, ImageArchive, verify_files
 from vlc_harness.params import NoParams
+from vlc_harness.requires import Requires
 from vlc_harness.types import Instance, MetricSpec, MetricValue, ReferenceRow
 
 if TYPE_CHECKING:
@@ -73,11 +74,15 @@ class Benchmark:
     answers_only: ClassVar[bool] = False
     """True for a benchmark with nothing but a question-answering form (NaturalBench): models that
     score image-text pairs are skipped on it, never given an invented contrastive form."""
+    requires: ClassVar[Requires] = Requires()
+    """What the type needs installed (``data fetch`` from the hub, a tagger) and which distributions can
+    change its instances or scores (:class:`~vlc_harness.requires.Requires`), declared once here."""
     reference_file: ClassVar[Path | None] = None
     """JSON file of paper-reported :class:`~vlc_harness.types.ReferenceRow` data beside the plugin."""
     about: ClassVar[str] = ""
     """The benchmark's reference in Markdown (data layout, versions, metric definitions, known differences):
     its card file's body."""
+
     Params: ClassVar[type] = NoParams
     metrics: ClassVar[tuple[Family, ...]] = ()
     """The metric declaration: metric families with their options (see :mod:`vlc_harness.metrics`).

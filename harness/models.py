@@ -33,8 +33,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from vlc_harness.config import RunConfig
-from vlc_harness.errors import PAIR_ERROR
 from vlc_harness.params import NoParams
+from vlc_harness.reasons import Reason
+from vlc_harness.requires import Requires
 
 if TYPE_CHECKING:
     import numpy as np
@@ -127,8 +128,8 @@ class Abstention:
     Without ``error`` it is a real answer (an API reply with neither Yes nor No among its top
     tokens): stored as an abstention, never asked again, counted wrong. With ``error`` the request
     failed (rate limit, timeout): nothing is stored, the cell is ``partial``, a rerun asks again;
-    ``code`` says why (:data:`~vlc_harness.errors.AUTH`; default
-    :data:`~vlc_harness.errors.REQUEST_FAILED`).
+    ``code`` says why (``Reason.AUTH``; default
+    ``Reason.REQUEST_FAILED``).
     """
 
     raw: str = ""
@@ -142,12 +143,12 @@ class PairError:
 
     For a fault that touches only some pairs (a precomputed file that lacks a pair). Nothing is
     stored for the pair; only the instances that need it fail, each listed with ``reason``;
-    ``code`` is the reason code (:data:`~vlc_harness.errors.SCORES_MISSING` for a scores file
+    ``code`` is the reason code (``Reason.SCORES_MISSING`` for a scores file
     that lacks the pair).
     """
 
     reason: str
-    code: str = PAIR_ERROR
+    code: str = Reason.PAIR_ERROR
 
 
 class Model:
@@ -165,6 +166,8 @@ class Model:
     """Bump when the scoring code changes results: it is part of the fingerprint."""
     Params: ClassVar[type] = NoParams
     Run: ClassVar[type] = RunOptions
+    requires: ClassVar[Requires] = Requires()
+    """What the type needs installed and which distributions can change its scores."""
 
     def __init__(self, params: Any, run: RunOptions) -> None:
         self.params = params

@@ -29,6 +29,7 @@ from typing import Any
 
 from vlc_harness.registry import Registry
 from vlc_harness.results import CellRecord
+from vlc_harness.status import Status
 from vlc_leaderboard.columns import BenchmarkColumn, MetricColumn, benchmark_column
 from vlc_leaderboard.ranking import hackable, order_rows, rank_column
 from vlc_leaderboard.reported import reported_values
@@ -85,7 +86,7 @@ def build_board(
     if not include_adhoc:
         cells = [c for c in cells if c.model_id in registry.models and c.benchmark_id in registry.benchmarks]
     by_pair = {(c.model_id, c.benchmark_id): c for c in cells}
-    published = {c.benchmark_id for c in cells if c.status == "ok" and c.complete}
+    published = {c.benchmark_id for c in cells if c.status == Status.OK and c.complete}
     bench_ids = list(registry.benchmarks) + sorted(published - set(registry.benchmarks))
     model_ids = list(registry.models) + sorted({c.model_id for c in cells} - set(registry.models))
     columns = [
@@ -95,7 +96,7 @@ def build_board(
     for row in rows:
         for col in columns:
             cell = by_pair.get((row.id, col.id))
-            row.cells[col.id] = cell_view(cell, col) if cell else CellView("not run", "no cell in the store yet")
+            row.cells[col.id] = cell_view(cell, col) if cell else CellView(Status.NOT_RUN, "no cell in the store yet")
             row.cells[col.id].overlap = cell_overlap(row, col)
             row.cells[col.id].reported = reported_values(row, col, row.cells[col.id])
     for col in columns:
@@ -109,6 +110,6 @@ def build_board(
     rows = [
         r
         for r in rows
-        if any(cv.published if r.id not in registry.models else cv.status != "not run" for cv in r.cells.values())
+        if any(cv.published if r.id not in registry.models else cv.status != Status.NOT_RUN for cv in r.cells.values())
     ]
     return Board(columns, order_rows(rows, columns))

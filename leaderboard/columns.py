@@ -16,6 +16,7 @@ from vlc_harness.benchmarks import Benchmark
 from vlc_harness.plugin_packages import provider
 from vlc_harness.registry import Registry
 from vlc_harness.results import CellRecord, derived_means
+from vlc_harness.status import Status
 from vlc_harness.types import MetricSpec, ReferenceRow
 from vlc_leaderboard.declared import Drill, drilldown
 from vlc_leaderboard.tables import benchmark_of
@@ -78,8 +79,8 @@ def benchmark_column(
     """The column of ``bench_id`` from its cells (any model's) and its registry entry; ``references=False``
     leaves the papers' rows (and so humans) out."""
     entry = registry.benchmarks.get(bench_id)
-    sample = next((c for c in cells if c.status == "ok" and c.complete), None)
-    sample = sample or next((c for c in cells if c.status == "ok"), cells[0] if cells else None)
+    sample = next((c for c in cells if c.status == Status.OK and c.complete), None)
+    sample = sample or next((c for c in cells if c.status == Status.OK), cells[0] if cells else None)
     bench = benchmark_of(sample, plugins.benchmarks) if sample is not None else None
     if bench is None and entry is not None and entry.type in plugins.benchmarks.entries:
         bench = plugins.benchmarks.get(entry.type).cls(entry.params, Path("."))  # metadata only: no data is read
@@ -93,7 +94,7 @@ def benchmark_column(
         if not r.data_version or not data_version or r.data_version == data_version
     ]
     humans = {(r.metric, r.category): r.value for r in refs if r.matches == "human"}
-    rows = sample.metrics if sample is not None and sample.status == "ok" else []
+    rows = sample.metrics if sample is not None and sample.status == Status.OK else []
     derived = derived_means(bench, humans, rows) if humans and rows else {}
     humans |= derived
     headline = bench.headline_metric()

@@ -2,7 +2,7 @@
 
 A cell that is not published keeps its full reason in the store; ``vlc-harness show`` prints it as
 it is. The site shows :func:`public_reason` instead, from the results API
-(:mod:`vlc_harness.results.reasons`): one plain sentence per reason code (stored with the cell
+(:mod:`vlc_harness.reasons`): one plain sentence per reason code (stored with the cell
 where its error was raised, :mod:`vlc_harness.errors`), with no local path, environment variable
 or stack trace; no message is matched to choose it. Where a technical text must ship (the JSON
 download, per-instance errors, a model id that is an inline spec holding a path),

@@ -2,7 +2,7 @@
 
 The site is built in a staging folder beside ``--out`` and swapped in only when its manifest keeps
 every value the published one holds (:mod:`vlc_leaderboard.manifest`, :mod:`vlc_leaderboard.staging`):
-otherwise render exits 5 (:data:`REFUSED`) with the published site untouched, unless ``--allow-shrink``.
+otherwise render exits 5 (``ExitCode.RENDER_REFUSED``) with the published site untouched, unless ``--allow-shrink``.
 """
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ import click
 
 from vlc_harness import hookimpl
 from vlc_harness.cli import App, data_root_option, pass_app, registry_option, store_option
+from vlc_harness.exit_codes import ExitCode
 
-REFUSED = 5
-"""Exit status of a render that would lose published values or change one without a key change."""
 LISTED = 20
 """At most this many refused cells are named, one a line; the rest are counted."""
 
@@ -172,7 +171,7 @@ def _check_manifest(site: Path, new: dict[str, Any], allow_shrink: bool) -> None
         "Hint: `vlc-harness show --partial` says why a cell has no number; --allow-shrink publishes it anyway",
         err=True,
     )
-    sys.exit(REFUSED)
+    sys.exit(ExitCode.RENDER_REFUSED)
 
 
 def _refuse_stale(board: Any, stale: list[Any]) -> None:

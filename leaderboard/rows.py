@@ -15,6 +15,7 @@ from typing import Any
 from vlc_harness.overlap import OverlapMark, entry_overlap
 from vlc_harness.registry import Registry
 from vlc_harness.results import CellRecord, StoredValue, stored_value, stored_values
+from vlc_harness.status import Status
 from vlc_leaderboard.columns import BenchmarkColumn
 from vlc_leaderboard.intervals import no_interval_reason
 from vlc_leaderboard.public import page_slug, public_id, public_reason
@@ -126,7 +127,7 @@ class Value:
 class CellView:
     """What a (model, benchmark) cell shows: numbers when complete, else its status and reason."""
 
-    status: str
+    status: Status
     reason: str = ""
     """The stored reason's first line, as it is (the CLI and the JSON download show it)."""
     values: dict[str, Value] = field(default_factory=dict)
@@ -145,7 +146,7 @@ class CellView:
     @property
     def published(self) -> bool:
         """Only complete cells show numbers."""
-        return self.status == "ok" and bool(self.values)
+        return self.status == Status.OK and bool(self.values)
 
     @property
     def public_reason(self) -> str:
@@ -290,9 +291,9 @@ def _value(stored: StoredValue, half: StoredValue | None, cell: CellRecord) -> V
 
 def cell_view(cell: CellRecord, col: BenchmarkColumn) -> CellView:
     """What ``cell`` shows in ``col``: its overall values and the drilldown's, or its status and reason."""
-    if cell.status != "ok" or not cell.complete:
+    if cell.status != Status.OK or not cell.complete:
         reason = (cell.error or "").splitlines()[0] if cell.error else ""
-        if cell.status == "partial":
+        if cell.status == Status.PARTIAL:
             reason = reason or "partial (limited or interrupted): not published"
         return CellView(cell.status, reason, cell=cell)
     values = {}
@@ -309,4 +310,4 @@ def cell_view(cell: CellRecord, col: BenchmarkColumn) -> CellView:
             if found is not None:
                 drill[category] = _value(found, stored_value(cell, col.drill.metric + "_ties_half", category), cell)
     headline = values.get(col.metrics[0].metric) if col.metrics else None
-    return CellView("ok", "", values, coverage, cell, drill=drill, tie_heavy=bool(headline and headline.tie_heavy))
+    return CellView(Status.OK, "", values, coverage, cell, drill=drill, tie_heavy=bool(headline and headline.tie_heavy))

@@ -31,6 +31,7 @@ from vlc_harness.cli.plugin_packages import plugins_group
 from vlc_harness.cli.run import run_command
 from vlc_harness.cli.store import store_group
 from vlc_harness.errors import HarnessError, PluginError, UserError
+from vlc_harness.exit_codes import ExitCode
 
 __all__ = [
     "UPGRADE_COMMAND",
@@ -79,15 +80,15 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)
     except UserError as exc:
         click.echo(f"Error: {exc.message}", err=True)
         if exc.hint:
             click.echo(f"Hint: {exc.hint}", err=True)
-        sys.exit(2)
+        sys.exit(ExitCode.USAGE)
     except PluginError as exc:
         click.echo(f"Plugin error: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(ExitCode.USAGE)
     except HarnessError as exc:
         click.echo(f"Error: {exc}", err=True)
-        sys.exit(1)
+        sys.exit(ExitCode.FAILED)

@@ -9,6 +9,7 @@ import click
 
 from vlc_harness.cli.options import App, data_root_option, pass_app, store_option, store_registry_option
 from vlc_harness.errors import Unavailable
+from vlc_harness.exit_codes import ExitCode
 
 
 @click.group("data")
@@ -65,7 +66,7 @@ def fetch(
         for line in lines or ["nothing to download for this data version"]:
             click.echo(f"{entry.id}: {line}")
     if failed:
-        sys.exit(1)
+        sys.exit(ExitCode.FAILED)
 
 
 @data_group.command("verify")
@@ -96,4 +97,4 @@ def verify(app: App, ids: tuple[str, ...], registries: tuple[str, ...], store_ur
                 line += f" ({prepared.benchmark.image_hint()})"
         click.echo(line)
     if problems:
-        sys.exit(1)
+        sys.exit(ExitCode.FAILED)

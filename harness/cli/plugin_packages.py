@@ -9,6 +9,7 @@ import click
 
 from vlc_harness.cli.listing import plugins_command
 from vlc_harness.cli.options import registry_option
+from vlc_harness.exit_codes import ExitCode
 
 
 @click.group("plugins", invoke_without_command=True)
@@ -56,7 +57,7 @@ def install_command(
             click.echo(line)
     except InstallFailed as exc:
         click.echo(str(exc), err=True)
-        raise SystemExit(1) from None
+        raise SystemExit(ExitCode.FAILED) from None
     click.echo(f"installed {', '.join(p.requirement() for p in packages)}")
 
 
@@ -74,7 +75,7 @@ def check_command(registries: tuple[str, ...]) -> None:
         click.echo("the registry lists no plugin packages (no 'plugins:' section)")
     if any(s.state != "ok" for s in states):
         click.echo("install them with `vlc-harness plugins install`", err=True)
-        raise SystemExit(1)
+        raise SystemExit(ExitCode.FAILED)
 
 
 def _packages(registries: tuple[str, ...]) -> dict:

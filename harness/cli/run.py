@@ -94,7 +94,7 @@ def run_command(
     from vlc_harness.config import RunConfig
     from vlc_harness.run import execute
     from vlc_harness.run.select import select_grid
-    from vlc_harness.run.summary import COMPUTED, compare, exit_reason, group_reasons, previous_cells, run_summary
+    from vlc_harness.run.summary import compare, exit_reason, group_reasons, previous_cells, run_summary
 
     # --limit, --progress, --workers, --executor, --address, --max-cost, --recompute-metrics: named as its fields
     config = RunConfig(data_root=data_root, argv=tuple(sys.argv), **run_options)
@@ -104,7 +104,7 @@ def run_command(
     previous = previous_cells(store, [m.id for m in chosen_models], [b.id for b in chosen_benchmarks])
 
     def on_cell(cell: Any) -> None:
-        if cell.status in COMPUTED and not quiet:
+        if cell.status.has_number and not quiet:
             report(cell)
 
     result = execute(app.plugins, store, chosen_models, chosen_benchmarks, config, registry=registry, on_cell=on_cell)

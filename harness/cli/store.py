@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from vlc_harness.cli.options import App, data_root_option, pass_app, store_option
+from vlc_harness.exit_codes import ExitCode
 
 
 @click.group("store")
@@ -55,4 +56,4 @@ def upgrade(app: App, dry_run: bool, progress: bool, store_url: str | None, data
         names = {c.id: f"{c.model_id} x {c.benchmark_id}" for c in stale}
         for cell_id, reason in report.skipped.items():
             click.echo(f"  {names[cell_id]}: {reason}")
-        sys.exit(1)
+        sys.exit(ExitCode.FAILED)

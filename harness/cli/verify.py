@@ -9,6 +9,8 @@ import click
 
 from vlc_harness.cli.options import App, data_root_option, pass_app, registry_option, store_option
 from vlc_harness.errors import UserError
+from vlc_harness.exit_codes import ExitCode
+from vlc_harness.status import Status
 from vlc_harness.verify import DEFAULT_TOLERANCE, compare_cell
 
 
@@ -62,7 +64,7 @@ def verify_command(
     bad = 0
     compared = 0
     for cell in report.cells:
-        if cell.status != "ok":
+        if cell.status != Status.OK:
             bad += 1
             click.echo(f"{cell.benchmark_id}: {cell.status}: {cell.error or 'not computed'}")
             continue
@@ -81,4 +83,4 @@ def verify_command(
             )
     click.echo(f"{compared} numbers compared, {bad} problem(s), tolerance {100 * tolerance:.2f} pts")
     if bad:
-        sys.exit(1)
+        sys.exit(ExitCode.FAILED)

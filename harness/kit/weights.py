@@ -18,8 +18,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from vlc_harness.errors import GATED, WeightsUnavailable
+from vlc_harness.errors import WeightsUnavailable
 from vlc_harness.hashing import sha256_file, sha256_tree
+from vlc_harness.reasons import Reason
 
 HUB_TIMEOUT_S = 10.0
 TOKENIZER_VOCAB_FILES = (
@@ -121,7 +122,7 @@ def hub_identity(
                     return f"hf:{repo_id}@{info.sha}"
             except RepositoryNotFoundError:
                 raise WeightsUnavailable(
-                    f"Hugging Face repository {repo_id} does not exist or is gated", GATED
+                    f"Hugging Face repository {repo_id} does not exist or is gated", Reason.GATED
                 ) from None
             except Exception as exc:  # no route, DNS, timeout, proxy: all mean "not now"
                 reason = f"huggingface.co is unreachable ({type(exc).__name__})"

@@ -24,6 +24,7 @@ from vlc_harness.errors import Unavailable
 from vlc_harness.manifest import limit_per_category, manifest_hash
 from vlc_harness.metrics.cell import NO_METRICS, cell_metrics, metrics_version
 from vlc_harness.metrics.outcomes import ChoiceOutcomes, Outcomes
+from vlc_harness.status import Status
 from vlc_harness.store.store import CellRecord, Outcome, Store
 
 
@@ -63,7 +64,7 @@ def _rebuild(
     report: RebuildReport,
 ) -> None:
     assert cell.id is not None
-    if cell.status in ("unavailable", "skipped") or not cell.n_scored:
+    if cell.status in (Status.UNAVAILABLE, Status.SKIPPED) or not cell.n_scored:
         store.update_metrics(cell.id, cell.metrics, {}, NO_METRICS)
         report.rebuilt.append(cell)
         return

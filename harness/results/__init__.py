@@ -11,16 +11,16 @@ The board, ``show`` and scripts read results here, never by running the metric e
 * per-instance verdicts (:class:`InstanceVerdicts`: right, wrong, tie, abstained, part credit),
   derived from the stored outcomes by the engine's own column code (:mod:`.verdicts` says why
   they are derived rather than stored);
-* reason codes in words for readers (:func:`public_reason`);
+* reason codes and their words for readers (:class:`Reason`, :func:`public_reason`, from
+  :mod:`vlc_harness.reasons`);
 * what a benchmark's declaration says of its stored values (:mod:`.layout`: which categories a
   macro value averages, what a category is called, means of per-category values).
 """
 
 from __future__ import annotations
 
-from vlc_harness.errors import REASONS
+from vlc_harness.reasons import Reason, public_reason
 from vlc_harness.results.cells import (
-    PUBLISHED,
     StoredValue,
     is_published,
     pairable,
@@ -38,7 +38,6 @@ from vlc_harness.results.layout import (
     derived_means,
 )
 from vlc_harness.results.reader import StoredResults
-from vlc_harness.results.reasons import public_reason
 from vlc_harness.results.significance import BETTER, NEITHER, WORSE, ranks, ranks_from, significance
 from vlc_harness.results.verdicts import (
     ABSTAINED,
@@ -60,8 +59,7 @@ __all__ = [
     "IDENTICAL_TEXT",
     "NEITHER",
     "PART",
-    "PUBLISHED",
-    "REASONS",
+    "Reason",
     "RIGHT",
     "TIE",
     "WORSE",

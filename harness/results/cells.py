@@ -14,10 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from vlc_harness.status import Status
 from vlc_harness.store import CellRecord
-
-PUBLISHED = "ok"
-"""The status of a complete cell, the only one whose numbers are published."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +55,7 @@ class StoredValue:
 
 def is_published(cell: CellRecord) -> bool:
     """A complete cell (``ok``): the only kind whose numbers a board shows."""
-    return cell.status == PUBLISHED and cell.complete
+    return cell.status == Status.OK and cell.complete
 
 
 def stored_values(cell: CellRecord, category: str | None = None) -> list[StoredValue]:

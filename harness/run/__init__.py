@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vlc_harness.config import RunConfig
+from vlc_harness.exit_codes import ExitCode, worst
 from vlc_harness.models import Model
 from vlc_harness.plugins import Plugins
 from vlc_harness.provenance import run_provenance
@@ -25,6 +26,7 @@ from vlc_harness.run.finish import finish, usage_record
 from vlc_harness.run.plan import ModelRun, plan_model, plan_unavailable
 from vlc_harness.run.prepare import PreparedBenchmark, prepare
 from vlc_harness.run.schedule import Schedule
+from vlc_harness.status import Status
 from vlc_harness.store import CellRecord, Store
 from vlc_harness.store.registries import registry_record
 
@@ -43,27 +45,27 @@ class RunReport:
     """Per model id: the seconds its workers spent (loading, scoring, waiting for decoded images),
     summed over its workers; 0 for a model whose every cell was stored or decided without work."""
 
-    def exit_code(self, strict: bool = False, previous: Mapping[tuple[str, str], CellRecord] | None = None) -> int:
-        """The run's exit status; when several apply, the highest.
+    def exit_code(self, strict: bool = False, previous: Mapping[tuple[str, str], CellRecord] | None = None) -> ExitCode:
+        """The run's exit status (:mod:`vlc_harness.exit_codes`; when several apply, :func:`worst`).
 
-        0: every cell is ok, partial, unavailable or skipped, and at least one has a number.
-        1: a cell failed (with ``strict``, also: a cell is unavailable).
-        3: nothing could be computed: no cell is ok or partial (computed now or stored before).
-        4: a lost cell: ``previous`` (the store's state before the run,
+        ``OK``: every cell is ok, partial, unavailable or skipped, and at least one has a number.
+        ``FAILED``: a cell failed (with ``strict``, also: a cell is unavailable).
+        ``NOTHING_COMPUTED``: no cell is ok or partial (computed now or stored before).
+        ``LOST_CELL``: ``previous`` (the store's state before the run,
         :func:`~vlc_harness.run.summary.previous_cells`) had a number for a (model, benchmark)
         that this run recorded as unavailable or failed.
         """
-        from vlc_harness.run.summary import COMPUTED, lost_cells
+        from vlc_harness.run.summary import lost_cells
 
-        bad = {"failed", "unavailable"} if strict else {"failed"}
-        codes = [0]
+        bad = {Status.FAILED, Status.UNAVAILABLE} if strict else {Status.FAILED}
+        codes = [ExitCode.OK]
         if any(c.status in bad for c in self.cells):
-            codes.append(1)
-        if not any(c.status in COMPUTED for c in self.cells):
-            codes.append(3)
+            codes.append(ExitCode.FAILED)
+        if not any(c.status.has_number for c in self.cells):
+            codes.append(ExitCode.NOTHING_COMPUTED)
         if previous and lost_cells(previous, self.cells):
-            codes.append(4)
-        return max(codes)
+            codes.append(ExitCode.LOST_CELL)
+        return worst(codes)
 
 
 def execute(

@@ -16,10 +16,10 @@ import numpy as np
 
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.choices import AnsweredQuestion, InstanceAnswers
-from vlc_harness.errors import IMAGE_ERROR, NOT_COMPUTED, REQUEST_FAILED, SCORE_ERROR, WORKER_ERROR
 from vlc_harness.metrics.cell import CellMetrics, cell_metrics
 from vlc_harness.metrics.outcomes import Outcomes, choice_outcomes
 from vlc_harness.metrics.text_only import instance_text_pairs, text_pair_readers
+from vlc_harness.reasons import Reason
 from vlc_harness.store.scores import text_pair_key
 from vlc_harness.store.store import Outcome
 from vlc_harness.types import Instance
@@ -78,7 +78,8 @@ def collect_scores(
     abstained = abstained or {}
     request_failures = request_failures or {}
     codes = codes or {}
-    unscored = (worker_code or WORKER_ERROR) if worker_error else NOT_COMPUTED  # a pair nobody reported on
+    # a pair nobody reported on
+    unscored = (worker_code or Reason.WORKER_ERROR) if worker_error else Reason.NOT_COMPUTED
     n = len(instances)
     n_images = np.fromiter((len(i.images) for i in instances), dtype=np.int64, count=n)
     n_texts = np.fromiter((len(i.texts) for i in instances), dtype=np.int64, count=n)
@@ -92,7 +93,7 @@ def collect_scores(
     for k, inst in enumerate(instances):  # decoding: the one per-instance loop
         inst_keys = keys[inst.id]
         if isinstance(inst_keys, str):
-            errors[k], error_codes[k] = inst_keys, IMAGE_ERROR
+            errors[k], error_codes[k] = inst_keys, Reason.IMAGE_ERROR
             continue
         for i, j in inst.needed_pairs():
             where_k.append(k)
@@ -115,10 +116,10 @@ def collect_scores(
             declined.setdefault(k, []).append(entry | {"raw": abstained[pair]})
         elif pair in request_failures:
             declined.setdefault(k, []).append(entry | {"error": request_failures[pair]})
-            declined_codes.setdefault(k, set()).add(codes.get(pair, REQUEST_FAILED))
+            declined_codes.setdefault(k, set()).add(codes.get(pair, Reason.REQUEST_FAILED))
         else:
             errors[k] = problems.get(pair) or worker_error or "score was not computed"
-            error_codes[k] = codes.get(pair, SCORE_ERROR) if pair in problems else unscored
+            error_codes[k] = codes.get(pair, Reason.SCORE_ERROR) if pair in problems else unscored
     out = Collected()
     rows = tensor.tolist()
     padded = (n_images != tensor.shape[1]) | (n_texts != tensor.shape[2]) | np.isnan(tensor).any(axis=(1, 2))
@@ -158,12 +159,12 @@ def text_matrices(
     problems: dict[tuple[str, str], str],
     worker_error: str | None,
     error_codes: dict[int, str] | None = None,
-    unscored: str = NOT_COMPUTED,
+    unscored: str = Reason.NOT_COMPUTED,
 ) -> np.ndarray | None:
     """``[N, T, T]``: each instance's stored text-text scores where the benchmark's metrics read
     them (NaN elsewhere); ``None`` without text-text scores or metrics that read them. An
     instance missing one is added to ``errors``, and its reason code to ``error_codes``
-    (:data:`~vlc_harness.errors.SCORE_ERROR` for a problem, else ``unscored``)."""
+    (``Reason.SCORE_ERROR`` for a problem, else ``unscored``)."""
     readers = text_pair_readers(benchmark.metric_families())
     if text_scores is None or not readers:
         return None
@@ -177,7 +178,7 @@ def text_matrices(
             if key not in text_scores:
                 errors[k] = problems.get(key) or worker_error or "text-text score was not computed"
                 if error_codes is not None:
-                    error_codes[k] = SCORE_ERROR if key in problems else unscored
+                    error_codes[k] = Reason.SCORE_ERROR if key in problems else unscored
                 break
             out[k, a, b] = text_scores[key]
     return out
@@ -200,14 +201,14 @@ def collect_answers(
     """Each instance's answers; a question without a stored answer is an abstention with its error
     (``codes``: the reason code of each problem; ``worker_code``: that of ``worker_error``)."""
     codes = codes or {}
-    unasked = (worker_code or WORKER_ERROR) if worker_error else NOT_COMPUTED
+    unasked = (worker_code or Reason.WORKER_ERROR) if worker_error else Reason.NOT_COMPUTED
     out = Collected()
     results = []
     for inst in instances:
         inst_keys = keys[inst.id]
         if isinstance(inst_keys, str):
             out.failures.append(f"{inst.id}: {inst_keys}")
-            out.failure_codes.add(IMAGE_ERROR)
+            out.failure_codes.add(Reason.IMAGE_ERROR)
             out.outcomes.append(Outcome(inst.id, inst.category, None, inst_keys))
             continue
         answered = []
@@ -218,7 +219,7 @@ def collect_answers(
             else:
                 error = problems.get(key) or worker_error or "question was not asked"
                 out.request_errors.append(f"{inst.id}: {error.splitlines()[0]}")
-                out.request_codes.add(codes.get(key, REQUEST_FAILED) if key in problems else unasked)
+                out.request_codes.add(codes.get(key, Reason.REQUEST_FAILED) if key in problems else unasked)
                 answered.append(AnsweredQuestion(q, None, error))
         results.append(InstanceAnswers(inst, answered))
         record = [

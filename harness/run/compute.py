@@ -15,7 +15,6 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from vlc_harness.devices import resolve_device
-from vlc_harness.errors import IMAGE_ERROR, REQUEST_FAILED
 from vlc_harness.images import load_image
 from vlc_harness.models import (
     Abstention,
@@ -28,6 +27,7 @@ from vlc_harness.models import (
     PairScoringModel,
     TextOnlyModel,
 )
+from vlc_harness.reasons import Reason
 from vlc_harness.run.batching import AdaptiveBatches, batch_size_for, prefetch
 from vlc_harness.run.chunks import last_uses, plan_chunks
 from vlc_harness.run.jobs import (
@@ -279,7 +279,7 @@ def _score_groups(
                 elif not isinstance(s, Abstention):
                     rows.append((group.image_key, t, float(s)))
                 elif s.error is not None:
-                    yield PairFailed(group.image_key, t, s.error, s.code or REQUEST_FAILED)
+                    yield PairFailed(group.image_key, t, s.error, s.code or Reason.REQUEST_FAILED)
                 else:
                     abstained.append((group.image_key, t, s.raw))
         yield Scores(rows)
@@ -314,7 +314,9 @@ def _run_choices(model: ChoiceModel, job: Job, phases: Phases) -> Iterator[Event
                         with phases.timing("decode_s"):
                             decoded[key] = model.preprocess(load_image(path, transform))
             except Exception as exc:
-                yield AnswerFailed(task.key, f"cannot read image {path}: {type(exc).__name__}: {exc}", IMAGE_ERROR)
+                yield AnswerFailed(
+                    task.key, f"cannot read image {path}: {type(exc).__name__}: {exc}", Reason.IMAGE_ERROR
+                )
                 continue
             images = [decoded[key] for key, _, _ in task.images]
             keys = [key for key, _, _ in task.images]
@@ -327,7 +329,7 @@ def _run_choices(model: ChoiceModel, job: Job, phases: Phases) -> Iterator[Event
         rows = []
         for (task, _), answer in zip(asked, answers):
             if answer.error is not None:
-                yield AnswerFailed(task.key, answer.error, answer.code or REQUEST_FAILED)
+                yield AnswerFailed(task.key, answer.error, answer.code or Reason.REQUEST_FAILED)
             else:
                 rows.append((task.key, answer.choice, answer.raw))
         yield Answers(rows)

@@ -22,9 +22,10 @@ from typing import Any, Protocol
 
 from vlc_harness.config import RunConfig
 from vlc_harness.devices import cpu_threads_per_worker, worker_slots
-from vlc_harness.errors import TIMEOUT, WORKER_DIED, WorkerFailed, reason_of
+from vlc_harness.errors import WorkerFailed, reason_of
 from vlc_harness.models import Model
 from vlc_harness.plugins import class_locator
+from vlc_harness.reasons import Reason
 from vlc_harness.run.jobs import Event, Job
 
 
@@ -119,7 +120,7 @@ class LocalWorker:
         try:
             self._conn.send(message)
         except OSError:
-            raise WorkerFailed(f"{self.label}: {self._death()}", WORKER_DIED) from None
+            raise WorkerFailed(f"{self.label}: {self._death()}", Reason.WORKER_DIED) from None
 
     def _receive(self) -> tuple[Any, ...]:
         deadline = time.monotonic() + self.timeout_s
@@ -128,14 +129,16 @@ class LocalWorker:
                 try:
                     return self._conn.recv()
                 except (EOFError, OSError):
-                    raise WorkerFailed(f"{self.label}: {self._death()}", WORKER_DIED) from None
+                    raise WorkerFailed(f"{self.label}: {self._death()}", Reason.WORKER_DIED) from None
             if self._proc.poll() is not None:
                 if self._conn.poll(0):  # drain anything it sent before dying
                     continue
-                raise WorkerFailed(f"{self.label}: {self._death()}", WORKER_DIED)
+                raise WorkerFailed(f"{self.label}: {self._death()}", Reason.WORKER_DIED)
             if time.monotonic() > deadline:
                 self._proc.kill()
-                raise WorkerFailed(f"{self.label}: no progress for {self.timeout_s:.0f} s; worker killed", TIMEOUT)
+                raise WorkerFailed(
+                    f"{self.label}: no progress for {self.timeout_s:.0f} s; worker killed", Reason.TIMEOUT
+                )
 
     def _death(self) -> str:
         try:

@@ -5,16 +5,15 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from vlc_harness.errors import BUDGET_SPENT, INSTANCES_FAILED, LIMITED, REQUEST_FAILED
 from vlc_harness.fingerprint import identity_record
 from vlc_harness.metrics.cell import NO_METRICS, bootstrap_samples, metrics_version
 from vlc_harness.metrics.text_only import text_pair_readers
+from vlc_harness.reasons import Reason
 from vlc_harness.run.collect import Collected
 from vlc_harness.run.plan import CellPlan, ModelRun, inputs_hash
+from vlc_harness.status import Status
 from vlc_harness.store import CellRecord, Store
 from vlc_harness.store.store import Outcome
-
-STATUSES = ("ok", "partial", "failed", "unavailable", "skipped")
 
 
 def finish(run: ModelRun, store: Store, run_id: int | None, stopped: str | None) -> list[tuple[CellRecord, Any]]:
@@ -89,7 +88,7 @@ def built(run: ModelRun, cell: CellPlan, run_id: int | None, collected: Collecte
         status,
         n_scored=collected.n_scored,
         n_failed=len(collected.failures),
-        complete=status == "ok",
+        complete=status == Status.OK,
         error=error,
         reason_code=code,
         metrics=collected.metrics,
@@ -107,7 +106,7 @@ def usage_record(run: ModelRun) -> dict[str, Any]:
 
 def status_and_error(
     collected: Collected, worker_error: str | None, n: int, limited: bool, stopped: str | None = None
-) -> tuple[str, str | None]:
+) -> tuple[Status, str | None]:
     """``failed`` when the worker failed or instances could not be scored; ``partial`` for a
     ``--limit`` or failed requests (a rerun asks them again); else ``ok``. ``stopped`` (why an API
     model stopped sending, e.g. the cost budget) leads the message."""
@@ -124,30 +123,30 @@ def status_and_error(
     if worker_error:
         lines.append(worker_error)  # the full traceback, after the summary
     if worker_error or collected.failures:
-        status = "failed"
+        status = Status.FAILED
     elif collected.request_errors or limited:
-        status = "partial"
+        status = Status.PARTIAL
     else:
-        status = "ok"
+        status = Status.OK
     return status, "\n".join(lines) or None
 
 
 def reason_code(status: str, collected: Collected, worker_code: str | None, stopped: str | None) -> str | None:
     """The reason code of a built cell that is not ``ok``, in the order :func:`status_and_error`
     reports (:mod:`vlc_harness.errors`): the worker's failure, then failed instances (their one
-    code, or :data:`~vlc_harness.errors.INSTANCES_FAILED` for several), then the budget, failed
+    code, or ``Reason.INSTANCES_FAILED`` for several), then the budget, failed
     requests (likewise), and ``--limit``."""
-    if status == "ok":
+    if status == Status.OK:
         return None
     if worker_code is not None:
         return worker_code
     if collected.failures:
-        return _one(collected.failure_codes, INSTANCES_FAILED)
+        return _one(collected.failure_codes, Reason.INSTANCES_FAILED)
     if stopped:
-        return BUDGET_SPENT
+        return Reason.BUDGET_SPENT
     if collected.request_errors:
-        return _one(collected.request_codes, REQUEST_FAILED)
-    return LIMITED
+        return _one(collected.request_codes, Reason.REQUEST_FAILED)
+    return Reason.LIMITED
 
 
 def _one(codes: set[str], several: str) -> str:

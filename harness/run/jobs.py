@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from vlc_harness.errors import PAIR_ERROR, REQUEST_FAILED
 from vlc_harness.models import Usage
+from vlc_harness.reasons import Reason
 
 Origin = tuple[str, str, str, int, int]
 """(benchmark id, data version, instance id, image index, text index) of a needed pair."""
@@ -127,7 +127,7 @@ class AnswerFailed:
 
     key: str
     message: str
-    code: str = REQUEST_FAILED
+    code: str = Reason.REQUEST_FAILED
 
 
 @dataclass(frozen=True)
@@ -145,7 +145,7 @@ class PairFailed:
     key: str
     text: str
     message: str
-    code: str = REQUEST_FAILED
+    code: str = Reason.REQUEST_FAILED
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ class Unscored:
     key: str
     text: str
     reason: str
-    code: str = PAIR_ERROR
+    code: str = Reason.PAIR_ERROR
 
 
 @dataclass(frozen=True)

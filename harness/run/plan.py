@@ -12,22 +12,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vlc_harness.config import RunConfig
-from vlc_harness.errors import (
-    BENCHMARK_ERROR,
-    DATA_MISSING,
-    MODEL_ERROR,
-    NOT_APPLICABLE,
-    PACKAGE_MISSING,
-    Unavailable,
-    reason_of,
-)
+from vlc_harness.errors import Unavailable, reason_of
 from vlc_harness.fingerprint import fingerprint_content, model_fingerprint
 from vlc_harness.metrics.cell import bootstrap_samples, metrics_version
 from vlc_harness.models import Identity, Model, build_model
+from vlc_harness.reasons import Reason
 from vlc_harness.registry import ModelEntry
 from vlc_harness.run.jobs import Job
 from vlc_harness.run.prepare import PreparedBenchmark
 from vlc_harness.run.protocols import Protocol, Sink, protocol_for
+from vlc_harness.status import Status
 from vlc_harness.store import CellRecord, Store
 from vlc_harness.types import Instance
 
@@ -46,7 +40,7 @@ class CellPlan:
 
     prepared: PreparedBenchmark
     keys: InstanceKeys = field(default_factory=dict)
-    status: str | None = None
+    status: Status | None = None
     error: str | None = None
     code: str | None = None
     reuse: CellRecord | None = None
@@ -116,7 +110,7 @@ def plan_model(
         if not _benchmark_decides(cell):
             skip = protocol.skip_reason(entry.id, p.entry.id, p.benchmark, p.instances)
             if skip:
-                cell.status, cell.error, cell.code = "skipped", skip, NOT_APPLICABLE
+                cell.status, cell.error, cell.code = Status.SKIPPED, skip, Reason.NOT_APPLICABLE
             else:
                 _resolve_keys(cell, protocol.image_blind)
     if not any(c.status is None for c in run.cells):
@@ -125,9 +119,11 @@ def plan_model(
         model = live_model if live_model is not None else build_model(cls, entry.params, entry.run, config)
         run.identity = model.identify()
     except Unavailable as exc:
-        return _decide(run, "unavailable", str(exc), exc.code)
+        return _decide(run, Status.UNAVAILABLE, str(exc), exc.code)
     except Exception as exc:  # a plugin's bug fails its cells, never the run
-        return _decide(run, "failed", f"identify failed: {type(exc).__name__}: {exc}", reason_of(exc, MODEL_ERROR))
+        return _decide(
+            run, Status.FAILED, f"identify failed: {type(exc).__name__}: {exc}", reason_of(exc, Reason.MODEL_ERROR)
+        )
     run.content = fingerprint_content(entry.type, entry.params_dict(), run.identity, cls.scoring_version)
     run.fingerprint = model_fingerprint(run.content)
     for cell in run.cells:
@@ -146,7 +142,7 @@ def plan_unavailable(entry: ModelEntry, prepared: list[PreparedBenchmark]) -> Mo
     run = ModelRun(entry, Model, Protocol(Model), [CellPlan(p) for p in prepared])
     for cell in run.cells:
         _benchmark_decides(cell)
-    return _decide(run, "unavailable", entry.unavailable, PACKAGE_MISSING)
+    return _decide(run, Status.UNAVAILABLE, entry.unavailable, Reason.PACKAGE_MISSING)
 
 
 def _benchmark_decides(cell: CellPlan) -> bool:
@@ -154,9 +150,9 @@ def _benchmark_decides(cell: CellPlan) -> bool:
     model; ``False`` when the benchmark is ready and the model decides."""
     p = cell.prepared
     if p.unavailable:
-        cell.status, cell.error, cell.code = "unavailable", p.unavailable, p.unavailable_code
+        cell.status, cell.error, cell.code = Status.UNAVAILABLE, p.unavailable, p.unavailable_code
     elif p.load_error:
-        cell.status, cell.error, cell.code = "failed", p.load_error, BENCHMARK_ERROR
+        cell.status, cell.error, cell.code = Status.FAILED, p.load_error, Reason.BENCHMARK_ERROR
     else:
         return False
     return True
@@ -167,12 +163,12 @@ def _resolve_keys(cell: CellPlan, blind: bool) -> None:
     if not blind:
         reason = p.resolve_images()
         if reason:
-            cell.status, cell.error, cell.code = "unavailable", reason, DATA_MISSING
+            cell.status, cell.error, cell.code = Status.UNAVAILABLE, reason, Reason.DATA_MISSING
             return
     cell.keys = {inst.id: p.instance_keys(inst, blind) for inst in p.instances}
 
 
-def _decide(run: ModelRun, status: str, error: str, code: str) -> ModelRun:
+def _decide(run: ModelRun, status: Status, error: str, code: str) -> ModelRun:
     for cell in run.cells:
         if cell.status is None:
             cell.status, cell.error, cell.code = status, error, code
@@ -189,7 +185,7 @@ def reusable(entry: ModelEntry, fingerprint: str, cell: CellPlan, store: Store) 
     p = cell.prepared
     assert p.benchmark is not None
     stored = store.stored_cell(entry.id, fingerprint, p.entry.id, p.manifest_hash)
-    if stored is None or stored.status not in ("ok", "partial") or stored.error or stored.n_failed:
+    if stored is None or not stored.status.has_number or stored.error or stored.n_failed:
         return None
     if stored.instance_limit != p.limit or stored.data_version != p.data_version:
         return None

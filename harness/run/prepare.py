@@ -14,9 +14,10 @@ from pathlib import Path
 
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.catalog import Registrar
-from vlc_harness.errors import PACKAGE_MISSING, Unavailable
+from vlc_harness.errors import Unavailable
 from vlc_harness.hashing import sha256_files
 from vlc_harness.manifest import limit_per_category, manifest_hash
+from vlc_harness.reasons import Reason
 from vlc_harness.registry import BenchmarkEntry
 from vlc_harness.types import BLIND_IMAGE_KEY, Instance
 
@@ -130,7 +131,7 @@ def prepare(
     """
     prepared = PreparedBenchmark(entry=entry, limit=limit)
     if entry.unavailable:
-        prepared.unavailable, prepared.unavailable_code = entry.unavailable, PACKAGE_MISSING
+        prepared.unavailable, prepared.unavailable_code = entry.unavailable, Reason.PACKAGE_MISSING
         return prepared
     cls = registrar.get(entry.type).cls
     benchmark = cls(entry.params, data_root)

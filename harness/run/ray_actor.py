@@ -18,8 +18,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from vlc_harness.config import RunConfig
-from vlc_harness.errors import TIMEOUT, WorkerFailed, reason_of
+from vlc_harness.errors import WorkerFailed, reason_of
 from vlc_harness.models import Model
+from vlc_harness.reasons import Reason
 from vlc_harness.run.jobs import Job
 
 _ACTOR: Any = None
@@ -97,7 +98,9 @@ class RayWorker:
         try:
             return ray.get(ref, timeout=self.timeout_s)
         except ray.exceptions.GetTimeoutError:
-            raise WorkerFailed(f"{self.label}: no progress for {self.timeout_s:.0f} s (timeout_s)", TIMEOUT) from None
+            raise WorkerFailed(
+                f"{self.label}: no progress for {self.timeout_s:.0f} s (timeout_s)", Reason.TIMEOUT
+            ) from None
         except ray.exceptions.RayError as exc:  # a task's error carries the model's exception as its cause
             code = reason_of(getattr(exc, "cause", None) or exc)
             raise WorkerFailed(f"{self.label}: {type(exc).__name__}: {str(exc).splitlines()[0]}", code) from None
@@ -113,7 +116,7 @@ class RayWorker:
         while True:
             ready, _ = ray.wait([stream], timeout=self.timeout_s)
             if not ready:
-                raise WorkerFailed(f"{self.label}: no progress for {self.timeout_s:.0f} s (timeout_s)", TIMEOUT)
+                raise WorkerFailed(f"{self.label}: no progress for {self.timeout_s:.0f} s (timeout_s)", Reason.TIMEOUT)
             try:
                 ref = next(stream)
             except StopIteration:

@@ -13,8 +13,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from vlc_harness.errors import IMAGE_ERROR, SCORE_ERROR
 from vlc_harness.models import Usage
+from vlc_harness.reasons import Reason
 from vlc_harness.run.jobs import (
     Abstained,
     AnswerFailed,
@@ -69,7 +69,7 @@ def _scores(s: Recorder, e: Scores) -> None:
         else:
             where = s.paths[key].path if key in s.paths else "(image-blind)"
             s.run.sink.problems[(key, text)] = f"model returned {score} for image {where} and text {text!r}"
-            s.run.sink.codes[(key, text)] = SCORE_ERROR
+            s.run.sink.codes[(key, text)] = Reason.SCORE_ERROR
     s.store.add_scores(s.row, good)
     s.bar.update(len(e.rows))
 
@@ -90,7 +90,7 @@ def _text_scores(s: Recorder, e: TextScores) -> None:
 def _image_failed(s: Recorder, e: ImageFailed) -> None:
     for text in s.paths[e.key].texts:
         s.run.sink.problems[(e.key, text)] = f"cannot read image {e.path}: {e.message}"
-        s.run.sink.codes[(e.key, text)] = IMAGE_ERROR
+        s.run.sink.codes[(e.key, text)] = Reason.IMAGE_ERROR
     s.bar.update(len(s.paths[e.key].texts))
 
 

@@ -15,46 +15,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from vlc_harness import errors
+from vlc_harness.reasons import Reason, label_of
+from vlc_harness.status import Status
 from vlc_harness.store import CellRecord, Store
 
-COMPUTED = frozenset({"ok", "partial"})
-"""The statuses of a cell with a number (computed now or stored before)."""
-LOSING = frozenset({"unavailable", "failed"})
-"""The statuses that lose a cell that had a number."""
 SCHEMA = 1
 """The version of the ``--summary`` JSON."""
 
 Pair = tuple[str, str]
 """(model id, benchmark id)."""
-
-REASON_LABELS: dict[str, str] = {
-    errors.DATA_MISSING: "data not ready",
-    errors.WEIGHTS_MISSING: "weights not available",
-    errors.GATED: "weights gated or not on the hub",
-    errors.WEIGHTS_MISMATCH: "weights differ from the pinned ones",
-    errors.VERSION_TOO_OLD: "installed package too old",
-    errors.PACKAGE_MISSING: "dependency missing",
-    errors.AUTH: "API credentials missing or refused",
-    errors.OUT_OF_MEMORY: "out of memory",
-    errors.TIMEOUT: "worker made no progress",
-    errors.WORKER_DIED: "worker died",
-    errors.WORKER_ERROR: "worker error",
-    errors.MODEL_ERROR: "model plugin error",
-    errors.BENCHMARK_ERROR: "benchmark plugin error",
-    errors.INSTANCES_FAILED: "instances not scored",
-    errors.SCORES_MISSING: "submitted scores missing",
-    errors.SCORE_ERROR: "non-finite scores",
-    errors.IMAGE_ERROR: "images missing or unreadable",
-    errors.PAIR_ERROR: "pairs without a score",
-    errors.NOT_COMPUTED: "scores never computed",
-    errors.LIMITED: "limited run",
-    errors.REQUEST_FAILED: "API requests failed",
-    errors.BUDGET_SPENT: "cost budget spent",
-    errors.NOT_APPLICABLE: "protocol does not apply",
-    errors.OTHER: "other",
-}
-"""A few words per reason code (:data:`vlc_harness.errors.REASONS`) for the grouped lines."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +41,7 @@ class ReasonGroup:
     @property
     def label(self) -> str:
         """The reason code in a few words (the status when the cell has no code)."""
-        return REASON_LABELS.get(self.code or "", self.status)
+        return label_of(self.code, self.status)
 
     def line(self) -> str:
         """``67 models x sugarcrepe: data not ready (missing ...)``, with the fix where one is known."""
@@ -81,7 +50,7 @@ class ReasonGroup:
         text = f"{self.status:<11} {models} x {benchmarks}: {self.label}"
         if self.message:
             text += f" ({self.message})"
-        if self.code == errors.DATA_MISSING and len(self.benchmarks) == 1:
+        if self.code == Reason.DATA_MISSING and len(self.benchmarks) == 1:
             text += f": `vlc-harness data fetch -b {self.benchmarks[0]}`"
         return text
 
@@ -124,13 +93,13 @@ def group_reasons(cells: Iterable[CellRecord]) -> list[ReasonGroup]:
     for model_id in sorted(per_model):
         own = per_model[model_id]
         keys = {_key(c) for c in own}
-        if len(own) >= 2 and len(keys) == 1 and own[0].status not in COMPUTED:
+        if len(own) >= 2 and len(keys) == 1 and not own[0].status.has_number:
             whole.add(model_id)
             status, code, message = keys.pop()
             groups.append(ReasonGroup((model_id,), tuple(c.benchmark_id for c in own), status, code, message))
     by_benchmark: dict[tuple[str, str, str | None, str], list[str]] = defaultdict(list)
     for cell in cells:
-        if cell.status not in COMPUTED and cell.model_id not in whole:
+        if not cell.status.has_number and cell.model_id not in whole:
             by_benchmark[(cell.benchmark_id, *_key(cell))].append(cell.model_id)
     order = {b: k for k, b in enumerate(dict.fromkeys(c.benchmark_id for c in cells))}
     ranked = sorted(by_benchmark.items(), key=lambda item: (order[item[0][0]], -len(item[1]), item[0][1:]))
@@ -150,14 +119,14 @@ def previous_cells(store: Store, model_ids: Iterable[str], benchmark_ids: Iterab
     found: dict[Pair, CellRecord] = {}
     for model_id in dict.fromkeys(model_ids):
         for cell in store.model_cells(model_id):  # in the order they were saved: the newest wins
-            if cell.model_id == model_id and cell.benchmark_id in wanted and cell.status in COMPUTED:
+            if cell.model_id == model_id and cell.benchmark_id in wanted and cell.status.has_number:
                 found[(model_id, cell.benchmark_id)] = cell
     return found
 
 
 def lost_cells(previous: Mapping[Pair, CellRecord], cells: Iterable[CellRecord]) -> list[CellRecord]:
     """This run's ``unavailable`` or ``failed`` cells whose (model, benchmark) had a number before it."""
-    return [c for c in cells if c.status in LOSING and (c.model_id, c.benchmark_id) in previous]
+    return [c for c in cells if c.status.loses_a_number and (c.model_id, c.benchmark_id) in previous]
 
 
 def headline(cell: CellRecord) -> tuple[str | None, float | None]:
@@ -179,7 +148,7 @@ def cell_view(cell: CellRecord) -> dict[str, Any]:
         "metric": metric,
         "value": value,
     }
-    if cell.status not in COMPUTED:
+    if not cell.status.has_number:
         view.update(code=cell.reason_code, message=first_line(cell.error))
     return view
 
@@ -201,11 +170,11 @@ def compare(previous: Mapping[Pair, CellRecord], cells: Iterable[CellRecord]) ->
     out = Changes([], [], [])
     for cell in cells:
         before = previous.get((cell.model_id, cell.benchmark_id))
-        if cell.status in LOSING and before is not None:
+        if cell.status.loses_a_number and before is not None:
             out.lost.append((before, cell))
-        elif cell.status in COMPUTED and before is None:
+        elif cell.status.has_number and before is None:
             out.new.append(cell)
-        elif cell.status in COMPUTED and before is not None and _differs(before, cell):
+        elif cell.status.has_number and before is not None and _differs(before, cell):
             out.changed.append((before, cell))
     return out
 
@@ -220,7 +189,7 @@ def lost_line(before: CellRecord, now: CellRecord) -> str:
     """``model x benchmark: was ok (metric=0.8123), now unavailable: data not ready (...)``."""
     metric, value = headline(before)
     was = f"{before.status} ({metric}={value:.4f})" if metric and value is not None else before.status
-    label = REASON_LABELS.get(now.reason_code or "", now.status)
+    label = label_of(now.reason_code, now.status)
     why = first_line(now.error)
     return f"{now.model_id} x {now.benchmark_id}: was {was}, now {now.status}: {label}" + (f" ({why})" if why else "")
 
@@ -230,8 +199,8 @@ def exit_reason(code: int, cells: list[CellRecord], changes: Changes, strict: bo
     naming the other conditions that apply too."""
     n = len(cells)
     statuses = Counter(c.status for c in cells)
-    computed = statuses["ok"] + statuses["partial"]
-    failed = statuses["failed"] + (statuses["unavailable"] if strict else 0)
+    computed = statuses[Status.OK] + statuses[Status.PARTIAL]
+    failed = statuses[Status.FAILED] + (statuses[Status.UNAVAILABLE] if strict else 0)
     sentences: list[str] = []
     if changes.lost:
         shown = "; ".join(f"{now.model_id} x {now.benchmark_id} (now {now.status})" for _, now in changes.lost[:5])
@@ -249,9 +218,9 @@ def exit_reason(code: int, cells: list[CellRecord], changes: Changes, strict: bo
             "Face cache) or the missing packages, then run again; `vlc-harness plan` says what each cell needs."
         )
     if failed:
-        what = "failed or are unavailable (--strict)" if strict and statuses["unavailable"] else "failed"
+        what = "failed or are unavailable (--strict)" if strict and statuses[Status.UNAVAILABLE] else "failed"
         sentences.append(
-            f"{failed} of {n} cells {what} ({_top_reasons(c for c in cells if c.status in LOSING)}); "
+            f"{failed} of {n} cells {what} ({_top_reasons(c for c in cells if c.status.loses_a_number)}); "
             "the others are recorded, and a rerun computes only what is missing."
         )
     if not sentences:
@@ -260,7 +229,7 @@ def exit_reason(code: int, cells: list[CellRecord], changes: Changes, strict: bo
 
 
 def _top_reasons(cells: Iterable[CellRecord], k: int = 3) -> str:
-    counts = Counter(REASON_LABELS.get(c.reason_code or "", c.status) for c in cells)
+    counts = Counter(label_of(c.reason_code, c.status) for c in cells)
     top = ", ".join(f"{label}: {n}" for label, n in counts.most_common(k))
     rest = sum(counts.values()) - sum(n for _, n in counts.most_common(k))
     return top + (f", other reasons: {rest}" if rest else "")

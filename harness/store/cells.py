@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from vlc_harness.status import Status
 from vlc_harness.store import replicates, schema
 from vlc_harness.store.base import _writes, now
 
@@ -21,15 +22,16 @@ class CellRecord:
     """The record of one (model, benchmark) evaluation.
 
     ``status`` is one of ``ok``, ``partial`` (``--limit`` or interrupted), ``failed``,
-    ``unavailable`` (data or weights cannot be had here) and ``skipped``; a cell that is not
-    ``ok`` says why in ``error`` (for people) and ``reason_code`` (one of
-    :data:`vlc_harness.errors.REASONS`, for the board).
+    ``unavailable`` (data or weights cannot be had here) and ``skipped`` (a
+    :class:`~vlc_harness.status.Status`; a string given is read as one); a cell that is not ``ok``
+    says why in ``error`` (for people) and ``reason_code`` (a :class:`~vlc_harness.reasons.Reason`
+    value, for the board).
     """
 
     model_id: str
     benchmark_id: str
     benchmark_type: str
-    status: str
+    status: Status
     fingerprint: str = ""
     data_version: str = ""
     manifest_hash: str = ""
@@ -54,6 +56,9 @@ class CellRecord:
     """Every value's bootstrap replicates, by (metric, category); loaded only on request."""
     reused: bool = False
     """Set on a stored cell that a run reused as it was (not stored: a property of the run)."""
+
+    def __post_init__(self) -> None:
+        self.status = Status(self.status)
 
 
 @dataclass(frozen=True)

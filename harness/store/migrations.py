@@ -16,6 +16,8 @@ from pathlib import Path
 
 from sqlalchemy import Connection, inspect, text
 
+from vlc_harness.status import Status
+
 Migration = Callable[[Connection], None]
 
 
@@ -125,7 +127,7 @@ def _v3_to_v4(conn: Connection) -> None:
 
 def _v4_to_v5(conn: Connection) -> None:
     """Cells gain ``reason_code``: why a cell that is not ``ok`` has no number, as a code
-    (:data:`vlc_harness.errors.REASONS`) the board words for readers.
+    (:class:`vlc_harness.reasons.Reason`) the board words for readers.
 
     A schema-4 cell kept only its text, so its code is derived here, once, from that text's first
     line (what the board read) by the patterns the board matched before codes existed
@@ -174,11 +176,11 @@ def legacy_reason_code(status: str, error: str | None, instance_limit: int | Non
     for code, pattern in _LEGACY_PATTERNS:
         if line and pattern.search(line):
             return code
-    if status == "skipped":
+    if status == Status.SKIPPED:
         return "not_applicable"
-    if status == "partial":
+    if status == Status.PARTIAL:
         return "limited" if instance_limit is not None else "request_failed"
-    if status == "failed" and re.search(r"instance", line, re.I) and re.search(r"\d+ of \d+|some", line):
+    if status == Status.FAILED and re.search(r"instance", line, re.I) and re.search(r"\d+ of \d+|some", line):
         return "instances_failed"
     return "other"
 

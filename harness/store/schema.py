@@ -18,7 +18,7 @@
   metrics version they were computed under (``NULL``: by v0.1, to be rebuilt), a digest of the
   (image, text) pairs they read, and every value's bootstrap replicates (one compressed blob).
   A cell that is not ``ok`` keeps its human text (``error``) and a reason code (``reason_code``,
-  one of :data:`vlc_harness.errors.REASONS`).
+  a :class:`vlc_harness.reasons.Reason` value).
 * ``outcomes``: what each instance's metrics were computed from: its score matrix (and, for a
   benchmark with text-text metrics, its text-text matrix), or for a multiple-choice cell its
   answers (question order, choice, correct candidate).

@@ -16,6 +16,7 @@ from vlc_harness.cards import BenchmarkCard
 from vlc_harness.datafiles import ImageArchive
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics.order import OrderAccuracy
+from vlc_harness.requires import Requires
 from vlc_harness.sources import ImageFolder, read_json_records
 from vlc_harness.types import ImageSource, Instance
 from vlc_harness_builtins.benchmarks.aro import CARDS, AroTask
@@ -144,6 +145,8 @@ class Flickr30kOrderParams(COCOOrderParams):
 
 class _AroOrder(AroTask):
     """Pick the original caption among it and 4 word-order perturbations (ties count right)."""
+
+    requires = Requires(extras=("aro",), scoring=("spacy", "nltk"), spacy_model_param="tagger")
 
     @property
     def data_version(self) -> str:

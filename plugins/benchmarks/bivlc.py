@@ -17,6 +17,7 @@ from vlc_harness.datafetch import FetchError
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Micro, PairwiseAccuracy, PerCategory
 from vlc_harness.metrics.group import CHANCE_SINGLE, MATCHED_PAIRS, TextImageGroup
+from vlc_harness.requires import Requires
 from vlc_harness.sources import HfSplit, ImageFolder, PinnedFiles, read_csv
 from vlc_harness.sources.hf import split_rows, stored_image_bytes, write_atomically
 from vlc_harness.types import ImageSource, Instance, ReferenceRow
@@ -89,6 +90,7 @@ class BiVLC(Benchmark):
     """BiVLC: SugarCrepe's hard negatives with a generated image each, scored in both directions."""
 
     type_name = "bivlc"
+    requires = Requires(extras=("data",))
     card = BenchmarkCard.read(Path(__file__).with_name("cards") / "bivlc.md")
     Params = BiVLCParams
 

@@ -13,6 +13,7 @@ from vlc_harness.benchmarks import Benchmark
 from vlc_harness.cards import BenchmarkCard
 from vlc_harness.metrics import Micro, PerCategory, Tags
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
+from vlc_harness.requires import Requires
 from vlc_harness.sources import HfExport, HfSplit, ImageFolder
 from vlc_harness.types import ImageSource, Instance
 
@@ -45,6 +46,7 @@ class ColorSwap(Benchmark):
     """ColorSwap: two images and two captions that swap their color words (Winoground schema)."""
 
     type_name = "colorswap"
+    requires = Requires(extras=("data",))
     card = BenchmarkCard.read(Path(__file__).with_name("cards") / "colorswap.md")
     Params = ColorSwapParams
     metrics = (

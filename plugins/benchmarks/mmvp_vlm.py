@@ -16,6 +16,7 @@ from vlc_harness.datafetch import FetchError
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Macro, Micro, PerCategory
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
+from vlc_harness.requires import Requires
 from vlc_harness.sources import ImageFolder, UnpinnedFiles
 from vlc_harness.sources.hf import download_snapshot
 from vlc_harness.types import ImageSource, Instance
@@ -60,6 +61,7 @@ class MMVPVLM(Benchmark):
     """MMVP-VLM: pick which of two CLIP-blind images a statement describes (text-to-image)."""
 
     type_name = "mmvp_vlm"
+    requires = Requires(extras=("data",))
     card = BenchmarkCard.read(Path(__file__).with_name("cards") / "mmvp_vlm.md")
     Params = MMVPVLMParams
     metrics = (

@@ -14,6 +14,7 @@ from vlc_harness.cards import BenchmarkCard
 from vlc_harness.choices import Question, vqa_question
 from vlc_harness.metrics import Micro, PerCategory, Tags
 from vlc_harness.metrics.answers import QuestionImageGroup, order
+from vlc_harness.requires import Requires
 from vlc_harness.sources import HfExport, HfSplit, ImageFolder
 from vlc_harness.types import ImageSource, Instance
 
@@ -49,6 +50,7 @@ class NaturalBench(Benchmark):
     """NaturalBench: each of two questions asked about each of two images (answers, not scores)."""
 
     type_name = "naturalbench"
+    requires = Requires(extras=("data",))
     card = BenchmarkCard.read(Path(__file__).with_name("cards") / "naturalbench.md")
     answers_only = True
     Params = NaturalBenchParams

@@ -31,8 +31,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from vlc_harness.errors import DATA_MISSING, PACKAGE_MISSING, Unavailable
+from vlc_harness.errors import Unavailable
 from vlc_harness.kit.exports import short_sha256
+from vlc_harness.reasons import Reason
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm"
 SPACY_INSTALL = "pip install spacy && python -m spacy download en_core_web_sm"
@@ -44,7 +45,7 @@ Tagged = list[tuple[str, str]]
 class TaggerUnavailable(Unavailable):
     """The tagger a benchmark asks for cannot be loaded here (package, model or table missing)."""
 
-    code = PACKAGE_MISSING
+    code = Reason.PACKAGE_MISSING
 
 
 class TaggerError(ValueError):
@@ -134,7 +135,7 @@ class TableTagger:
     def from_file(cls, path: Path) -> TableTagger:
         """Read ``{"captions": {text: {"tags": [[tok, tag], ...], "words": [...]}}}``."""
         if not path.is_file():
-            raise TaggerUnavailable(f"tag table {path} does not exist", DATA_MISSING)
+            raise TaggerUnavailable(f"tag table {path} does not exist", Reason.DATA_MISSING)
         data = json.loads(path.read_text(encoding="utf-8"))
         return cls(data["captions"], identity=table_identity(path))
 

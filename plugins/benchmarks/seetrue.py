@@ -17,6 +17,7 @@ from vlc_harness.benchmarks import Benchmark, DataFile
 from vlc_harness.cards import BenchmarkCard
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics.auc import RocAuc
+from vlc_harness.requires import Requires
 from vlc_harness.sources import ImageFolder, PinnedFiles, files_digest
 from vlc_harness.types import ImageSource, Instance
 
@@ -54,6 +55,7 @@ class SeeTrue(Benchmark):
     """SeeTRUE: binary text-image alignment pairs with human labels, ROC AUC per source."""
 
     type_name = "seetrue"
+    requires = Requires(extras=("data",))
     card = BenchmarkCard.read(Path(__file__).with_name("cards") / "seetrue.md")
     Params = SeeTrueParams
     metrics_version = "2"  # 2: an abstained pair ranks as the worst case in the AUC over all asked pairs

@@ -16,6 +16,7 @@ from vlc_harness.cards import BenchmarkCard
 from vlc_harness.metrics import Macro, Micro, PerCategory
 from vlc_harness.metrics.engine import Column
 from vlc_harness.metrics.group import CHANCE_GROUP, CHANCE_IMAGE, CHANCE_TEXT, MATCHED_PAIRS, TextImageGroup
+from vlc_harness.requires import Requires
 from vlc_harness.sources import HfExport, HfSplit, ImageFolder
 from vlc_harness.types import ImageSource, Instance, MetricSpec
 
@@ -90,6 +91,7 @@ class VisMin(Benchmark):
     """VisMin: an image and its minimal edit (object, attribute, count, spatial relation) with two captions."""
 
     type_name = "vismin"
+    requires = Requires(extras=("data",))
     card = BenchmarkCard.read(Path(__file__).with_name("cards") / "vismin.md")
     Params = VisMinParams
     metrics_version = "2"  # headline: the paper's AVG (was the pooled group score); pooled scores renamed *_pooled

@@ -14,6 +14,7 @@ from vlc_harness.benchmarks import Benchmark, DataFile
 from vlc_harness.cards import BenchmarkCard
 from vlc_harness.metrics import Micro, PerCategory, Tags
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
+from vlc_harness.requires import Requires
 from vlc_harness.sources import HfExport, HfSplit, ImageFolder, PinnedFiles, Sources
 from vlc_harness.types import ImageSource, Instance
 
@@ -63,6 +64,7 @@ class Winoground(Benchmark):
     """Winoground: match two images with two captions that use the same words in a different order."""
 
     type_name = "winoground"
+    requires = Requires(extras=("data",))
     card = BenchmarkCard.read(Path(__file__).with_name("cards") / "winoground.md")
     Params = WinogroundParams
     metrics = (

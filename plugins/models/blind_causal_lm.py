@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.models import Identity, TextOnlyModel
+from vlc_harness.requires import BLIND_TRANSFORMERS
 from vlc_harness_builtins.models.blind_hf import checkpoint_identity, load_checked, load_source, torch_dtype
 
 DEFAULT_CHECKPOINT = "openai-community/gpt2"
@@ -48,6 +49,7 @@ class CausalLMLogLikelihood(TextOnlyModel):
     """Image-blind: a caption's log-likelihood under a causal LM (``sum`` or per-token ``mean``)."""
 
     type_name = "blind_causal_lm"
+    requires = BLIND_TRANSFORMERS
     Params = CausalLMParams
 
     def identify(self) -> Identity:

@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.models import Identity, TextOnlyModel
+from vlc_harness.requires import BLIND_TRANSFORMERS
 from vlc_harness_builtins.models.blind_hf import checkpoint_identity, load_checked, load_source, torch_dtype
 
 DEFAULT_CHECKPOINT = "textattack/distilbert-base-uncased-CoLA"
@@ -45,6 +46,7 @@ class SequenceClassifierScorer(TextOnlyModel):
     """Image-blind: score = P(class ``label_index``) of a HF sequence classifier (CoLA grammar)."""
 
     type_name = "blind_classifier"
+    requires = BLIND_TRANSFORMERS
     Params = ClassifierParams
 
     def identify(self) -> Identity:

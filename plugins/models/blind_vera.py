@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.models import Identity, TextOnlyModel
+from vlc_harness.requires import BLIND_TRANSFORMERS
 from vlc_harness_builtins.models.blind_hf import checkpoint_identity, load_checked, load_source, torch_dtype
 
 DEFAULT_CHECKPOINT = "liujch1998/vera"
@@ -42,6 +43,7 @@ class Vera(TextOnlyModel):
     """Image-blind: Vera's calibrated plausibility ``sigmoid((h . E[32099] + E[32098,0]) / E[32097,0])``."""
 
     type_name = "blind_vera"
+    requires = BLIND_TRANSFORMERS
     Params = VeraParams
     weight_row: ClassVar[int] = 32099
     """Embedding row used as the linear head's weight vector."""

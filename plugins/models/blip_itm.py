@@ -29,6 +29,7 @@ from vlc_harness import hookimpl
 from vlc_harness.kit.precision import autocast, check_precision
 from vlc_harness.kit.weights import checkpoint_identity, pinned_revision
 from vlc_harness.models import Identity, PairGroup, PairScoringModel
+from vlc_harness.requires import TRANSFORMERS
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class BlipItm(PairScoringModel):
     """BLIP retrieval model scored by its ITM head, its ITC head, or ARO's sum of both."""
 
     type_name = "blip_itm"
+    requires = TRANSFORMERS
     Params = BlipItmParams
 
     def identify(self) -> Identity:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from vlc_harness.models import PairGroup, PairScoringModel, RunOptions
+from vlc_harness.requires import TRANSFORMERS
 from vlc_harness_builtins.models.generative_scorer import Request, VlmScorer
 
 __all__ = [
@@ -76,6 +77,8 @@ def answer_score(logprobs: Sequence[float], scoring: str, n_core: int) -> float:
 
 class GenerativePairModel(PairScoringModel):
     """Shared plumbing of the generative pair scorers: loading, preprocessing, grouping, self-check."""
+
+    requires = TRANSFORMERS
 
     Run = GenerativeRun
 

@@ -57,6 +57,7 @@ from vlc_harness import hookimpl
 from vlc_harness.kit.precision import autocast, check_precision
 from vlc_harness.kit.weights import checkpoint_config, checkpoint_identity, pinned_revision
 from vlc_harness.models import EmbeddingModel, Identity
+from vlc_harness.requires import TRANSFORMERS
 from vlc_harness_builtins.models.versions import require_transformers_model
 
 SIGLIP_TYPES = ("siglip", "siglip2")
@@ -79,6 +80,7 @@ class HfContrastive(EmbeddingModel):
     """A transformers dual encoder scored by cosine similarity or SigLIP's logit."""
 
     type_name = "hf_contrastive"
+    requires = TRANSFORMERS
     Params = HfContrastiveParams
 
     def identify(self) -> Identity:

@@ -14,9 +14,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from vlc_harness.errors import AUTH, BUDGET_SPENT, PACKAGE_MISSING, REQUEST_FAILED, WeightsUnavailable, reason_of
+from vlc_harness.errors import WeightsUnavailable, reason_of
 from vlc_harness.kit.ratelimit import BoundedPool, CostBudget, RateLimiter, RetryPolicy, call_with_retries
 from vlc_harness.models import Identity, RunOptions, Usage
+from vlc_harness.reasons import Reason
+from vlc_harness.requires import Requires
 from vlc_harness_builtins.models.openai_chat_format import (
     BudgetSpent,
     EncodedImage,
@@ -95,6 +97,8 @@ class Meter:
 class ChatAPI:
     """What both protocols share: the client, pacing, retries, cost, images and identity."""
 
+    requires = Requires(extras=("api",), scoring=("Pillow",))  # images are re-encoded before sending
+
     paid_requests = True
     params: Any
     run: ChatRun
@@ -112,7 +116,7 @@ class ChatAPI:
         """``api:<model>@<base url>``; nothing is sent (an API model's weights cannot be pinned)."""
         if importlib.util.find_spec("openai") is None:
             raise WeightsUnavailable(
-                "the openai package is not installed: pip install 'vlc-harness[api]'", PACKAGE_MISSING
+                "the openai package is not installed: pip install 'vlc-harness[api]'", Reason.PACKAGE_MISSING
             )
         base_url = self.params.base_url.rstrip("/")
         return Identity(
@@ -133,7 +137,7 @@ class ChatAPI:
                 key = "EMPTY"  # local servers (vLLM, llama.cpp) take any key
             else:
                 self._setup_error = Reply(
-                    error=f"not sent: the API key variable ${self.run.api_key_env} is not set", code=AUTH
+                    error=f"not sent: the API key variable ${self.run.api_key_env} is not set", code=Reason.AUTH
                 )
         self._key = key
         self._client = openai.OpenAI(
@@ -227,7 +231,7 @@ class ChatAPI:
         est_in = estimate_prompt_tokens(messages, self.params.image_detail)
         est_cost = self._cost(est_in, max_tokens) or 0.0
         if not self._budget.reserve(est_cost):
-            return Reply(error="not sent: the --max-cost budget is spent", code=BUDGET_SPENT)
+            return Reply(error="not sent: the --max-cost budget is spent", code=Reason.BUDGET_SPENT)
         sent = [
             {**m, "content": [{k: v for k, v in p.items() if k != "_size"} for p in m["content"]]}
             if isinstance(m["content"], list)
@@ -270,7 +274,7 @@ class ChatAPI:
             lost = timeouts * est_cost if self._priced() else None
             self._budget.settle(held * est_cost, lost or 0.0)
             self._meter.add(failed=1, cost=lost)
-            return Reply(error=redact(describe_failure(exc), self._key), code=reason_of(exc, REQUEST_FAILED))
+            return Reply(error=redact(describe_failure(exc), self._key), code=reason_of(exc, Reason.REQUEST_FAILED))
         usage = getattr(response, "usage", None)
         tokens_in = getattr(usage, "prompt_tokens", None) or est_in
         tokens_out = getattr(usage, "completion_tokens", None) or max_tokens

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from vlc_harness.errors import REQUEST_FAILED
 from vlc_harness.kit.ratelimit import RetriesExhausted, Transient, parse_retry_after
+from vlc_harness.reasons import Reason
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -39,7 +39,7 @@ class Reply:
     text: str = ""
     top: tuple[tuple[str, float], ...] = ()
     error: str | None = None
-    code: str = REQUEST_FAILED
+    code: str = Reason.REQUEST_FAILED
 
 
 class Malformed(Exception):

@@ -39,6 +39,7 @@ from vlc_harness import hookimpl
 from vlc_harness.kit.precision import autocast, check_precision
 from vlc_harness.kit.weights import dir_identity, file_identity, hub_identity, pinned_revision
 from vlc_harness.models import EmbeddingModel, Identity, RunOptions
+from vlc_harness.requires import OPEN_CLIP
 from vlc_harness.types import canonical_json
 from vlc_harness_builtins.models.openclip_repos import check_text_repos
 from vlc_harness_builtins.models.versions import check_open_clip_name, require_open_clip_model
@@ -70,6 +71,7 @@ class OpenClip(EmbeddingModel):
     """A contrastive model from open_clip scored by cosine similarity."""
 
     type_name = "open_clip"
+    requires = OPEN_CLIP
     similarity = "cosine"
     Params = OpenClipParams
     Run = OpenClipRun

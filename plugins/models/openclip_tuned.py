@@ -44,10 +44,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from vlc_harness import hookimpl
-from vlc_harness.errors import WEIGHTS_MISMATCH, WeightsUnavailable
+from vlc_harness.errors import WeightsUnavailable
 from vlc_harness.kit.precision import check_precision
 from vlc_harness.kit.weights import file_identity, hub_identity, pinned_revision
 from vlc_harness.models import Identity
+from vlc_harness.reasons import Reason
 from vlc_harness_builtins.models.openclip import OpenClip, causal_argmax_text_tower
 from vlc_harness_builtins.models.openclip_repos import check_text_repos
 from vlc_harness_builtins.models.versions import require_open_clip_model
@@ -210,7 +211,9 @@ class OpenClipTuned(OpenClip):
                 )
             weights = file_identity(path)
             if p.sha256 and weights != f"sha256:{p.sha256.lower()}":
-                raise WeightsUnavailable(f"{path} has {weights}, not the published sha256 {p.sha256}", WEIGHTS_MISMATCH)
+                raise WeightsUnavailable(
+                    f"{path} has {weights}, not the published sha256 {p.sha256}", Reason.WEIGHTS_MISMATCH
+                )
         return Identity(weights=weights, dtype=p.precision, protocol=protocol)
 
     def _file(self) -> Path:

@@ -27,10 +27,11 @@ from typing import Any
 from urllib.parse import urlparse
 
 from vlc_harness import hookimpl
-from vlc_harness.errors import SCORES_MISSING, WeightsUnavailable
+from vlc_harness.errors import WeightsUnavailable
 from vlc_harness.kit.weights import file_identity, hub_offline
 from vlc_harness.models import Identity, PairError, PairGroup, PairScoringModel
 from vlc_harness.params import ParamError
+from vlc_harness.reasons import Reason
 
 Key = tuple[str, str, str, int, int]
 FIELDS = ("benchmark", "version", "instance", "image", "text", "score")
@@ -175,7 +176,7 @@ class Precomputed(PairScoringModel):
                 found = {o: self._scores[o] for o in origins if o in self._scores}
                 values = set(found.values())
                 if not found:
-                    row.append(PairError(self._missing_message(origins[0]), SCORES_MISSING))
+                    row.append(PairError(self._missing_message(origins[0]), Reason.SCORES_MISSING))
                 elif len(values) > 1:
                     row.append(PairError(f"conflicting scores for one image-text pair: {found}"))
                 else:

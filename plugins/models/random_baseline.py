@@ -13,6 +13,7 @@ from typing import Any
 
 from vlc_harness import hookimpl
 from vlc_harness.models import Identity, PairGroup, PairScoringModel
+from vlc_harness.requires import Requires
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class RandomBaseline(PairScoringModel):
     """Seeded random scores (a reproducible empirical chance row)."""
 
     type_name = "random"
+    requires = Requires(scoring=("numpy",))
     needs_pixels = False
     Params = RandomParams
 

@@ -31,9 +31,11 @@ from typing import Any
 import numpy as np
 
 from vlc_harness import hookimpl
-from vlc_harness.errors import PACKAGE_MISSING, WeightsUnavailable
+from vlc_harness.errors import WeightsUnavailable
 from vlc_harness.kit.weights import file_identity
 from vlc_harness.models import EmbeddingModel, Identity
+from vlc_harness.reasons import Reason
+from vlc_harness.requires import OPEN_CLIP
 
 SHIPPED_WEIGHTS = Path(__file__).with_name("weights") / "shapes_clip.safetensors"
 PAD, UNK = "<pad>", "<unk>"
@@ -165,6 +167,7 @@ class ShapesClip(EmbeddingModel):
     """The shapes CLIP: a small contrastive model trained here on generated scenes (cosine similarity)."""
 
     type_name = "shapes_clip"
+    requires = OPEN_CLIP
     similarity = "cosine"
     Params = ShapesClipParams
 
@@ -176,7 +179,7 @@ class ShapesClip(EmbeddingModel):
         for module in ("torch", "safetensors"):
             if importlib.util.find_spec(module) is None:
                 raise WeightsUnavailable(
-                    f"shapes_clip needs {module}: pip install 'vlc-harness[openclip]'", PACKAGE_MISSING
+                    f"shapes_clip needs {module}: pip install 'vlc-harness[openclip]'", Reason.PACKAGE_MISSING
                 )
         return Identity(weights=file_identity(path), dtype="fp32", protocol="embed/cosine/shapes-vocab")
 

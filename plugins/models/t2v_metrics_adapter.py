@@ -23,8 +23,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from vlc_harness import hookimpl
-from vlc_harness.errors import PACKAGE_MISSING, WeightsUnavailable
+from vlc_harness.errors import WeightsUnavailable
 from vlc_harness.models import Identity, PairGroup, PairScoringModel
+from vlc_harness.reasons import Reason
+from vlc_harness.requires import TRANSFORMERS, Requires
 
 MISSING_MESSAGE = (
     "model type t2v_metrics needs the t2v_metrics package, which is not installed here; it cannot be "
@@ -56,6 +58,7 @@ class T2vMetrics(PairScoringModel):
     """A t2v_metrics scorer (``t2v_metrics.VQAScore`` and friends) run through its own package."""
 
     type_name = "t2v_metrics"
+    requires = TRANSFORMERS | Requires(no_deps=("t2v_metrics",), scoring=("t2v_metrics",))
     Params = T2vMetricsParams
 
     @classmethod
@@ -69,7 +72,8 @@ class T2vMetrics(PairScoringModel):
             import t2v_metrics
         except Exception as exc:  # ffmpeg missing, LLaVA-NeXT missing, version clashes
             raise WeightsUnavailable(
-                f"t2v_metrics is installed but does not import here: {type(exc).__name__}: {exc}", PACKAGE_MISSING
+                f"t2v_metrics is installed but does not import here: {type(exc).__name__}: {exc}",
+                Reason.PACKAGE_MISSING,
             ) from None
         return t2v_metrics
 

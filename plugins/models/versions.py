@@ -26,7 +26,8 @@ import importlib.util
 import re
 from pathlib import Path
 
-from vlc_harness.errors import VERSION_TOO_OLD, WeightsUnavailable
+from vlc_harness.errors import WeightsUnavailable
+from vlc_harness.reasons import Reason
 
 OPEN_CLIP_REQUIREMENTS: tuple[tuple[str, str, str, dict[str, str]], ...] = (
     # (model-name pattern, pretrained-tag pattern, what, {distribution: minimum}); the first match applies
@@ -81,7 +82,7 @@ def require(requirements: dict[str, str], what: str) -> None:
         if have is None or version_tuple(have) < version_tuple(minimum):
             missing.append(f"{dist}>={minimum} (installed: {have or 'none'})")
     if missing:
-        raise WeightsUnavailable(f"{what} needs {', '.join(missing)}; upgrade to run it", VERSION_TOO_OLD)
+        raise WeightsUnavailable(f"{what} needs {', '.join(missing)}; upgrade to run it", Reason.VERSION_TOO_OLD)
 
 
 def require_open_clip_model(name: str, tag: str | None = None) -> None:

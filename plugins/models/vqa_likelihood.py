@@ -18,6 +18,7 @@ from vlc_harness import hookimpl
 from vlc_harness.kit.precision import check_precision
 from vlc_harness.kit.weights import checkpoint_config, checkpoint_identity, pinned_revision
 from vlc_harness.models import ChoiceAnswer, ChoiceModel, ChoiceQuestion, Identity
+from vlc_harness.requires import TRANSFORMERS
 from vlc_harness_builtins.models.generative import GenerativeRun, Request, VlmScorer
 from vlc_harness_builtins.models.versions import require_transformers_model
 from vlc_harness_builtins.models.vqascore import checkpoint_family, open_scorer
@@ -38,6 +39,7 @@ class VqaLikelihood(ChoiceModel):
     """Answers ``vqa`` questions with the likeliest option under a transformers VLM."""
 
     type_name = "vqa_likelihood"
+    requires = TRANSFORMERS
     question_kinds = ("vqa",)
     Params = VqaLikelihoodParams
     Run = GenerativeRun

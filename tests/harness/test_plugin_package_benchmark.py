@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from vlc_harness.errors import PACKAGE_MISSING, RegistryError
+from vlc_harness.errors import RegistryError
+from vlc_harness.reasons import Reason
 from vlc_harness.registry import load_registry
 
 REPO = Path(__file__).resolve().parents[2]
@@ -81,10 +82,10 @@ def test_run_records_its_cells_unavailable_and_fails_only_when_strict(registry_f
     cells = _cells(vlc_run)
     assert cells[("rand", "sc")].status == "ok"
     lab = cells[("rand", "lab")]
-    assert (lab.status, lab.reason_code, lab.error) == ("unavailable", PACKAGE_MISSING, REASON)
+    assert (lab.status, lab.reason_code, lab.error) == ("unavailable", Reason.PACKAGE_MISSING, REASON)
     assert lab.benchmark_type == "lab_bench"
     (group,) = json.loads(summary.read_text())["reasons"]
-    assert group["code"] == PACKAGE_MISSING and group["status"] == "unavailable"
+    assert group["code"] == Reason.PACKAGE_MISSING and group["status"] == "unavailable"
     strict = vlc_run("--registry", str(registry_file), "--all", "--strict", data_root=sample_root)
     assert strict.exit_code == 1, strict.output
 

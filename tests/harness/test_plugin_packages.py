@@ -8,8 +8,9 @@ import json
 
 import pytest
 
-from vlc_harness.errors import PACKAGE_MISSING, RegistryError
+from vlc_harness.errors import RegistryError
 from vlc_harness.plugin_install import read_plugin_packages
+from vlc_harness.reasons import Reason
 from vlc_harness.registry import load_registry
 
 SHA = "sha256:" + "ab" * 32
@@ -139,7 +140,7 @@ def test_a_listed_type_whose_package_is_missing_gives_unavailable_cells(tmp_path
 
     cells = {c.model_id: c for c in open_store(f"sqlite:///{vlc_run.store_path}").latest_cells()}
     assert cells["rand"].status == "ok"
-    assert cells["lab-clip"].status == "unavailable" and cells["lab-clip"].reason_code == PACKAGE_MISSING
+    assert cells["lab-clip"].status == "unavailable" and cells["lab-clip"].reason_code == Reason.PACKAGE_MISSING
     assert "install vlc-my-clip==0.1.0 (`vlc-harness plugins install`)" in cells["lab-clip"].error
 
 

@@ -224,13 +224,13 @@ def test_a_ranking_statistic_has_no_verdicts_and_unreadable_outcomes_say_so(stor
 
 
 def test_reason_codes_are_read_back_and_worded_for_readers(stored):
-    from vlc_harness.results import REASONS, StoredResults, public_reason
+    from vlc_harness.results import Reason, StoredResults, public_reason
 
     cell = _cell(StoredResults(stored["store"]), "gated", "sugarcrepe")
     assert (cell.status, cell.reason_code) == ("unavailable", "weights_missing")
     words = public_reason(cell.status, cell.reason_code)
     assert words == "Not evaluated: the model's weights could not be downloaded when this board was built."
-    for code in REASONS:
+    for code in Reason:
         for status in ("unavailable", "failed", "partial", "skipped"):
             sentence = public_reason(status, code)
             assert sentence.endswith(".") and "/" not in sentence and "HF_" not in sentence, (status, code)

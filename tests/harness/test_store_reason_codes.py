@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import text
 
-from vlc_harness import errors
+from vlc_harness.reasons import Reason
 from vlc_harness.store import CellRecord, open_store, schema
 from vlc_harness.store.migrations import legacy_reason_code
 
@@ -34,14 +34,14 @@ OLD_CELLS = [
         "timm/vit_base_patch32_clip_224.openai (open_clip_model.safetensors) is not in the local Hugging Face "
         "cache and HF_HUB_OFFLINE is set",
         None,
-        errors.WEIGHTS_MISSING,
+        Reason.WEIGHTS_MISSING,
         WEIGHTS,
     ),
     (
         "unavailable",
         "SugarCrepe data is not ready under /data: missing /data/sugarcrepe/add_att.json (get https://raw.x/y)",
         None,
-        errors.DATA_MISSING,
+        Reason.DATA_MISSING,
         DATA,
     ),
     (
@@ -49,7 +49,7 @@ OLD_CELLS = [
         "28 of 28 instances failed, e.g. add_att/0: /home/u/blip.jsonl has no score for sugarcrepe (custom) "
         "instance add_att/0 image 0 text 0",
         None,
-        errors.SCORES_MISSING,
+        Reason.SCORES_MISSING,
         SCORES,
     ),
     (
@@ -57,51 +57,51 @@ OLD_CELLS = [
         "14 requests failed (counted as abstentions, not stored; a rerun asks them again), e.g. add_att/0: "
         "HTTP 401: Incorrect API key provided: ***",
         1,
-        errors.AUTH,
+        Reason.AUTH,
         API,
     ),
     (
         "failed",
         "m: OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\nTraceback ...",
         None,
-        errors.OUT_OF_MEMORY,
+        Reason.OUT_OF_MEMORY,
         MEMORY,
     ),
-    ("failed", "m: no progress for 900 s; worker killed", None, errors.TIMEOUT, STALLED),
-    ("unavailable", "this model requires transformers >= 4.50", None, errors.VERSION_TOO_OLD, VERSIONS),
+    ("failed", "m: no progress for 900 s; worker killed", None, Reason.TIMEOUT, STALLED),
+    ("unavailable", "this model requires transformers >= 4.50", None, Reason.VERSION_TOO_OLD, VERSIONS),
     (
         "failed",
         "3 of 28 instances failed, e.g. swap_obj/0: missing image /d/coco/val2017/1.jpg",
         None,
-        errors.INSTANCES_FAILED,
+        Reason.INSTANCES_FAILED,
         INSTANCES,
     ),
-    ("failed", "m: worker died from SIGSEGV (exit code -11)", None, errors.OTHER, FAILED),
+    ("failed", "m: worker died from SIGSEGV (exit code -11)", None, Reason.OTHER, FAILED),
     # the old patterns read "boom" as OOM: readers saw the memory sentence, and an old cell keeps it
-    ("failed", "m: ValueError: boom", None, errors.OUT_OF_MEMORY, MEMORY),
+    ("failed", "m: ValueError: boom", None, Reason.OUT_OF_MEMORY, MEMORY),
     # only the first line counts, as the board read only that
-    ("failed", "m: ValueError: bad shape\nHF_HUB_OFFLINE is set; CUDA out of memory", None, errors.OTHER, FAILED),
+    ("failed", "m: ValueError: bad shape\nHF_HUB_OFFLINE is set; CUDA out of memory", None, Reason.OTHER, FAILED),
     (
         "unavailable",
         "shapes_clip weights /w/shapes.safetensors are missing (train: x.py)",
         None,
-        errors.OTHER,
+        Reason.OTHER,
         UNAVAILABLE,
     ),
     (
         "skipped",
         "m answers multiple-choice questions; shapes declares no multiple-choice form",
         None,
-        errors.NOT_APPLICABLE,
+        Reason.NOT_APPLICABLE,
         SKIPPED,
     ),
-    ("partial", None, 1, errors.LIMITED, PARTIAL),
+    ("partial", None, 1, Reason.LIMITED, PARTIAL),
     (
         "partial",
         "2 requests failed (counted as abstentions, not stored; a rerun asks them again), e.g. x: HTTP 503 after 3 "
         "retries",
         None,
-        errors.REQUEST_FAILED,
+        Reason.REQUEST_FAILED,
         PARTIAL,
     ),
 ]
@@ -114,7 +114,7 @@ def _as_schema_4(url: str) -> list[int]:
     for k, (status, error, limit, _, _) in enumerate([*OLD_CELLS, ("ok", None, None, None, None)]):
         record = CellRecord(f"m{k}", "sugarcrepe", "sugarcrepe", status, fingerprint="f" * 64, manifest_hash="h")
         record.error, record.instance_limit = error, limit
-        record.reason_code = errors.WORKER_ERROR  # dropped below: schema 4 had no such column
+        record.reason_code = Reason.WORKER_ERROR  # dropped below: schema 4 had no such column
         ids.append(store.save_cell(record, []))
     with store.engine.begin() as conn:
         conn.execute(text("ALTER TABLE cells DROP COLUMN reason_code"))
@@ -150,23 +150,23 @@ def test_the_derivation_runs_once_and_never_touches_a_cell_that_has_a_code(tmp_p
         conn.execute(text("UPDATE cells SET reason_code='timeout' WHERE id=:id"), {"id": ids[0]})
     store.close()
     store = open_store(url)  # a second open runs no migration
-    assert {c.id: c.reason_code for c in store.latest_cells()}[ids[0]] == errors.TIMEOUT
+    assert {c.id: c.reason_code for c in store.latest_cells()}[ids[0]] == Reason.TIMEOUT
     store.close()
 
 
 def test_every_derived_code_is_a_known_code():
     for status, error, limit, code, _ in OLD_CELLS:
-        assert legacy_reason_code(status, error, limit) == code in errors.REASONS
+        assert legacy_reason_code(status, error, limit) == code in set(Reason)
 
 
 def test_a_new_cell_stores_its_code_and_reads_it_back(vlc_store):
     record = CellRecord("m", "b", "sugarcrepe", "failed", fingerprint="a" * 64, manifest_hash="h", error="x")
-    record.reason_code = errors.OUT_OF_MEMORY
+    record.reason_code = Reason.OUT_OF_MEMORY
     vlc_store.save_cell(record, [])
     (back,) = vlc_store.latest_cells()
-    assert back.reason_code == errors.OUT_OF_MEMORY
+    assert back.reason_code == Reason.OUT_OF_MEMORY
 
 
-@pytest.mark.parametrize("code", sorted(errors.REASONS))
+@pytest.mark.parametrize("code", sorted(Reason))
 def test_codes_are_short_names_that_fit_the_column(code):
     assert code.isidentifier() and code.islower() and len(code) <= schema.cells.c.reason_code.type.length

@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vlc_harness.reasons import Reason
+
 
 def test_all_pairs_significance_is_the_cores_bit_for_bit():
     from vlc_harness.metrics import bootstrap
@@ -137,16 +139,15 @@ MISLEADING = [
 def test_the_board_words_each_cell_by_its_code_whatever_its_text_says(tmp_path):
     import json
 
-    from vlc_harness import errors
     from vlc_harness.plugins import get_plugins
     from vlc_harness.registry import load_registry
     from vlc_harness.store import CellRecord
     from vlc_leaderboard.board import build_board
     from vlc_leaderboard.public import public_reason
 
-    status_of = {errors.LIMITED: "partial", errors.AUTH: "partial", errors.NOT_APPLICABLE: "skipped"}
+    status_of = {Reason.LIMITED: "partial", Reason.AUTH: "partial", Reason.NOT_APPLICABLE: "skipped"}
     cells, expected = [], {}
-    for code in sorted(errors.REASONS):
+    for code in sorted(Reason):
         status = status_of.get(code, "unavailable" if "missing" in code or code == "gated" else "failed")
         for k, message in enumerate(MISLEADING):
             model = f"{code}-{k}"
@@ -159,7 +160,7 @@ def test_the_board_words_each_cell_by_its_code_whatever_its_text_says(tmp_path):
     board = build_board(cells, load_registry([tmp_path / "registry.yaml"], plugins), plugins)
     shown = {row.id: cv.public_reason for row in board.rows for cv in row.cells.values()}
     assert shown == expected  # the same words for every text a code comes with
-    for code in errors.REASONS:
+    for code in Reason:
         assert len({shown[f"{code}-{k}"] for k in range(len(MISLEADING))}) == 1
         for status in ("unavailable", "failed", "partial", "skipped"):
             assert public_reason(status, code) in SENTENCES, (status, code)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from vlc_harness import errors
+from vlc_harness.reasons import Reason
 from vlc_harness.store import open_store
 
 SC = "sugarcrepe:version=custom"
@@ -30,14 +31,14 @@ def test_missing_benchmark_data_is_data_missing(vlc_run, tmp_path):
     out = vlc_run("-m", "random", "-b", "sugarcrepe", data_root=tmp_path / "empty")
     assert out.exit_code == 3, out.output  # nothing could be computed
     (cell,) = vlc_run.store().latest_cells()
-    assert (cell.status, cell.reason_code) == ("unavailable", errors.DATA_MISSING)
+    assert (cell.status, cell.reason_code) == ("unavailable", Reason.DATA_MISSING)
 
 
 def test_missing_images_are_data_missing_and_an_image_blind_model_needs_none(vlc_run, sample_root, faulty):
     shutil.rmtree(sample_root / "coco")
     assert _run(vlc_run, sample_root, "random", "test_length").exit_code == 0
     cells = _cells(vlc_run)
-    assert (cells["random"].status, cells["random"].reason_code) == ("unavailable", errors.DATA_MISSING)
+    assert (cells["random"].status, cells["random"].reason_code) == ("unavailable", Reason.DATA_MISSING)
     assert (cells["test_length"].status, cells["test_length"].reason_code) == ("ok", None)
 
 
@@ -53,7 +54,7 @@ def test_weights_not_in_the_hub_cache_offline_are_weights_missing(vlc_run, sampl
     assert out.exit_code == 3, out.output  # nothing could be computed
     (cell,) = vlc_run.store().latest_cells()
     assert cell.status == "unavailable" and "HF_HUB_OFFLINE" in cell.error
-    assert cell.reason_code == errors.WEIGHTS_MISSING
+    assert cell.reason_code == Reason.WEIGHTS_MISSING
 
 
 def test_the_version_gate_is_version_too_old(vlc_run, sample_root, faulty):
@@ -61,11 +62,11 @@ def test_the_version_gate_is_version_too_old(vlc_run, sample_root, faulty):
 
     with pytest.raises(errors.WeightsUnavailable) as raised:
         require({"numpy": "999.0"}, "x")
-    assert raised.value.code == errors.VERSION_TOO_OLD
+    assert raised.value.code == Reason.VERSION_TOO_OLD
     assert _run(vlc_run, sample_root, "test_version_gate").exit_code == 3  # nothing could be computed
     cell = _cells(vlc_run)["test_version_gate"]
     assert cell.status == "unavailable" and "numpy>=999.0" in cell.error
-    assert cell.reason_code == errors.VERSION_TOO_OLD
+    assert cell.reason_code == Reason.VERSION_TOO_OLD
 
 
 def test_an_api_401_is_auth(vlc_run, sample_root, tmp_path, monkeypatch):
@@ -89,18 +90,18 @@ def test_an_api_401_is_auth(vlc_run, sample_root, tmp_path, monkeypatch):
             assert out.exit_code == 0, out.output
             cell = _cells(vlc_run)[kind]
             assert cell.status == "partial" and "HTTP 401" in cell.error
-            assert cell.reason_code == errors.AUTH, kind  # not "limited": the requests failing is the news
+            assert cell.reason_code == Reason.AUTH, kind  # not "limited": the requests failing is the news
 
 
 @pytest.mark.parametrize(
     "model, code",
     [
-        ("test_memory", errors.OUT_OF_MEMORY),  # MemoryError in the worker process, by its type
-        ("test_hang:run.timeout_s=2", errors.TIMEOUT),
-        ("test_segfault", errors.WORKER_DIED),
-        ("test_exit", errors.WORKER_DIED),
-        ("test_raises", errors.WORKER_ERROR),
-        ("test_nan", errors.SCORE_ERROR),  # non-finite scores fail their instances
+        ("test_memory", Reason.OUT_OF_MEMORY),  # MemoryError in the worker process, by its type
+        ("test_hang:run.timeout_s=2", Reason.TIMEOUT),
+        ("test_segfault", Reason.WORKER_DIED),
+        ("test_exit", Reason.WORKER_DIED),
+        ("test_raises", Reason.WORKER_ERROR),
+        ("test_nan", Reason.SCORE_ERROR),  # non-finite scores fail their instances
     ],
 )
 def test_a_failing_worker_or_model_is_coded_by_what_happened(vlc_run, sample_root, faulty, model, code):
@@ -114,7 +115,7 @@ def test_missing_images_fail_their_instances_as_image_errors(vlc_run, sample_roo
     (sample_root / "coco" / "val2017" / swap["0"]["filename"]).unlink()
     assert _run(vlc_run, sample_root, "test_pixels").exit_code == 3  # its one cell failed: nothing computed
     cell = _cells(vlc_run)["test_pixels"]
-    assert (cell.status, cell.n_failed, cell.reason_code) == ("failed", 1, errors.IMAGE_ERROR)
+    assert (cell.status, cell.n_failed, cell.reason_code) == ("failed", 1, Reason.IMAGE_ERROR)
 
 
 def test_a_scores_file_without_the_benchmark_is_scores_missing(vlc_run, sample_root, tmp_path):
@@ -124,7 +125,7 @@ def test_a_scores_file_without_the_benchmark_is_scores_missing(vlc_run, sample_r
     assert _run(vlc_run, sample_root, f"precomputed:path={scores}").exit_code == 3  # nothing computed
     (cell,) = vlc_run.store().latest_cells()
     assert cell.status == "failed" and "has no score for sugarcrepe" in cell.error
-    assert cell.reason_code == errors.SCORES_MISSING
+    assert cell.reason_code == Reason.SCORES_MISSING
 
 
 def test_limited_failed_requests_skipped_and_ok(vlc_run, sample_root, faulty):
@@ -133,11 +134,11 @@ def test_limited_failed_requests_skipped_and_ok(vlc_run, sample_root, faulty):
     assert out.exit_code == 3, out.output  # its one cell is skipped: nothing computed
     cells = {(c.model_id, c.benchmark_id): c for c in vlc_run.store().latest_cells()}
     codes = {key: (c.status, c.reason_code) for key, c in cells.items()}
-    assert codes[("random", SC)] == ("partial", errors.LIMITED)
+    assert codes[("random", SC)] == ("partial", Reason.LIMITED)
     # limited too, but its failed requests (the cat captions' 'network') are what a rerun mends
-    assert codes[("test_first", SC)] == ("partial", errors.REQUEST_FAILED)
+    assert codes[("test_first", SC)] == ("partial", Reason.REQUEST_FAILED)
     assert "HTTP 503" in cells[("test_first", SC)].error
-    assert codes[("test_first", "shapes")] == ("skipped", errors.NOT_APPLICABLE)
+    assert codes[("test_first", "shapes")] == ("skipped", Reason.NOT_APPLICABLE)
     assert _run(vlc_run, sample_root, "random").exit_code == 0
     assert _cells(vlc_run)["random"].reason_code is None  # an ok cell needs no reason
 
@@ -158,14 +159,14 @@ def test_an_in_process_model_out_of_memory_and_a_cuda_oom_by_type(sample_root, t
 
     url = f"sqlite:///{tmp_path / 's.sqlite'}"
     results = evaluate(Hungry(Hungry.Params(), Hungry.Run()), [SC], data_root=sample_root, store=url)
-    assert results.status(SC) == "failed" and results.reason_code(SC) == errors.OUT_OF_MEMORY
-    assert open_store(url).latest_cells()[0].reason_code == errors.OUT_OF_MEMORY
+    assert results.status(SC) == "failed" and results.reason_code(SC) == Reason.OUT_OF_MEMORY
+    assert open_store(url).latest_cells()[0].reason_code == Reason.OUT_OF_MEMORY
 
     from vlc_harness.testing import require
 
     require("torch")
     import torch
 
-    assert errors.reason_of(torch.cuda.OutOfMemoryError("CUDA out of memory")) == errors.OUT_OF_MEMORY
+    assert errors.reason_of(torch.cuda.OutOfMemoryError("CUDA out of memory")) == Reason.OUT_OF_MEMORY
     # the text alone decides nothing: a RuntimeError that says "out of memory" is a worker error
-    assert errors.reason_of(RuntimeError("CUDA out of memory; HF_HUB_OFFLINE; HTTP 401")) == errors.WORKER_ERROR
+    assert errors.reason_of(RuntimeError("CUDA out of memory; HF_HUB_OFFLINE; HTTP 401")) == Reason.WORKER_ERROR

@@ -1,0 +1,71 @@
+"""The one table of exit codes: what each means, which wins when several apply, and which the
+nightly's deploy job publishes.
+
+Every command exits with one of :class:`ExitCode`. When several conditions apply, the one earliest
+in :data:`PRECEDENCE` wins (:func:`worst`); a usage error always wins. Codes 6 to 8 are reserved for
+the nightly and PR-check steps still to come (an off-pin run, a step that stopped the night before
+anything was rendered, a run that reached its deadline): they are defined here so that no command
+gives them another meaning first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """An exit status with what it means (:attr:`meaning`)."""
+
+    meaning: str
+
+    def __new__(cls, code: int, meaning: str) -> ExitCode:
+        member = int.__new__(cls, code)
+        member._value_ = code
+        member.meaning = meaning
+        return member
+
+    OK = 0, "ok: at least one cell has a number (others may be unavailable or skipped); every check passed"
+    FAILED = 1, "a cell failed (with --strict, also: a cell is unavailable), or a check the command makes failed"
+    USAGE = 2, "a usage error: bad options, a registry that does not load, a store that cannot be opened"
+    NOTHING_COMPUTED = 3, "nothing could be computed: every cell of the grid is unavailable, failed or skipped"
+    LOST_CELL = 4, "a cell that had a number in the store before this run is now unavailable or failed"
+    RENDER_REFUSED = (
+        5,
+        (
+            "render refused: the new site would lose published cells or change a value without a fingerprint or "
+            "data-version change (--allow-shrink overrides)"
+        ),
+    )
+    OFF_PIN = 6, "reserved: installed score-changing packages differ from constraints.txt, so the run is refused"
+    STEP_FAILED = 7, "reserved: a nightly step (install, fetch) stopped the night; nothing was rendered or published"
+    DEADLINE = (
+        8,
+        "reserved: the run reached its --deadline; what was computed is stored, the rest waits for a rerun",
+    )
+    INTERRUPTED = 130, "interrupted (Ctrl-C)"
+
+
+PRECEDENCE: tuple[ExitCode, ...] = (
+    ExitCode.USAGE,
+    ExitCode.INTERRUPTED,
+    ExitCode.STEP_FAILED,
+    ExitCode.OFF_PIN,
+    ExitCode.RENDER_REFUSED,
+    ExitCode.LOST_CELL,
+    ExitCode.NOTHING_COMPUTED,
+    ExitCode.DEADLINE,
+    ExitCode.FAILED,
+    ExitCode.OK,
+)
+"""Which code wins when several apply: earlier wins. For codes 0 to 5 this is "the highest, but a
+usage error is always 2", as before."""
+
+PUBLISHED = frozenset({ExitCode.OK, ExitCode.FAILED})
+"""The nightly codes after which the deploy job publishes the rendered site."""
+
+
+def worst(codes: Iterable[int]) -> ExitCode:
+    """The code that wins among ``codes`` (:data:`PRECEDENCE`); :attr:`ExitCode.OK` for none."""
+    found = {ExitCode(c) for c in codes}
+    return next((c for c in PRECEDENCE if c in found), ExitCode.OK)

@@ -1,0 +1,209 @@
+"""Why a cell has no number: the one table of reason codes, each with what it means, a few words
+for the people running the harness, and a sentence for readers of the board.
+
+A cell that is ``failed``, ``unavailable``, ``partial`` or ``skipped`` stores a reason code next to
+its human text. The code is decided where the error is raised (an
+:class:`~vlc_harness.errors.Unavailable` or :class:`~vlc_harness.errors.WorkerFailed` carries one)
+or from the exception's type (:func:`vlc_harness.errors.reason_of`), never by reading the text.
+The run's grouped lines show :attr:`Reason.label`; the board shows :func:`public_reason`, which
+names no local path, environment variable or stack trace and reads no message.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from vlc_harness.status import Status
+
+_WEIGHTS = "Not evaluated: the model's weights could not be downloaded when this board was built."
+_INSTANCES = "Some instances could not be scored, so no number is published."
+
+
+class Reason(str, Enum):
+    """A reason code: its value is what the store keeps (``data_missing``); each member also has
+    :attr:`label` (a few words for the run's grouped lines), :attr:`reader` (one sentence for the
+    board, or ``None``: the board words the cell by its status) and :attr:`doc` (what it means)."""
+
+    label: str
+    reader: str | None
+    doc: str
+
+    def __new__(cls, code: str, label: str, reader: str | None, doc: str) -> Reason:
+        member = str.__new__(cls, code)
+        member._value_ = code
+        member.label, member.reader, member.doc = label, reader, doc
+        return member
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    __hash__ = str.__hash__  # equal to its value, so hashed as it: dicts keyed by plain codes find members
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+    # why data or weights cannot be had here (``unavailable``; also a worker's ``failed`` when it loads)
+    DATA_MISSING = (
+        "data_missing",
+        "data not ready",
+        "Not evaluated: the benchmark's data files were not present when this board was built.",
+        "Benchmark data files are missing, malformed or not as pinned (DataUnavailable).",
+    )
+    WEIGHTS_MISSING = (
+        "weights_missing",
+        "weights not available",
+        _WEIGHTS,
+        "Model weights are not present locally and cannot be downloaded now (WeightsUnavailable).",
+    )
+    GATED = (
+        "gated",
+        "weights gated or not on the hub",
+        _WEIGHTS,
+        "The weights' hub repository does not exist or is gated (needs an accepted licence and a token).",
+    )
+    WEIGHTS_MISMATCH = (
+        "weights_mismatch",
+        "weights differ from the pinned ones",
+        None,
+        "The weights at hand are not the ones the entry pins (another sha256).",
+    )
+    VERSION_TOO_OLD = (
+        "version_too_old",
+        "installed package too old",
+        "Not evaluated: the software versions on the build machine cannot run this model.",
+        "An installed package is older than the model needs (or absent from a version gate).",
+    )
+    PACKAGE_MISSING = (
+        "package_missing",
+        "dependency missing",
+        "Not evaluated: a software package it needs was not installed on the machine that built this board.",
+        "A package the model or benchmark needs is not installed, or does not import here.",
+    )
+    AUTH = (
+        "auth",
+        "API credentials missing or refused",
+        "Not evaluated: this API model was not queried for this board.",
+        "An API refused the credentials (HTTP 401/403), or no API key is set.",
+    )
+    # why a worker failed (``failed``)
+    OUT_OF_MEMORY = (
+        "out_of_memory",
+        "out of memory",
+        "The evaluation ran out of memory.",
+        "The model ran out of memory (CUDA or host).",
+    )
+    TIMEOUT = (
+        "timeout",
+        "worker made no progress",
+        "The evaluation stopped making progress and was stopped.",
+        "The worker made no progress for ``run.timeout_s`` and was stopped.",
+    )
+    WORKER_DIED = (
+        "worker_died",
+        "worker died",
+        None,
+        "The worker process died (a signal, an exit) without reporting an error.",
+    )
+    WORKER_ERROR = (
+        "worker_error",
+        "worker error",
+        None,
+        "The model raised an error of no more specific kind while loading or scoring.",
+    )
+    MODEL_ERROR = (
+        "model_error",
+        "model plugin error",
+        None,
+        "The model's plugin failed before any work (``identify()`` raised).",
+    )
+    BENCHMARK_ERROR = (
+        "benchmark_error",
+        "benchmark plugin error",
+        None,
+        "The benchmark's plugin failed to load its instances (a bug, duplicate instance ids).",
+    )
+    # why instances could not be scored (``failed``)
+    INSTANCES_FAILED = (
+        "instances_failed",
+        "instances not scored",
+        _INSTANCES,
+        "Some instances could not be scored, for more than one kind of reason.",
+    )
+    SCORES_MISSING = (
+        "scores_missing",
+        "submitted scores missing",
+        "The submitted scores file has no scores for this benchmark.",
+        "A submitted scores file has no score for the pairs (a precomputed model).",
+    )
+    SCORE_ERROR = (
+        "score_error",
+        "non-finite scores",
+        _INSTANCES,
+        "The model returned a score that is not a finite number.",
+    )
+    IMAGE_ERROR = (
+        "image_error",
+        "images missing or unreadable",
+        _INSTANCES,
+        "An image the instances need is missing or cannot be decoded.",
+    )
+    PAIR_ERROR = (
+        "pair_error",
+        "pairs without a score",
+        _INSTANCES,
+        "The model reported a pair as having no score (PairError).",
+    )
+    NOT_COMPUTED = (
+        "not_computed",
+        "scores never computed",
+        _INSTANCES,
+        "A score or answer was never computed (the worker stopped before it).",
+    )
+    # why a cell is partial or skipped
+    LIMITED = (
+        "limited",
+        "limited run",
+        None,
+        "``--limit`` was given: only part of the benchmark was scored.",
+    )
+    REQUEST_FAILED = (
+        "request_failed",
+        "API requests failed",
+        None,
+        "API requests failed (network, rate limit, malformed replies); a rerun asks them again.",
+    )
+    BUDGET_SPENT = (
+        "budget_spent",
+        "cost budget spent",
+        None,
+        "The ``--max-cost`` budget stopped the requests.",
+    )
+    NOT_APPLICABLE = (
+        "not_applicable",
+        "protocol does not apply",
+        Status.SKIPPED.reader,
+        "The model's protocol does not apply to the benchmark (``skipped``).",
+    )
+    OTHER = (
+        "other",
+        "other",
+        None,
+        "No more specific code: a third party's Unavailable, or an old cell whose text named no known cause "
+        "(see vlc_harness.store.migrations).",
+    )
+
+
+def public_reason(status: str, code: str | None) -> str:
+    """Why a cell shows no number, as one sentence for readers: the words of its reason code, else
+    of its status. It reads no message: the full reason stays in the store, ``show`` and the JSON."""
+    reason = Reason._value2member_map_.get(code or "")
+    if isinstance(reason, Reason) and reason.reader:
+        return reason.reader
+    known = Status._value2member_map_.get(status)
+    return known.reader if isinstance(known, Status) else "No published result for this cell."
+
+
+def label_of(code: str | None, status: str) -> str:
+    """The few words a run prints for a reason code (else the cell's status)."""
+    reason = Reason._value2member_map_.get(code or "")
+    return reason.label if isinstance(reason, Reason) else str(status)
