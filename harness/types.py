@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+InstanceKeys = dict[str, "list[str] | str"]
+"""Per instance id: its image keys, or why they cannot be had (a missing image)."""
+
 
 def canonical_json(value: Any) -> str:
     """The one JSON spelling used for every hash in the harness (sorted keys, no spaces)."""

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from vlc_harness.results import declared_metrics
+from vlc_harness.results import declared_metrics, tie_rule_words
 from vlc_harness.verify import board_paper_match
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.columns import BenchmarkColumn
@@ -21,13 +21,6 @@ from vlc_leaderboard.fmt import metric_title
 from vlc_leaderboard.intervals import no_interval_reason
 from vlc_leaderboard.public import redact_paths
 from vlc_leaderboard.rows import CellView, Row, Value
-
-TIE_RULES = {
-    "wrong": "a tie is wrong (strict >)",
-    "right": "a tie counts as correct (reference code)",
-    "half": "a tie counts half",
-    "random": "ties broken at random (expected value)",
-}
 
 
 @dataclass(frozen=True)
@@ -181,7 +174,7 @@ def _metric_rows(cv: CellView) -> list[tuple[str, ...]]:
                 interval,
                 str(m.get("n", "")),
                 str(m.get("ties", "")),
-                TIE_RULES.get(m.get("tie_rule", ""), m.get("tie_rule", "")),
+                tie_rule_words(str(m.get("tie_rule", ""))),
                 str(m.get("averaging", "")),
                 "headline" if m.get("headline") else "",
             )
@@ -229,6 +222,5 @@ def model_context(board: Board, row: Row) -> dict[str, Any]:
         "summary": _summary(board, row),
         "ranked_models": len(by_mean),
         "cell_provenance": provenance,
-        "tie_rules": TIE_RULES,
         "comparable": row in compared_rows(board),
     }

@@ -14,6 +14,6 @@ The benchmark page is :mod:`vlc_leaderboard.benchmark_page`, the model page
 from __future__ import annotations
 
 from vlc_leaderboard.benchmark_page import benchmark_context, identical_text_counts
-from vlc_leaderboard.model_page import TIE_RULES, model_context, model_facts, params_text
+from vlc_leaderboard.model_page import model_context, model_facts, params_text
 
-__all__ = ["TIE_RULES", "benchmark_context", "identical_text_counts", "model_context", "model_facts", "params_text"]
+__all__ = ["benchmark_context", "identical_text_counts", "model_context", "model_facts", "params_text"]

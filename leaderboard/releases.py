@@ -3,7 +3,7 @@
 Each release folder holds ``release.json``: its name, date, harness version and commit, registry digest
 and a summary of the board (models, benchmarks, and every published headline value with its rank, model
 fingerprint, benchmark fingerprint and data version), next to the release's ``manifest.json``
-(:mod:`vlc_leaderboard.manifest`).
+(:mod:`vlc_leaderboard.site_manifest`).
 The index lists the releases, newest first, each with what changed since the one before, and
 what changed on the live board since the latest release. A release frozen before manifests
 existed is listed with its folder's date and no changes.
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from vlc_leaderboard.board import Board
-from vlc_leaderboard.manifest import benchmark_fingerprint
+from vlc_leaderboard.site_manifest import benchmark_fingerprint
 
 MANIFEST = "release.json"
 CHANGED = 0.0005

@@ -1,7 +1,7 @@
 """``vlc-harness render``: build the static site from the store's cells and the registry.
 
 The site is built in a staging folder beside ``--out`` and swapped in only when its manifest keeps
-every value the published one holds (:mod:`vlc_leaderboard.manifest`, :mod:`vlc_leaderboard.staging`):
+every value the published one holds (:mod:`vlc_leaderboard.site_manifest`, :mod:`vlc_leaderboard.staging`):
 otherwise render exits 5 (``ExitCode.RENDER_REFUSED``) with the published site untouched, unless ``--allow-shrink``.
 """
 
@@ -70,8 +70,8 @@ def render(
     from vlc_leaderboard.board import build_board
     from vlc_leaderboard.downloads import write_downloads
     from vlc_leaderboard.instances import instance_results
-    from vlc_leaderboard.manifest import site_manifest
     from vlc_leaderboard.site import render_site
+    from vlc_leaderboard.site_manifest import site_manifest
     from vlc_leaderboard.site_size import site_size
     from vlc_leaderboard.staging import check_replaceable, staging_folder, swap_in
 
@@ -136,7 +136,7 @@ def render(
 
 def _check_manifest(site: Path, new: dict[str, Any], allow_shrink: bool) -> None:
     """Compare the new site's manifest with the published one; exit 5 on a refusal unless ``allow_shrink``."""
-    from vlc_leaderboard.manifest import changes, read_manifest, refusals
+    from vlc_leaderboard.site_manifest import changes, read_manifest, refusals
 
     try:
         published = read_manifest(site)

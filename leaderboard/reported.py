@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from vlc_harness.verify import board_paper_match
 from vlc_leaderboard.columns import BenchmarkColumn
-from vlc_leaderboard.rows import CellView, Reported, Row
+from vlc_leaderboard.rows import CellView, PaperValue, Row
 
 
-def reported_values(row: Row, col: BenchmarkColumn, cv: CellView) -> dict[str, Reported]:
+def reported_values(row: Row, col: BenchmarkColumn, cv: CellView) -> dict[str, PaperValue]:
     """The paper's values for this model's index metrics, next to ours, by metric (none where the
     paper loaded the model otherwise: ``meta.paper_params``)."""
-    out: dict[str, Reported] = {}
+    out: dict[str, PaperValue] = {}
     match = board_paper_match(row.meta)
     if not match or not cv.published or cv.cell is None:
         return out
@@ -37,7 +37,7 @@ def reported_values(row: Row, col: BenchmarkColumn, cv: CellView) -> dict[str, R
         ci = ours.ci95 if ours is not None else None
         outside = compared and ci is not None and not (ci[0] <= ref.value <= ci[1])
         diff = None if ours is None else ours.value - ref.value
-        out[mc.metric] = Reported(
+        out[mc.metric] = PaperValue(
             ref.value, ref.source, ref.table, ref.citation, ref.data_version, compared, outside, diff
         )
     return out

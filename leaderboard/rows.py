@@ -31,7 +31,7 @@ mean headline rank over the benchmarks it has; one ranked on fewer is listed bel
 
 
 @dataclass(frozen=True)
-class Reported:
+class PaperValue:
     """A paper's number for one of our values (the model's ``meta.paper_match`` rows)."""
 
     value: float
@@ -136,7 +136,7 @@ class CellView:
     overlap: OverlapMark | None = None
     """Whether the model's training image pools (``meta.trained_on``) overlap the benchmark's
     (``image_pools``); ``None`` when either side declares none (see :mod:`vlc_harness.overlap`)."""
-    reported: dict[str, Reported] = field(default_factory=dict)
+    reported: dict[str, PaperValue] = field(default_factory=dict)
     """Paper-reported values of this model, by metric (category ``all``)."""
     drill: dict[str, Value] = field(default_factory=dict)
     """The drilldown metric's values, by category."""

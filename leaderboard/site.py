@@ -8,7 +8,7 @@ browser (:mod:`vlc_leaderboard.instance_files`). Page data travels as scripts lo
 ``<script src>``, since ``fetch()`` fails under ``file://``. Every page carries a strict
 Content-Security-Policy: no inline script, style or handler runs. A release (``--release NAME``) is a
 frozen copy under ``site/releases/NAME/`` with its ``release.json`` (:mod:`vlc_leaderboard.releases`).
-Every tree carries ``manifest.json`` (:mod:`vlc_leaderboard.manifest`).
+Every tree carries ``manifest.json`` (:mod:`vlc_leaderboard.site_manifest`).
 
 Deterministic: the same store and registry give the same bytes. Pages show "last updated", the newest
 published cell's completion time (from the store), never the wall clock; the one exception is the live
@@ -47,9 +47,9 @@ from vlc_leaderboard.fmt import (
 )
 from vlc_leaderboard.index_page import index_context
 from vlc_leaderboard.instances import BenchmarkInstances
-from vlc_leaderboard.manifest import write_manifest
 from vlc_leaderboard.pages import benchmark_context, model_context
 from vlc_leaderboard.site_files import write_pages
+from vlc_leaderboard.site_manifest import write_manifest
 from vlc_leaderboard.templating import CSP, environment
 
 

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from vlc_harness.results import tie_rule_words
 from vlc_harness.wording import plural
 from vlc_leaderboard.fmt import (
     LOWER_IS_BETTER,
@@ -55,6 +56,7 @@ def environment(extra_templates: list[Path] | None = None) -> Any:
     env.filters["metric_value"] = metric_value
     env.filters["metric_diff"] = metric_diff
     env.filters["number"] = number
+    env.filters["tie_rule"] = tie_rule_words
     env.globals.update(
         gap_bar=gap_bar,
         scatter=scatter,

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from vlc_harness.errors import Unavailable
-from vlc_harness.manifest import limit_per_category, manifest_hash
+from vlc_harness.instance_manifest import limit_per_category, manifest_hash
 from vlc_harness.metrics.cell import NO_METRICS, cell_metrics, metrics_version
 from vlc_harness.metrics.outcomes import ChoiceOutcomes, Outcomes
 from vlc_harness.status import Status

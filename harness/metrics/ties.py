@@ -23,6 +23,20 @@ import numpy as np
 
 TIE_RULES = ("wrong", "right", "first-index")
 """Tie rules of comparison-based families."""
+TIE_RULE_WORDS = {
+    "wrong": "a tie is wrong (strict >)",
+    "right": "a tie counts as correct (reference code)",
+    "first-index": "a tie goes to the candidate listed first (reference code's argmax)",
+    "half": "a tie counts half",
+    "random": "ties broken at random (expected value)",
+}
+"""The tie rule a metric spec states, in words for readers (a rule not listed is shown as stated)."""
+
+
+def tie_rule_words(rule: str) -> str:
+    """A spec's tie rule in words (:data:`TIE_RULE_WORDS`), else as the spec states it."""
+    return TIE_RULE_WORDS.get(rule, rule)
+
 
 Beats = Callable[[int, int], np.ndarray]
 """``beats(a, b)``: per instance, whether entry ``a`` beats entry ``b`` (entries are columns)."""

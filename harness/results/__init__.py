@@ -19,6 +19,7 @@ The board, ``show`` and scripts read results here, never by running the metric e
 
 from __future__ import annotations
 
+from vlc_harness.metrics.ties import tie_rule_words
 from vlc_harness.reasons import Reason, public_reason
 from vlc_harness.results.cells import (
     StoredValue,
@@ -80,6 +81,7 @@ __all__ = [
     "pairable",
     "pairing_key",
     "public_reason",
+    "tie_rule_words",
     "ranks",
     "ranks_from",
     "replicates",

@@ -20,7 +20,7 @@ from vlc_harness.models import Model
 from vlc_harness.plugins import Plugins
 from vlc_harness.provenance import run_provenance
 from vlc_harness.registry import BenchmarkEntry, ModelEntry, Registry
-from vlc_harness.run.budget import CostBudget
+from vlc_harness.run.budget import RunBudget
 from vlc_harness.run.executor import Executor
 from vlc_harness.run.finish import finish, usage_record
 from vlc_harness.run.plan import ModelRun, plan_model, plan_unavailable
@@ -107,7 +107,7 @@ def execute(
     try:
         ex = Executor(config)
         provenance["worker_slots"], provenance["executor"] = ex.slots, config.executor
-        budget = CostBudget(config.max_cost)
+        budget = RunBudget(config.max_cost)
         schedule = Schedule(store, ex, budget, config.progress)
         prepared: dict[str, PreparedBenchmark] = {}
         for b in benchmarks:

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from vlc_harness.models import Usage
 
 
-class CostBudget:
+class RunBudget:
     """USD a run may spend on paid requests (``None``: no limit).
 
     With a limit, paid models run one at a time, so two never spend the same remainder: each is

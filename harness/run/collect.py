@@ -22,10 +22,7 @@ from vlc_harness.metrics.text_only import instance_text_pairs, text_pair_readers
 from vlc_harness.reasons import Reason
 from vlc_harness.store.scores import text_pair_key
 from vlc_harness.store.store import Outcome
-from vlc_harness.types import Instance
-
-InstanceKeys = dict[str, "list[str] | str"]
-"""Per instance id: its image keys, or why they cannot be had (a missing image)."""
+from vlc_harness.types import Instance, InstanceKeys
 
 
 @dataclass

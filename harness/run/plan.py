@@ -23,10 +23,7 @@ from vlc_harness.run.prepare import PreparedBenchmark
 from vlc_harness.run.protocols import Protocol, Sink, protocol_for
 from vlc_harness.status import Status
 from vlc_harness.store import CellRecord, Store
-from vlc_harness.types import Instance
-
-InstanceKeys = dict[str, "list[str] | str"]
-"""Per instance id: its image keys, or why they cannot be had (a missing image)."""
+from vlc_harness.types import Instance, InstanceKeys
 
 
 @dataclass

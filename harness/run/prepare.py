@@ -16,7 +16,7 @@ from vlc_harness.benchmarks import Benchmark
 from vlc_harness.catalog import Registrar
 from vlc_harness.errors import Unavailable
 from vlc_harness.hashing import sha256_files
-from vlc_harness.manifest import limit_per_category, manifest_hash
+from vlc_harness.instance_manifest import limit_per_category, manifest_hash
 from vlc_harness.reasons import Reason
 from vlc_harness.registry import BenchmarkEntry
 from vlc_harness.types import BLIND_IMAGE_KEY, Instance

@@ -284,7 +284,7 @@ def question_task(inst: Instance, q: Question, keys: list[str]) -> QuestionTask:
     return QuestionTask(q.key(inst, keys), q.kind, images, q.candidates(inst), q.asked(inst))
 
 
-PROTOCOLS: dict[type[Model], type[Protocol]] = {
+PROTOCOL_CLASSES: dict[type[Model], type[Protocol]] = {
     EmbeddingModel: Embed,
     PairScoringModel: ScorePairs,
     TextOnlyModel: ImageBlind,
@@ -294,9 +294,9 @@ PROTOCOLS: dict[type[Model], type[Protocol]] = {
 
 def protocol_for(cls: type[Model]) -> Protocol:
     """The protocol object of a model class (by the protocol base class it derives from)."""
-    for base, protocol in PROTOCOLS.items():
+    for base, protocol in PROTOCOL_CLASSES.items():
         if issubclass(cls, base):
             return protocol(cls)
     raise TypeError(
-        f"{cls.__qualname__} derives from no protocol base class ({', '.join(p.__name__ for p in PROTOCOLS)})"
+        f"{cls.__qualname__} derives from no protocol base class ({', '.join(p.__name__ for p in PROTOCOL_CLASSES)})"
     )

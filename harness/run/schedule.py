@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from vlc_harness.errors import HarnessError, WorkerFailed
 from vlc_harness.fingerprint import identity_record
-from vlc_harness.run.budget import CostBudget
+from vlc_harness.run.budget import RunBudget
 from vlc_harness.run.executor import Executor, InProcessWorker, Worker
 from vlc_harness.run.jobs import Job
 from vlc_harness.run.plan import ModelRun
@@ -35,7 +35,7 @@ class Cancelled(HarnessError):
 class Schedule:
     """Runs the jobs of planned models over the executor's slots (see the module docstring)."""
 
-    def __init__(self, store: Store, executor: Executor, budget: CostBudget, progress: bool = True) -> None:
+    def __init__(self, store: Store, executor: Executor, budget: RunBudget, progress: bool = True) -> None:
         self.store, self.executor, self.budget, self.progress = store, executor, budget, progress
         self._free: queue.Queue[Slot] = queue.Queue()
         for slot in enumerate(executor.slots):

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from vlc_harness.errors import UserError
-from vlc_leaderboard.manifest import FILE, refusals
+from vlc_leaderboard.site_manifest import FILE, refusals
 
 REFUSED = 5
 """render's exit status for a refused site (``vlc-harness`` turns a ``UserError`` into 2; the in-process
