@@ -22,7 +22,7 @@ Protocols (one per registry entry):
 API models (``paid_requests``) also report their :class:`Usage` (requests, tokens, cost) through
 :meth:`Model.take_usage` and respect the run's cost allowance given to :meth:`Model.begin_job`.
 A pair-scoring model that may decline to score a pair (``can_abstain``) returns an
-:class:`Abstention` in place of that pair's score.
+:class:`Abstention` in place of that pair's score. A type replaying submitted scores adds :class:`ReplaysScores`.
 """
 
 from __future__ import annotations

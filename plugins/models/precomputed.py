@@ -9,8 +9,10 @@ so only the instances that need it fail. The file's sha256 is the model's weight
 
 The file is a local ``path``, or (scores a lab submits without sharing weights) a ``url`` with
 its ``sha256``: downloaded into the cache folder on first use and verified, never committed. Such
-an entry carries ``meta.submitted: true``; :func:`check_submitted` and :func:`missing_scores`
-are what CI checks of it (docs/pr_check.md).
+an entry carries ``meta.submitted: true``; :class:`Precomputed` implements
+:class:`~vlc_harness.submitted.ReplaysScores`, through which CI checks it with
+:func:`vlc_harness.submitted.check_submitted` and :func:`~vlc_harness.submitted.missing_scores`
+(docs/pr_check.md).
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,12 +33,10 @@ from vlc_harness.kit.weights import file_identity, hub_offline
 from vlc_harness.models import Identity, PairError, PairGroup, PairScoringModel
 from vlc_harness.params import ParamError
 from vlc_harness.reasons import Reason
+from vlc_harness.submitted import ScoreKey
 
-Key = tuple[str, str, str, int, int]
 FIELDS = ("benchmark", "version", "instance", "image", "text", "score")
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
-SUBMITTED_META = ("display_name", "source", "license")
-"""``meta`` keys a submitted entry must give, besides ``homepage`` or ``paper``."""
 
 
 @dataclass(frozen=True)
@@ -92,9 +91,9 @@ def download(url: str, sha256: str) -> Path:
     return target
 
 
-def read_scores(path: Path) -> dict[Key, float]:
+def read_scores(path: Path) -> dict[ScoreKey, float]:
     """Every score of a file by (benchmark, version, instance, i, j); malformed lines and duplicates raise."""
-    scores: dict[Key, float] = {}
+    scores: dict[ScoreKey, float] = {}
     with open(path, encoding="utf-8") as f:
         for line_no, line in enumerate(f, 1):
             if not line.strip():
@@ -123,7 +122,7 @@ def read_scores(path: Path) -> dict[Key, float]:
     return scores
 
 
-class Precomputed(PairScoringModel):
+class Precomputed(PairScoringModel, ReplaysScores):
     """Replays scores from a JSONL file (another harness, a paper's released scores, a lab's submission)."""
 
     type_name = "precomputed"
@@ -184,46 +183,25 @@ class Precomputed(PairScoringModel):
             out.append(row)
         return out
 
-    def _missing_message(self, origin: Key) -> str:
+    @classmethod
+    def submission_problems(cls, params: PrecomputedParams) -> list[str]:
+        """A submission names its file by ``url`` and ``sha256``: a committed ``path`` is refused."""
+        if params.url is None or params.sha256 is None:
+            return ["name the scores file by params.url and params.sha256 (submitted files are not committed)"]
+        return []
+
+    @classmethod
+    def submitted_scores(cls, params: PrecomputedParams) -> dict[ScoreKey, float]:
+        """The file downloaded into the cache (unless there) and checked against its sha256, then read."""
+        return read_scores(Path(params.path) if params.url is None else download(params.url, params.sha256))
+
+    def _missing_message(self, origin: ScoreKey) -> str:
         benchmark, version, instance, i, j = origin
         message = f"{self.source} has no score for {benchmark} ({version}) instance {instance} image {i} text {j}"
         versions = sorted(v for (b, v) in self._instances if b == benchmark and v != version)
         if versions:
             message += f"; the file has {benchmark} versions {', '.join(versions)}"
         return message
-
-
-def check_submitted(entry: Any, cls: type) -> list[str]:
-    """What is wrong with a ``meta.submitted: true`` registry entry (empty: nothing).
-
-    It must replay scores (a :class:`Precomputed` type), name its file by ``url`` and ``sha256``
-    (submitted files are never committed), and say who made the scores and under what terms.
-    """
-    problems = []
-    if not (isinstance(cls, type) and issubclass(cls, Precomputed)):
-        problems.append(f"type {entry.type} does not replay submitted scores (use type: precomputed)")
-    else:
-        if entry.params.url is None or entry.params.sha256 is None:
-            problems.append("name the scores file by params.url and params.sha256 (submitted files are not committed)")
-    meta = entry.meta or {}
-    for key in SUBMITTED_META:
-        if not meta.get(key):
-            problems.append(f"meta.{key} is required for submitted scores")
-    if not (meta.get("homepage") or meta.get("paper")):
-        problems.append("meta.homepage or meta.paper is required for submitted scores")
-    return problems
-
-
-def missing_scores(
-    scores: dict[Key, float], benchmark_id: str, data_version: str, instances: Iterable[Any]
-) -> list[Key]:
-    """The (benchmark, version, instance, i, j) keys the benchmark's instances need that ``scores`` lacks."""
-    return [
-        key
-        for inst in instances
-        for i, j in inst.needed_pairs()
-        if (key := (benchmark_id, data_version, inst.id, i, j)) not in scores
-    ]
 
 
 @hookimpl

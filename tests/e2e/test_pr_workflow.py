@@ -1,4 +1,4 @@
-"""The pull-request check: .github/workflows/pr.yml and scripts/pr_check.py on a repository with a PR."""
+"""The pull-request check: .github/workflows/pr.yml and ``vlc-harness ci pr-check`` on a repository with a PR."""
 
 from __future__ import annotations
 
@@ -21,14 +21,13 @@ from vlc_harness.run.prepare import prepare
 
 REPO = Path(__file__).resolve().parents[2]
 WORKFLOW = REPO / ".github" / "workflows" / "pr.yml"
-SCRIPT = REPO / "scripts" / "pr_check.py"
 META = '{display_name: "Lab X", source: "Lab X", license: CC-BY-4.0, paper: "https://example.org/p", submitted: true}'
 
 
 def pr_check(repo: Path, *args: str, env: dict | None = None) -> tuple[subprocess.CompletedProcess, str]:
     summary = repo.parent / "summary.md"
     summary.unlink(missing_ok=True)
-    cmd = [sys.executable, str(SCRIPT), "--repo", str(repo), "--summary", str(summary), *args]
+    cmd = [sys.executable, "-m", "vlc_harness", "ci", "pr-check", "--repo", str(repo), "--summary", str(summary), *args]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
     return out, summary.read_text() if summary.exists() else ""
 
@@ -48,7 +47,7 @@ def test_the_workflow_runs_on_pull_requests_only_with_no_secrets():
     install = steps[2]["run"]
     assert install.index("vlc-harness plugins install --registry registry.yaml") > install.index("pip install")
     assert "permissions" not in job and "id-token" not in text and ": write" not in text  # nothing to deploy with
-    checks = [s["run"].split("pr_check.py", 1)[1].split()[-1] for s in steps[3:]]
+    checks = [s["run"].split("vlc-harness ci pr-check", 1)[1].split()[-1] for s in steps[3:]]
     assert checks == ["lint", "registry", "conformance", "plan", "smoke", "submitted"]
     assert all("!cancelled()" in s["if"] for s in steps[3:])  # every section reaches the summary
 
@@ -95,6 +94,7 @@ def test_a_pull_request_is_checked_step_by_step(tmp_path, sample_root, monkeypat
     git(repo, "init", "-q")
     for folder in ("harness", "plugins", "leaderboard"):
         shutil.copytree(REPO / folder, repo / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copy(REPO / "pyproject.toml", repo)  # where each package lies (package-dir), as in a checkout
     source = repo / "plugins" / "models" / "random_baseline.py"
     original = source.read_text()
     source.write_text(

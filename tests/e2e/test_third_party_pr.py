@@ -6,8 +6,8 @@ own offline route). Its pull request, in a temporary git repository, adds a regi
 ``plugins:`` pin with the wheel's sha256. CI is played in a fresh side virtualenv (as in
 tests/e2e/test_packaging.py: ``--without-pip``, this environment's packages through a path entry,
 the harness checkout through its editable finder): ``vlc-harness plugins install`` then each step
-of ``scripts/pr_check.py`` as ``.github/workflows/pr.yml`` runs them. The nightly is played in a
-second fresh virtualenv, on the merged registry: ``scripts/nightly.py`` with its own install step
+of ``vlc-harness ci pr-check`` as ``.github/workflows/pr.yml`` runs them. The nightly is played in a
+second fresh virtualenv, on the merged registry: ``vlc-harness ci nightly`` with its own install step
 (the harness checkout, editable, then ``vlc-harness plugins install``), offline through pip's
 environment (``PIP_NO_INDEX``, ``PIP_FIND_LINKS``, and ``PIP_NO_BUILD_ISOLATION=0``: the checkout is
 built with the installed setuptools; its dependencies are installed already), which publishes the
@@ -143,7 +143,7 @@ def test_a_labs_package_lands_by_pull_request_and_reaches_the_board(tmp_path):
     assert "vlc-my-clip" in out
     data = tmp_path / "data"
     summary = tmp_path / "summary.md"
-    check = [str(python), str(REPO / "scripts" / "pr_check.py"), "--repo", str(repo), "--summary", str(summary)]
+    check = [str(python), "-m", "vlc_harness", "ci", "pr-check", "--repo", str(repo), "--summary", str(summary)]
     check += ["--data-root", str(data)]
     env["PR_CHECK_PLAN_FILE"] = str(tmp_path / "plan.json")
     _run([*check, "registry"], repo, env, "pr_check registry")
@@ -171,7 +171,7 @@ def test_a_labs_package_lands_by_pull_request_and_reaches_the_board(tmp_path):
     env["PIP_NO_BUILD_ISOLATION"] = "0"  # pip's spelling of --no-build-isolation (its options' env quirk)
     assert _installed(python, env, "vlc-my-clip") is None and _installed(python, env, "vlc-harness") is None
     site, night = tmp_path / "site", tmp_path / "night.json"
-    nightly = [str(python), str(REPO / "scripts" / "nightly.py"), "--registry", registry]
+    nightly = [str(python), "-m", "vlc_harness", "ci", "nightly", "--registry", registry]
     nightly += ["--site", str(site), "--data-root", str(data), "--store", f"sqlite:///{tmp_path / 'store.sqlite'}"]
     _run([*nightly, "--summary", str(night), "--markdown", str(tmp_path / "night.md")], repo, env, "nightly")
     payload = json.loads(night.read_text())

@@ -1,22 +1,24 @@
 """A benchmark type provided by a package listed under ``plugins:`` but not installed: the entry
 loads, and every cell of it is ``unavailable`` (``package_missing``, with the install line) in
-``run``, ``plan``, ``pr_check.py``'s smoke step and ``data fetch``; the board leaves it out of the
+``run``, ``plan``, ``ci pr-check``'s smoke step and ``data fetch``; the board leaves it out of the
 index table saying why. A type that no listed package provides stays a registry error."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
+from vlc_harness.ci.nightly import command
+from vlc_harness.ci.nightly.fetch import fetch, pinned_problems
+from vlc_harness.ci.nightly.steps import Step
+from vlc_harness.ci.pr_check.context import Context
+from vlc_harness.ci.pr_check.smoke import step_smoke
 from vlc_harness.errors import RegistryError
 from vlc_harness.reasons import Reason
 from vlc_harness.registry import load_registry
 
-REPO = Path(__file__).resolve().parents[2]
 SHA = "sha256:" + "cd" * 32
 INSTALL = "install vlc-lab-bench==0.1.0 (`vlc-harness plugins install`)"
 REASON = f"benchmark type 'lab_bench' comes from package vlc-lab-bench: {INSTALL}"
@@ -32,14 +34,6 @@ REGISTRY = (
     + "benchmarks:\n  - {id: sc, type: sugarcrepe, params: {version: custom}}\n"
     + "  - {id: lab, type: lab_bench, params: {split: test}, references: none, meta: {display_name: Lab bench}}\n"
 )
-
-
-def _script(name: str):
-    spec = importlib.util.spec_from_file_location(f"{name}_script_h27", REPO / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve their annotations through sys.modules
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture
@@ -112,23 +106,21 @@ def test_data_fetch_skips_it_saying_why_and_list_names_it(registry_file, vlc_cli
 
 
 def test_the_nightly_reports_it_and_checks_no_data_files_for_it(registry_file, vlc_plugins, sample_root):
-    nightly = _script("nightly")
     registry = load_registry([registry_file], vlc_plugins)
-    assert "lab" not in nightly.pinned_problems(registry, sample_root)
-    step = nightly.fetch(registry, ["--registry", str(registry_file), "--data-root", str(sample_root)], sample_root)
+    assert "lab" not in pinned_problems(registry, sample_root)
+    step = fetch(registry, ["--registry", str(registry_file), "--data-root", str(sample_root)], sample_root)
     assert f"not fetched (its plugin package is not installed, reported): lab: skipped: {REASON}" in step.lines
 
 
 def test_the_smoke_step_fails_for_an_added_benchmark_whose_package_is_missing(registry_file, monkeypatch, tmp_path):
-    pr_check = _script("pr_check")
     cells = [
         {"model": "rand", "benchmark": "lab", "change": "added", "why": ["new benchmark"]},
         {"model": "rand", "benchmark": "sc", "change": "changed", "why": ["instances"]},
     ]
     plan = {"models": [{"id": "rand", "fingerprint": "f" * 16}], "diff": {"cells": cells, "removed": []}}
-    ctx = pr_check.Context(tmp_path, "base", registry_file, tmp_path / "data", tmp_path)
+    ctx = Context(tmp_path, "base", registry_file, tmp_path / "data", tmp_path)
     monkeypatch.setattr(ctx, "plan", lambda: plan)
-    section = pr_check.step_smoke(ctx)
+    section = step_smoke(ctx)
     assert section.verdict == "failed"
     assert f"| benchmark `lab` | - | not run | {REASON} |" in section.markdown()
 
@@ -150,19 +142,20 @@ def test_the_board_leaves_it_out_of_the_table_and_says_why(registry_file, vlc_ru
     assert "status-unavailable" in page  # where each model stands on it
 
 
-def test_the_nightly_reads_the_registry_again_after_its_install(registry_file, monkeypatch, tmp_path, capsys):
-    nightly = _script("nightly")
-    assert nightly.main(["--registry", str(registry_file), "--print-install"]) == 0
-    printed = capsys.readouterr().out.splitlines()
+def test_the_nightly_reads_the_registry_again_after_its_install(registry_file, monkeypatch, tmp_path, vlc_cli):
+    out = vlc_cli("ci", "nightly", "--registry", str(registry_file), "--print-install")
+    assert out.exit_code == 0
+    printed = out.stdout.splitlines()
     assert printed[-1].endswith(f"-m vlc_harness plugins install --registry {registry_file}")
 
     def installed(registry, enabled, path):  # the pin "installed", yet no plugin registers lab_bench
         monkeypatch.setattr("vlc_harness.plugin_packages.is_installed", lambda package: True)
-        return nightly.Step("install")
+        return Step("install")
 
-    monkeypatch.setattr(nightly, "install", installed)
+    monkeypatch.setattr(command, "install", installed)
     summary, markdown = tmp_path / "night.json", tmp_path / "night.md"
-    code = nightly.main(["--registry", str(registry_file), "--summary", str(summary), "--markdown", str(markdown)])
+    argv = ["--registry", str(registry_file), "--summary", str(summary), "--markdown", str(markdown)]
+    code = vlc_cli("ci", "nightly", *argv).exit_code
     steps = json.loads(summary.read_text())["steps"]
     assert code == 1 and list(steps) == ["install"]
     last = steps["install"]["lines"][-1]

@@ -17,13 +17,8 @@ from vlc_harness.params import build
 from vlc_harness.plugins import get_plugins
 from vlc_harness.registry import parse_inline_benchmark, parse_registry_text
 from vlc_harness.run.prepare import prepare
-from vlc_harness_builtins.models.precomputed import (
-    Precomputed,
-    cached_file,
-    check_submitted,
-    missing_scores,
-    read_scores,
-)
+from vlc_harness.submitted import ReplaysScores, check_submitted, missing_scores
+from vlc_harness_builtins.models.precomputed import Precomputed, cached_file, read_scores
 
 SC = "sugarcrepe:version=custom"
 GOOD_META = {
@@ -163,3 +158,21 @@ def test_check_submitted_wants_a_url_sha256_and_who_made_the_scores():
     assert "meta.homepage or meta.paper is required for submitted scores" in local
     computed = check_submitted(models["computed"], plugins.models.get("random").cls)
     assert computed[0] == "type random does not replay submitted scores (use type: precomputed)"
+
+
+def test_precomputed_answers_the_core_s_replay_interface(sample_root, served):
+    folder, base = served
+    path, sha, lines = _scores_file(folder, sample_root)
+    cls = get_plugins().models.get("precomputed").cls  # as the PR check finds it
+    assert issubclass(cls, ReplaysScores)
+    by_url = build(cls.Params, {"url": f"{base}/{path.name}", "sha256": sha})
+    by_path = build(cls.Params, {"path": str(path)})
+    assert cls.submission_problems(by_url) == []
+    assert cls.submission_problems(by_path) == [
+        "name the scores file by params.url and params.sha256 (submitted files are not committed)"
+    ]
+    scores = cls.submitted_scores(by_url)
+    assert len(scores) == len(lines) and scores == read_scores(path)
+    assert cached_file(sha).read_bytes() == path.read_bytes()
+    with pytest.raises(ValueError, match="not the 0a0a"):
+        cls.submitted_scores(build(cls.Params, {"url": f"{base}/{path.name}", "sha256": "0a" * 32}))

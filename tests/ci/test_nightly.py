@@ -1,9 +1,8 @@
-"""scripts/nightly.py, the steps of .github/workflows/nightly.yml: two nights on a temporary registry
-(the second with its data removed), the install commands, and the fetch step's verdicts."""
+"""``vlc-harness ci nightly``, the steps of .github/workflows/nightly.yml: two nights on a temporary
+registry (the second with its data removed), the install commands, and the fetch step's verdicts."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import sys
@@ -12,6 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from vlc_harness.ci.nightly import command, install
+from vlc_harness.ci.nightly.fetch import fetch
+from vlc_harness.ci.nightly.steps import Step
 from vlc_harness.datafetch import FetchError
 from vlc_harness.plugins import get_plugins
 from vlc_harness.registry import load_registry
@@ -25,17 +27,6 @@ else:  # Python 3.10: the same parser, from PyPI (a dev dependency there)
 REPO = Path(__file__).resolve().parents[2]
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("nightly_script", REPO / "scripts" / "nightly.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-nightly = load_script()
-
-
 def offline(url, dest, sha256, progress=True):
     raise FetchError(f"cannot download {url}: offline (test)")
 
@@ -45,19 +36,19 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 
 @pytest.fixture
-def night(tmp_path, monkeypatch):
-    """``night(name)``: the script with --no-install on a store, data root and site of this test."""
+def night(tmp_path, monkeypatch, vlc_cli):
+    """``night(name)``: the command with --no-install on a store, data root and site of this test."""
     monkeypatch.setattr("vlc_harness.datafetch.download", offline)  # a night without the network
 
     def run(name: str, registry: Path, data_root: Path) -> tuple[int, dict, str]:
         summary, markdown = tmp_path / f"{name}.json", tmp_path / f"{name}.md"
-        code = nightly.main(
-            [
-                *("--registry", str(registry), "--store", f"sqlite:///{tmp_path / 'store.sqlite'}"),
-                *("--data-root", str(data_root), "--site", str(tmp_path / "site")),
-                *("--summary", str(summary), "--markdown", str(markdown), "--no-install"),
-            ]
-        )
+        code = vlc_cli(
+            "ci",
+            "nightly",
+            *("--registry", str(registry), "--store", f"sqlite:///{tmp_path / 'store.sqlite'}"),
+            *("--data-root", str(data_root), "--site", str(tmp_path / "site")),
+            *("--summary", str(summary), "--markdown", str(markdown), "--no-install"),
+        ).exit_code
         return code, json.loads(summary.read_text()), markdown.read_text()
 
     return run
@@ -119,7 +110,7 @@ def test_a_pinned_file_that_cannot_be_fetched_fails_the_night_and_is_named(tmp_p
     )
     registry = load_registry([registry_file], get_plugins())
     root = tmp_path / "data"
-    step = nightly.fetch(registry, ["--registry", str(registry_file), "--data-root", str(root)], root)
+    step = fetch(registry, ["--registry", str(registry_file), "--data-root", str(root)], root)
     assert step.code == 1
     (pinned,) = [line for line in step.lines if line.startswith("pinned, not fetched (fails the night): hp: ")]
     assert "missing hard_positives/data/vl_checklist_attributes.json (https://" in pinned
@@ -129,7 +120,7 @@ def test_a_pinned_file_that_cannot_be_fetched_fails_the_night_and_is_named(tmp_p
 
 def test_the_install_step_installs_what_the_published_registry_needs():
     registry = load_registry([REPO / "registry.yaml"], get_plugins())
-    commands = [" ".join(c) for c in nightly.install_commands(registry)]
+    commands = [" ".join(c) for c in install.install_commands(registry)]
     assert commands[0].endswith(f"-m pip install -c {REPO / 'constraints.txt'} -e {REPO}[aro,blind,data,hf,openclip]")
     assert commands[1].endswith("-m spacy download en_core_web_sm")
     assert len(commands) == 2
@@ -144,7 +135,7 @@ def test_the_install_step_installs_the_registry_s_plugin_packages(tmp_path):
         encoding="utf-8",
     )
     registry = load_registry([path], get_plugins())
-    commands = [" ".join(c) for c in nightly.install_commands(registry, path)]
+    commands = [" ".join(c) for c in install.install_commands(registry, path)]
     assert commands[-1].endswith(f"-m vlc_harness plugins install --registry {path}")
 
 
@@ -156,23 +147,23 @@ def test_every_built_in_type_names_its_extras_and_each_extra_exists():
         for name in kind.names()
         if kind.get(name).cls.__module__.startswith("vlc_harness_builtins.")
     }
-    assert builtin <= set(nightly.TYPE_EXTRAS)
+    assert builtin <= set(install.TYPE_EXTRAS)
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
-    assert {x for names in nightly.TYPE_EXTRAS.values() for x in names} <= set(extras)
-    assert nightly.SPACY_TYPES <= set(nightly.TYPE_EXTRAS) and all(
-        "aro" in nightly.TYPE_EXTRAS[t] for t in nightly.SPACY_TYPES
+    assert {x for names in install.TYPE_EXTRAS.values() for x in names} <= set(extras)
+    assert install.SPACY_TYPES <= set(install.TYPE_EXTRAS) and all(
+        "aro" in install.TYPE_EXTRAS[t] for t in install.SPACY_TYPES
     )
 
 
-def test_the_summary_goes_to_the_job_summary_on_github(tmp_path, monkeypatch):
+def test_the_summary_goes_to_the_job_summary_on_github(tmp_path, monkeypatch, vlc_cli):
     page = tmp_path / "step_summary.md"
     page.write_text("earlier step\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(page))
     registry = tmp_path / "registry.yaml"
     registry.write_text("models: []\nbenchmarks: []\n")
-    code = nightly.main(["--registry", str(registry), "--no-install", "--print-install"])
+    code = vlc_cli("ci", "nightly", "--registry", str(registry), "--no-install", "--print-install").exit_code
     assert code == 0 and page.read_text() == "earlier step\n"  # --print-install only prints
-    monkeypatch.setattr(nightly, "night", lambda args: (2, {"run": None}, [nightly.Step("run", code=2)]))
-    assert nightly.main(["--registry", str(registry), "--no-install"]) == 2
+    monkeypatch.setattr(command, "night", lambda options: (2, {"run": None}, [Step("run", code=2)]))
+    assert vlc_cli("ci", "nightly", "--registry", str(registry), "--no-install").exit_code == 2
     text = page.read_text()
     assert text.startswith("earlier step\n## Nightly leaderboard: exit 2 (nothing is published)")

@@ -1,27 +1,19 @@
-"""scripts/pr_check.py: conformance of the types a PR's ``plugins:`` change brings in, and the plan
-table's order (added cells first, ``unknown`` rows as one line)."""
+"""``vlc-harness ci pr-check``: conformance of the types a PR's ``plugins:`` change brings in, the plan
+table's order (added cells first, ``unknown`` rows as one line), and where a type's files lie in the
+checkout (its ``pyproject.toml``'s ``package-dir``)."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 from tests.conftest import commit, git
+from vlc_harness.ci.pr_check.context import Context
+from vlc_harness.ci.pr_check.plan import step_plan
 
-REPO = Path(__file__).resolve().parents[2]
-SCRIPT = REPO / "scripts" / "pr_check.py"
 HASH = "sha256:" + "0" * 64
 BENCH = "benchmarks:\n  - {id: shapes-mini, type: shapes, params: {n_scenes: 10}}\n"
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("pr_check_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve their annotations through sys.modules
-    spec.loader.exec_module(module)
-    return module
 
 
 def _plugins(*packages: tuple[str, str, str]) -> str:
@@ -46,7 +38,8 @@ def _repo(tmp_path: Path, base: str, head: str) -> Path:
 
 def _conformance(repo: Path) -> tuple[subprocess.CompletedProcess, str]:
     summary = repo.parent / "summary.md"
-    cmd = [sys.executable, str(SCRIPT), "--repo", str(repo), "--summary", str(summary), "--base", "base"]
+    cmd = [sys.executable, "-m", "vlc_harness", "ci", "pr-check", "--repo", str(repo), "--summary", str(summary)]
+    cmd += ["--base", "base"]
     out = subprocess.run([*cmd, "conformance"], capture_output=True, text=True, timeout=600)
     return out, summary.read_text()
 
@@ -82,7 +75,6 @@ def test_an_unchanged_pin_brings_nothing_and_a_new_pin_is_checked_again(tmp_path
 
 
 def test_the_plan_lists_added_cells_first_and_unknown_ones_in_one_line(monkeypatch, tmp_path):
-    pr_check = _script()
     cells = [
         {"model": "hf-a", "benchmark": "sc", "change": "unknown", "why": ["model identity unknown here: offline"]},
         {"model": "random", "benchmark": "sc", "change": "changed", "why": ["model params or scoring code"]},
@@ -93,9 +85,34 @@ def test_the_plan_lists_added_cells_first_and_unknown_ones_in_one_line(monkeypat
         "models": [{"id": m, "fingerprint": "f" * 16} for m in ("hf-a", "hf-b", "random", "lab")],
         "diff": {"ref": "base", "commit": "c" * 40, "cells": cells, "removed": []},
     }
-    ctx = pr_check.Context(tmp_path, "base", tmp_path / "registry.yaml", tmp_path, tmp_path)
+    ctx = Context(tmp_path, "base", tmp_path / "registry.yaml", tmp_path, tmp_path)
     monkeypatch.setattr(ctx, "plan", lambda: plan)
-    text = pr_check.step_plan(ctx).markdown()
+    text = step_plan(ctx).markdown()
     assert text.index("| `lab` | `sc` | added |") < text.index("| `random` | `sc` | changed |")
     assert "`hf-a`" not in text.split("Change unknown")[0]  # no table row of its own
     assert "Change unknown here for 2 cells of 2 models (`hf-a`, `hf-b`): model identity unknown here: offline" in text
+
+
+def test_a_type_s_file_is_found_through_the_checkout_s_package_dir(tmp_path):
+    from vlc_harness.ci.pr_check.conformance import package_dirs, source_path
+    from vlc_harness.models import PairScoringModel
+    from vlc_harness.plugins import get_plugins
+
+    random_cls = get_plugins().models.get("random").cls
+    repo = Path(__file__).resolve().parents[2]
+    dirs = package_dirs(repo)
+    assert dirs == {"vlc_harness": "harness", "vlc_harness_builtins": "plugins", "vlc_leaderboard": "leaderboard"}
+    assert source_path(random_cls, repo, dirs) == "plugins/models/random_baseline.py"
+    assert source_path(PairScoringModel, repo, dirs) == "harness/models.py"
+    # another checkout's layout is read from its own pyproject.toml, never assumed
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.setuptools]\npackage-dir = { vlc_harness_builtins = "src/builtins/", "" = "lib" }\n'
+    )
+    other = package_dirs(tmp_path)
+    assert other == {"vlc_harness_builtins": "src/builtins/"}
+    assert source_path(random_cls, tmp_path, other) == "src/builtins/models/random_baseline.py"
+    assert source_path(PairScoringModel, tmp_path, other) is None  # not mapped, and its file lies elsewhere
+    # without a pyproject.toml nothing is renamed: a class counts by where its file lies in the checkout
+    assert package_dirs(tmp_path / "nothing") == {}
+    assert source_path(random_cls, repo, {}) == "plugins/models/random_baseline.py"
+    assert source_path(random_cls, tmp_path, {}) is None

@@ -1,14 +1,14 @@
-""".github/workflows/nightly.yml: the night is scripts/nightly.py, nothing is swallowed, and the job
-that runs plugin code cannot publish; a separate job deploys the checked site."""
+""".github/workflows/nightly.yml: the night is ``vlc-harness ci nightly``, nothing is swallowed, and the
+job that runs plugin code cannot publish; a separate job deploys the checked site."""
 
 from __future__ import annotations
 
-import importlib.util
 import shlex
-import sys
 from pathlib import Path
 
 import yaml
+
+from vlc_harness.ci.nightly.command import nightly_command
 
 REPO = Path(__file__).resolve().parents[2]
 WORKFLOW = REPO / ".github" / "workflows" / "nightly.yml"
@@ -38,7 +38,7 @@ def test_the_job_that_runs_plugin_code_holds_no_publishing_permission():
             assert job.get("permissions") == {"contents": "read"}, name
     nightly_job = jobs["nightly"]
     assert nightly_job["runs-on"] == ["self-hosted", "gpu"]
-    assert "python scripts/nightly.py --registry registry.yaml" in runs(nightly_job)
+    assert "vlc-harness ci nightly --registry registry.yaml" in runs(nightly_job)
     assert "pages" not in str(nightly_job.get("permissions")) and "id-token" not in str(nightly_job.get("permissions"))
 
 
@@ -56,15 +56,12 @@ def test_the_deploy_job_only_deploys_a_site_the_night_accepted():
     assert upload["with"]["path"] == jobs["nightly"]["env"]["SITE"]
 
 
-def test_the_workflow_passes_options_the_script_takes():
+def test_the_workflow_passes_options_the_command_takes():
     (night,) = [s for s in workflow()["jobs"]["nightly"]["steps"] if s.get("id") == "night"]
-    command = night["run"].split("python scripts/nightly.py", 1)[1].split("\n")
+    command = night["run"].split("vlc-harness ci nightly", 1)[1].split("\n")
     line = " ".join(part.rstrip("\\").strip() for part in command[:2])
     args = shlex.split(line.replace('${RELEASE:+--release "$RELEASE"}', "--release 2026-11"))
-    spec = importlib.util.spec_from_file_location("nightly_options", REPO / "scripts" / "nightly.py")
-    script = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = script  # dataclasses look their module up
-    spec.loader.exec_module(script)
-    parsed = script.options().parse_args(args)
-    assert parsed.registry == Path("registry.yaml") and str(parsed.site) == "$SITE" and parsed.release == "2026-11"
+    parsed = nightly_command.make_context("nightly", args).params
+    assert parsed["registry"] == Path("registry.yaml") and str(parsed["site"]) == "$SITE"
+    assert parsed["release"] == "2026-11"
     assert 'echo "code=$code" >> "$GITHUB_OUTPUT"' in night["run"] and night["run"].rstrip().endswith('exit "$code"')

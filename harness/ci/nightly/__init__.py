@@ -1,0 +1,35 @@
+"""The nightly leaderboard (``.github/workflows/nightly.yml``): install, fetch, run, render; one command,
+``vlc-harness ci nightly``, that the workflow and the tests run alike.
+
+Steps (``vlc-harness ci nightly [options]``):
+
+1. install (:mod:`.install`): ``pip install -e '.[EXTRAS]'`` with the extras the registry's model and
+   benchmark types need (:data:`~.install.TYPE_EXTRAS`), ``t2v_metrics`` without its dependencies
+   where a ``t2v_metrics`` entry needs it, the spaCy model ARO's order benchmarks tag with, and the
+   plugin packages the registry's ``plugins:`` section pins (``vlc-harness plugins install``). The
+   registry is then read again, so that the types those packages register are known to the later
+   steps. ``--no-install`` skips the step (a machine already set up); ``--print-install`` prints the
+   commands and stops. Every pip command honours pip's own environment: ``PIP_INDEX_URL`` (a
+   mirror), or ``PIP_NO_INDEX=1 PIP_FIND_LINKS=DIR`` (a local folder of wheels) with
+   ``PIP_NO_BUILD_ISOLATION=0`` (pip's spelling of ``--no-build-isolation``: the checkout is built
+   with the installed setuptools) installs offline when the dependencies are installed already
+   (tests/e2e/test_third_party_pr.py does). ``spacy download`` and git pins need the network.
+2. ``vlc-harness data fetch --registry R --images`` (:mod:`.fetch`): present files are kept.
+   Afterwards every pinned file (a sha256 in the benchmark's data files) must be present and
+   intact: one that is not fails the night and is named. Unpinned and manual-only data that could
+   not be fetched is reported, and so is a benchmark whose plugin package is not installed (its
+   cells are ``unavailable``).
+3. ``vlc-harness run --all --registry R --summary FILE``: exit 1 a cell failed, 3 nothing could be
+   computed, 4 a cell that had a number in the store is lost (README, "Exit status").
+4. ``vlc-harness render --registry R --out SITE``: builds beside SITE and swaps it in only when no
+   published cell is lost and no value changed without a fingerprint or data-version change (else
+   exit 5, SITE untouched).
+
+The night exits with the highest step code (2, a usage error, always wins); a pinned file that could
+not be fetched or a failed install counts as 1. The workflow publishes SITE when the night exits 0
+or 1 (a cell failed, or a pinned file is missing, but nothing published was lost and render
+accepted the site). The Markdown summary (:mod:`.markdown`) goes to ``--markdown``, else
+``$GITHUB_STEP_SUMMARY``, else stdout; ``--summary FILE`` writes the night as JSON (the run's
+summary included). :mod:`.steps` runs each step's command in this process; :mod:`.command` is the
+click command and the night in order.
+"""

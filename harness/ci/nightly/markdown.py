@@ -1,0 +1,50 @@
+"""The night for people: the Markdown the job summary shows (a verdict, each step's lines, the run's
+counts, reasons and changes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vlc_harness.ci.nightly.steps import Step
+
+
+def markdown(code: int, steps: list[Step], run_summary: dict[str, Any] | None) -> str:
+    """The night for people: a verdict, then each step's lines and the run's counts, reasons and changes."""
+    verdict = "the site is published" if code in (0, 1) else "nothing is published"
+    out = [f"## Nightly leaderboard: exit {code} ({verdict})", ""]
+    out += [f"- {s.name} exited {s.code}" for s in steps if s.code] + [""]
+    for step in steps:
+        out.append(f"### {step.name}: exit {step.code}" + (" (skipped)" if step.skipped else ""))
+        out += [f"- {line}" for line in step.lines[:40]] + [""]
+        if step.name == "run" and run_summary is not None:
+            out += run_section(run_summary)
+    return "\n".join(out)
+
+
+def run_section(summary: dict[str, Any], most: int = 30) -> list[str]:
+    """The run's summary in Markdown: statuses, grouped reasons, lost, new and changed cells, seconds per model."""
+    out = ["| status | cells |", "|---|---:|"] + [f"| {k} | {n} |" for k, n in summary["statuses"].items()]
+    out += ["", f"{summary['stored']} of {summary['cells']} cells were stored already.", ""]
+    changed = [
+        f"{c['model']} x {c['benchmark']}: {_value(c['before'])} -> {_value(c['after'])}" for c in summary["changed"]
+    ]
+    for title, lines in (
+        ("Without a number", [g["line"] for g in summary["reasons"]]),
+        ("Lost (had a number before this run)", [c["line"] for c in summary["lost"]]),
+        ("New", [f"{c['model']} x {c['benchmark']}: {_value(c)}" for c in summary["new"]]),
+        ("Changed", changed),
+    ):
+        if lines:
+            out += [f"**{title}** ({len(lines)})", ""] + [f"- {line}" for line in lines[:most]]
+            out += ([f"- and {len(lines) - most} more"] if len(lines) > most else []) + [""]
+    seconds = sorted(summary["seconds_per_model"].items(), key=lambda kv: -kv[1])
+    if any(s for _, s in seconds):
+        out += ["| model | worker seconds |", "|---|---:|"] + [f"| {m} | {s:.1f} |" for m, s in seconds[:most] if s]
+        out += [f"| total | {sum(s for _, s in seconds):.1f} |", ""]
+    return out
+
+
+def _value(view: dict[str, Any]) -> str:
+    if view.get("value") is None:
+        return view["status"]
+    return f"{view['status']} {view['metric']}={view['value']:.4f}"
