@@ -33,7 +33,7 @@ from vlc_harness.kit.weights import file_identity, hub_offline
 from vlc_harness.models import Identity, PairError, PairGroup, PairScoringModel
 from vlc_harness.params import ParamError
 from vlc_harness.reasons import Reason
-from vlc_harness.submitted import ScoreKey
+from vlc_harness.submitted import ReplaysScores, ScoreKey
 
 FIELDS = ("benchmark", "version", "instance", "image", "text", "score")
 SHA256 = re.compile(r"^[0-9a-f]{64}$")

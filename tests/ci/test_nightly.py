@@ -20,9 +20,9 @@ from vlc_harness.registry import load_registry
 from vlc_harness.testing import write_standin_images
 
 if sys.version_info >= (3, 11):
-    import tomllib
+    pass
 else:  # Python 3.10: the same parser, from PyPI (a dev dependency there)
-    import tomli as tomllib
+    pass
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -139,20 +139,31 @@ def test_the_install_step_installs_the_registry_s_plugin_packages(tmp_path):
     assert commands[-1].endswith(f"-m vlc_harness plugins install --registry {path}")
 
 
-def test_every_built_in_type_names_its_extras_and_each_extra_exists():
-    plugins = get_plugins()
-    builtin = {
-        name
-        for kind in (plugins.models, plugins.benchmarks)
-        for name in kind.names()
-        if kind.get(name).cls.__module__.startswith("vlc_harness_builtins.")
+def test_the_install_step_reads_each_types_declaration():
+    """registry.yaml's types declare openclip, hf, blind, data and aro (ARO's Order tasks) and the spaCy
+    pipeline their tagger names; nothing else is installed (the extras come from the classes alone)."""
+    from vlc_harness.registry import load_registry
+
+    registry = load_registry([REPO / "registry.yaml"], get_plugins())
+    commands = install.install_commands(registry, REPO / "registry.yaml")
+    assert commands[0][-1].endswith("[aro,blind,data,hf,openclip]")
+    assert [c[-1] for c in commands[1:]] == ["en_core_web_sm"]
+    wanted = install.needs(registry)
+    assert set(wanted.extras) == {
+        x for kind in (registry.models, registry.benchmarks) for e in kind.values() for x in _declared(e).extras
     }
-    assert builtin <= set(install.TYPE_EXTRAS)
-    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
-    assert {x for names in install.TYPE_EXTRAS.values() for x in names} <= set(extras)
-    assert install.SPACY_TYPES <= set(install.TYPE_EXTRAS) and all(
-        "aro" in install.TYPE_EXTRAS[t] for t in install.SPACY_TYPES
-    )
+
+
+def _declared(entry):
+    plugins = get_plugins()
+    registrar = plugins.models if entry.id in load_ids("models") else plugins.benchmarks
+    return registrar.get(entry.type).cls.requires
+
+
+def load_ids(kind: str) -> set[str]:
+    from vlc_harness.registry import load_registry
+
+    return set(getattr(load_registry([REPO / "registry.yaml"], get_plugins()), kind))
 
 
 def test_the_summary_goes_to_the_job_summary_on_github(tmp_path, monkeypatch, vlc_cli):

@@ -4,8 +4,8 @@
 Steps (``vlc-harness ci nightly [options]``):
 
 1. install (:mod:`.install`): ``pip install -e '.[EXTRAS]'`` with the extras the registry's model and
-   benchmark types need (:data:`~.install.TYPE_EXTRAS`), ``t2v_metrics`` without its dependencies
-   where a ``t2v_metrics`` entry needs it, the spaCy model ARO's order benchmarks tag with, and the
+   benchmark types declare (each class's ``requires``: :class:`~vlc_harness.requires.Requires`), the
+   ``--no-deps`` packages they declare (``t2v_metrics``), the spaCy pipeline ARO's Order tasks tag with, and the
    plugin packages the registry's ``plugins:`` section pins (``vlc-harness plugins install``). The
    registry is then read again, so that the types those packages register are known to the later
    steps. ``--no-install`` skips the step (a machine already set up); ``--print-install`` prints the
