@@ -41,8 +41,9 @@ from vlc_harness.planview.revision import AS_BASE_ENV
     is_flag=True,
     hidden=True,
     envvar=AS_BASE_ENV,
-    help="How --diff runs the other revision's plan: only the --registry files given are read, no selection is "
-    "the whole registry, a model or benchmark this revision does not know is left out; implies --identify-all.",
+    help="How --diff runs the other revision's plan: only the --registry files given are read, no -m or -b (--all "
+    "or not) is the whole registry, a model or benchmark this revision does not know is left out; implies "
+    "--identify-all.",
 )
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @registry_option

@@ -10,9 +10,10 @@ A revision whose ``pyproject.toml`` maps no package (a repository of registry fi
 code of its own: the installed packages evaluate its registry files. The worktree is removed
 afterwards.
 
-REF's plan runs as the base of a diff (``--as-diff-base``, set through :data:`AS_BASE_ENV` so
-that a revision from before it ignores it and its document meets :func:`~vlc_harness.planview.
-document.base_problem`): :func:`known_selection` is how it selects.
+REF's plan runs as the base of a diff (``--as-diff-base``, set through :data:`AS_BASE_ENV`, so
+that a revision from before the option ignores it and prints a document that
+:func:`~vlc_harness.planview.document.base_problem` refuses in one line, rather than failing on an
+unknown option); :func:`known_selection` is how it selects then.
 """
 
 from __future__ import annotations
@@ -59,7 +60,9 @@ def base_plan(
         _git(["worktree", "add", "--detach", "--quiet", str(tree), commit], top)
         try:
             imports.mkdir()
-            argv = ["plan", "--format", "json", "--data-root", str(data_root.resolve())]
+            # --all: ignored by a diff base, and what makes a revision from before --as-diff-base print
+            # its document (which base_problem then refuses) instead of failing on an empty selection
+            argv = ["plan", "--all", "--format", "json", "--data-root", str(data_root.resolve())]
             argv += ["--store", f"sqlite:///{Path(tmp) / 'throwaway.sqlite'}"]
             for path in registries:
                 mapped = _in_tree(path, top, tree)

@@ -87,9 +87,10 @@ def test_added_changed_and_removed_cells_and_the_worktree_is_removed(tmp_path, s
 
 @pytest.fixture(scope="module")
 def code_repo(tmp_path_factory) -> Path:
-    """A repository with this checkout's code at HEAD and three base revisions, each differing in one
-    thing: ``old-plugin`` (the random baseline's scoring version), ``old-plan`` (the plan code: a
-    planted data version) and ``no-schema`` (a plan document without its schema number)."""
+    """A repository with this checkout's code at HEAD and three base revisions: ``old-plugin`` (the
+    random baseline's scoring version), ``old-plan`` (the plan code: a planted data version) and
+    ``no-schema`` (as before plan schema 1: a document without its schema number, from a plan that
+    knows no ``--as-diff-base``)."""
     repo = tmp_path_factory.mktemp("code") / "repo"
     repo.mkdir()
     git(repo, "init", "-q")
@@ -98,20 +99,24 @@ def code_repo(tmp_path_factory) -> Path:
         registry(["{id: random, type: random}", "{id: blind, type: blind_harper}"], [SC])
     )
     plugin = repo / "plugins" / "models" / "random_baseline.py"
-    identity = repo / "harness" / "planview" / "identity.py"
-    document = repo / "harness" / "planview" / "document.py"
-    plants = [
-        ("old-plugin", plugin, '    type_name = "random"\n', '    type_name = "random"\n    scoring_version = "0"\n'),
-        ("old-plan", identity, "= benchmark.data_version", f"= {PLANTED!r}"),
-        ("no-schema", document, '        "schema": PLAN_SCHEMA,\n', ""),
-    ]
-    for tag, path, old, new in plants:
-        original = path.read_text()
-        assert original.count(old) == 1, (path, old)
-        path.write_text(original.replace(old, new))
+    planview = repo / "harness" / "planview"
+    plants = {
+        "old-plugin": [(plugin, '    type_name = "random"\n', '    type_name = "random"\n    scoring_version = "0"\n')],
+        "old-plan": [(planview / "identity.py", "= benchmark.data_version", f"= {PLANTED!r}")],
+        "no-schema": [
+            (planview / "document.py", '        "schema": PLAN_SCHEMA,\n', ""),
+            (planview / "command.py", "    envvar=AS_BASE_ENV,\n", ""),
+        ],
+    }
+    for tag, edits in plants.items():
+        originals = {path: path.read_text() for path, _, _ in edits}
+        for path, old, new in edits:
+            assert path.read_text().count(old) == 1, (path, old)
+            path.write_text(path.read_text().replace(old, new))
         commit(repo, tag)
         git(repo, "tag", tag)
-        path.write_text(original)
+        for path, text in originals.items():
+            path.write_text(text)
     commit(repo, "head: this checkout's code")
     return repo
 
