@@ -53,13 +53,14 @@ def identity_cost(registry: Path, data_root: Path, store: str) -> tuple[float, f
     """In this process: the plan's seconds, the seconds spent identifying models, how many were
     identified, and how many models the grid has."""
     os.environ["HF_HUB_OFFLINE"] = "1"
-    from vlc_harness.cli import planview, planview_grid
     from vlc_harness.config import RunConfig
+    from vlc_harness.planview import grid, identity
+    from vlc_harness.planview import store as plan_store
     from vlc_harness.plugins import get_plugins
     from vlc_harness.registry import load_registry
 
     spent = [0.0, 0]
-    original = planview_grid.identify_model
+    original = identity.identify_model
 
     def counting(*args, **kwargs):
         start = time.perf_counter()
@@ -69,15 +70,15 @@ def identity_cost(registry: Path, data_root: Path, store: str) -> tuple[float, f
             spent[0] += time.perf_counter() - start
             spent[1] += 1
 
-    planview_grid.identify_model = counting  # LazyIdentity looks it up in its module at call time
+    identity.identify_model = counting  # LazyIdentity looks it up in its module at call time
     plugins = get_plugins()
     registry = load_registry([registry], plugins)
     config = RunConfig(data_root=data_root)
     models, benchmarks = list(registry.models.values()), list(registry.benchmarks.values())
     start = time.perf_counter()
-    handle, _ = planview.read_only_store(store)
+    handle, _ = plan_store.read_only_store(store)
     try:
-        planview.plan_grid(plugins, handle, models, benchmarks, config)
+        grid.plan_grid(plugins, handle, models, benchmarks, config)
     finally:
         handle.close()
     return time.perf_counter() - start, spent[0], int(spent[1]), len(models)

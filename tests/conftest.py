@@ -199,3 +199,12 @@ def commit(repo: Path, message: str) -> None:
     """Stage everything in ``repo`` and commit it."""
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", message)
+
+
+def copy_code(repo: Path) -> None:
+    """This checkout's packages and the ``pyproject.toml`` that maps their import names, into ``repo``
+    (what ``plan --diff`` runs of a revision)."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for folder in ("harness", "plugins", "leaderboard"):
+        shutil.copytree(REPO / folder, repo / folder, ignore=ignore)
+    shutil.copy(REPO / "pyproject.toml", repo / "pyproject.toml")

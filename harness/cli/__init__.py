@@ -3,7 +3,8 @@
 One module per command group: :mod:`.run` (``run``), :mod:`.listing` (``list``, ``instances``,
 ``plugins list``), :mod:`.plugin_packages` (``plugins``, ``plugins install|check``), :mod:`.cache`,
 :mod:`.store`, and through the core's own plugin (:mod:`.commands`) :mod:`.data`, :mod:`.verify`,
-:mod:`.schema`, :mod:`.new` and :mod:`.plan`. Plugins add more through the ``register_commands``
+:mod:`.schema`, :mod:`.new` and ``plan`` (:mod:`vlc_harness.planview.command`, with the rest of the
+plan). Plugins add more through the ``register_commands``
 hook (the leaderboard's ``show`` and ``render``), with the options and shared state of
 :mod:`.options`, re-exported here. A :class:`~vlc_harness.errors.UserError` is printed as one line
 plus a hint, with no traceback, and

@@ -15,9 +15,9 @@ def register_commands(cli: Any) -> None:
     from vlc_harness.ci import ci_group
     from vlc_harness.cli.data import data_group
     from vlc_harness.cli.new import new_command
-    from vlc_harness.cli.plan import plan_command
     from vlc_harness.cli.schema import schema_group
     from vlc_harness.cli.verify import verify_command
+    from vlc_harness.planview.command import plan_command
 
     for command in (data_group, verify_command, schema_group, new_command, plan_command, ci_group):
         if command.name not in cli.commands:

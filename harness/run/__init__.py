@@ -23,7 +23,7 @@ from vlc_harness.registry import BenchmarkEntry, ModelEntry, Registry
 from vlc_harness.run.budget import RunBudget
 from vlc_harness.run.executor import Executor
 from vlc_harness.run.finish import finish, usage_record
-from vlc_harness.run.plan import ModelRun, plan_model, plan_unavailable
+from vlc_harness.run.plan import ModelWork, plan_model, plan_unavailable
 from vlc_harness.run.prepare import PreparedBenchmark, prepare
 from vlc_harness.run.schedule import Schedule
 from vlc_harness.status import Status
@@ -116,41 +116,41 @@ def execute(
         clock.lap("load_benchmarks_s")
         if live_model is not None:
             live_model.run_config = config
-        runs: list[ModelRun] = []
+        works: list[ModelWork] = []
         for entry in models:
             chosen = [prepared[b.id] for b in benchmarks]
             if entry.unavailable and live_model is None:  # its type's listed package is not installed
-                runs.append(plan_unavailable(entry, chosen))
+                works.append(plan_unavailable(entry, chosen))
                 continue
             cls = type(live_model) if live_model is not None else plugins.models.get(entry.type).cls
-            run = plan_model(entry, cls, chosen, store, config, live_model)
-            schedule.prestart(run)  # the first model with work loads while the others are planned
-            runs.append(run)
+            work = plan_model(entry, cls, chosen, store, config, live_model)
+            schedule.prestart(work)  # the first model with work loads while the others are planned
+            works.append(work)
         clock.lap("plan_s")
         done: dict[int, list[CellRecord]] = {}
 
-        def finished(run: ModelRun) -> None:
+        def finished(work: ModelWork) -> None:
             start = time.perf_counter()
-            cells = finish(run, store, run_id, budget.stopped_message(run.sink.usage.stopped))
+            cells = finish(work, store, run_id, budget.stopped_message(work.sink.usage.stopped))
             for cell, outcomes in cells:
                 if outcomes is not None:  # None: a stored cell reused as it is
                     store.save_cell(cell, outcomes)
                 if on_cell:
                     on_cell(cell)
-            if run.cls.paid_requests:
-                report.usage[run.entry.id] = usage_record(run)
-            done[id(run)] = [c for c, _ in cells]
-            report.model_seconds[run.entry.id] = round(sum(run.sink.worker_seconds.values()), 4)
+            if work.cls.paid_requests:
+                report.usage[work.entry.id] = usage_record(work)
+            done[id(work)] = [c for c, _ in cells]
+            report.model_seconds[work.entry.id] = round(sum(work.sink.worker_seconds.values()), 4)
             clock.add("cells_s", time.perf_counter() - start)
 
-        schedule.run(runs, finished)
+        schedule.run(works, finished)
         clock.lap("compute_and_cells_s")
         clock.add("hash_images_s", sum(p.hash_seconds for p in prepared.values()))
-        clock.add("store_writes_s", sum(r.sink.store_seconds for r in runs))
-        for r in runs:  # summed over models and workers
+        clock.add("store_writes_s", sum(r.sink.store_seconds for r in works))
+        for r in works:  # summed over models and workers
             for phase, seconds in r.sink.worker_seconds.items():
                 clock.add(f"worker_{phase}", seconds)
-        report.cells = [cell for run in runs for cell in done.get(id(run), [])]
+        report.cells = [cell for work in works for cell in done.get(id(work), [])]
         report.timings = clock.seconds
         status = "finished"
     finally:

@@ -10,43 +10,43 @@ from vlc_harness.metrics.cell import NO_METRICS, bootstrap_samples, metrics_vers
 from vlc_harness.metrics.text_only import text_pair_readers
 from vlc_harness.reasons import Reason
 from vlc_harness.run.collect import Collected
-from vlc_harness.run.plan import CellPlan, ModelRun, inputs_hash
+from vlc_harness.run.plan import CellPlan, ModelWork, inputs_hash
 from vlc_harness.status import Status
 from vlc_harness.store import CellRecord, Store
 from vlc_harness.store.store import Outcome
 
 
-def finish(run: ModelRun, store: Store, run_id: int | None, stopped: str | None) -> list[tuple[CellRecord, Any]]:
-    """Each cell of ``run``: ``(record, outcomes)``, outcomes ``None`` for a stored cell reused as is.
+def finish(work: ModelWork, store: Store, run_id: int | None, stopped: str | None) -> list[tuple[CellRecord, Any]]:
+    """Each cell of ``work``: ``(record, outcomes)``, outcomes ``None`` for a stored cell reused as is.
 
     ``stopped`` says why an API model stopped sending requests (the cost budget), if it did.
     """
     out: list[tuple[CellRecord, list[Outcome] | None]] = []
     stored: dict[str, Any] | None = None
-    for cell in run.cells:
+    for cell in work.cells:
         if cell.reuse is not None:
             cell.reuse.reused = True
             out.append((cell.reuse, None))
         elif cell.status is not None:
-            out.append((record(run, cell, run_id, cell.status, error=cell.error, reason_code=cell.code), []))
+            out.append((record(work, cell, run_id, cell.status, error=cell.error, reason_code=cell.code), []))
         else:
             if stored is None:
-                stored = run.protocol.stored(store, store.model_row(run.fingerprint))
-            collected = run.protocol.collect(cell, stored, run.sink, run.worker_error, run.worker_code)
-            out.append((built(run, cell, run_id, collected, stopped), collected.outcomes))
+                stored = work.protocol.stored(store, store.model_row(work.fingerprint))
+            collected = work.protocol.collect(cell, stored, work.sink, work.worker_error, work.worker_code)
+            out.append((built(work, cell, run_id, collected, stopped), collected.outcomes))
     return out
 
 
-def record(run: ModelRun, cell: CellPlan, run_id: int | None, status: str, **kw: Any) -> CellRecord:
+def record(work: ModelWork, cell: CellPlan, run_id: int | None, status: str, **kw: Any) -> CellRecord:
     """A cell record with the fields every cell has."""
     p = cell.prepared
     kw.setdefault("metrics_version", NO_METRICS)
     return CellRecord(
-        model_id=run.entry.id,
+        model_id=work.entry.id,
         benchmark_id=p.entry.id,
         benchmark_type=p.entry.type,
         status=status,
-        fingerprint=run.fingerprint,
+        fingerprint=work.fingerprint,
         data_version=p.data_version,
         manifest_hash=p.manifest_hash,
         n_instances=len(p.instances),
@@ -56,33 +56,33 @@ def record(run: ModelRun, cell: CellPlan, run_id: int | None, status: str, **kw:
     )
 
 
-def built(run: ModelRun, cell: CellPlan, run_id: int | None, collected: Collected, stopped: str | None) -> CellRecord:
+def built(work: ModelWork, cell: CellPlan, run_id: int | None, collected: Collected, stopped: str | None) -> CellRecord:
     """The record of a cell built from the stored results."""
     p = cell.prepared
-    assert p.benchmark is not None and run.identity is not None
-    status, error = status_and_error(collected, run.worker_error, len(p.instances), p.limit is not None, stopped)
-    code = reason_code(status, collected, run.worker_code, stopped)
+    assert p.benchmark is not None and work.identity is not None
+    status, error = status_and_error(collected, work.worker_error, len(p.instances), p.limit is not None, stopped)
+    code = reason_code(status, collected, work.worker_code, stopped)
     provenance = {
-        "model": identity_record(run.content, run.identity),
-        "fingerprint": run.fingerprint,
-        "device": run.device or "none (every score was already stored)",
-        "dtype": run.identity.dtype,
-        "run": asdict(run.entry.run),
-        "meta": run.entry.meta,
+        "model": identity_record(work.content, work.identity),
+        "fingerprint": work.fingerprint,
+        "device": work.device or "none (every score was already stored)",
+        "dtype": work.identity.dtype,
+        "run": asdict(work.entry.run),
+        "meta": work.entry.meta,
         # the board marks a model it knows only from the store (an inline spec) by this
-        "image_blind": run.cls.image_blind,
+        "image_blind": work.cls.image_blind,
         "benchmark_params": p.entry.params_dict(),
         "data_files": {f.relpath: f.sha256 for f in p.benchmark.data_files()},
     }
-    if run.cls.paid_requests:
-        provenance["usage"] = usage_record(run)  # this model's requests in this run, all its cells
-    skipped = run.protocol.skipped_metrics(p.benchmark)
+    if work.cls.paid_requests:
+        provenance["usage"] = usage_record(work)  # this model's requests in this run, all its cells
+    skipped = work.protocol.skipped_metrics(p.benchmark)
     if skipped:
         provenance["skipped_metrics"] = skipped
-    elif run.protocol.text_pairs and text_pair_readers(p.benchmark.metric_families()):
-        provenance["text_similarity"] = getattr(run.cls, "text_similarity", "cosine")
+    elif work.protocol.text_pairs and text_pair_readers(p.benchmark.metric_families()):
+        provenance["text_similarity"] = getattr(work.cls, "text_similarity", "cosine")
     return record(
-        run,
+        work,
         cell,
         run_id,
         status,
@@ -99,9 +99,9 @@ def built(run: ModelRun, cell: CellPlan, run_id: int | None, collected: Collecte
     )
 
 
-def usage_record(run: ModelRun) -> dict[str, Any]:
+def usage_record(work: ModelWork) -> dict[str, Any]:
     """What an API model spent in this run (``stopped`` left out: it is in the cell's error)."""
-    return {k: v for k, v in asdict(run.sink.usage).items() if k != "stopped"}
+    return {k: v for k, v in asdict(work.sink.usage).items() if k != "stopped"}
 
 
 def status_and_error(

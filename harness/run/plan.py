@@ -1,4 +1,4 @@
-"""Planning: from registry entries and what the store holds to one :class:`ModelRun` per model.
+"""Planning: from registry entries and what the store holds to one :class:`ModelWork` per model.
 
 Pure of side effects (the store is only read): a plan says, per (model, benchmark) cell, whether
 it is decided already (unavailable, failed to load, skipped), reused as stored, or to be built;
@@ -49,7 +49,7 @@ class CellPlan:
 
 
 @dataclass
-class ModelRun:
+class ModelWork:
     """Everything about one model in a run: identity, its cells, the missing work, what it did."""
 
     entry: ModelEntry
@@ -94,15 +94,15 @@ def plan_model(
     store: Store,
     config: RunConfig,
     live_model: Model | None = None,
-) -> ModelRun:
+) -> ModelWork:
     """One model's plan over the prepared benchmarks (see the module docstring).
 
     The model is built for ``config`` (:func:`~vlc_harness.models.build_model`) to be identified,
     unless ``live_model`` stands in for it; ``config.recompute_metrics`` reuses no stored cell.
     """
     protocol = protocol_for(cls)
-    run = ModelRun(entry, cls, protocol, [CellPlan(p) for p in prepared], live_model)
-    for cell in run.cells:
+    work = ModelWork(entry, cls, protocol, [CellPlan(p) for p in prepared], live_model)
+    for cell in work.cells:
         p = cell.prepared
         if not _benchmark_decides(cell):
             skip = protocol.skip_reason(entry.id, p.entry.id, p.benchmark, p.instances)
@@ -110,36 +110,36 @@ def plan_model(
                 cell.status, cell.error, cell.code = Status.SKIPPED, skip, Reason.NOT_APPLICABLE
             else:
                 _resolve_keys(cell, protocol.image_blind)
-    if not any(c.status is None for c in run.cells):
-        return run
+    if not any(c.status is None for c in work.cells):
+        return work
     try:  # in this process, without loading the model (see Model.identify)
         model = live_model if live_model is not None else build_model(cls, entry.params, entry.run, config)
-        run.identity = model.identify()
+        work.identity = model.identify()
     except Unavailable as exc:
-        return _decide(run, Status.UNAVAILABLE, str(exc), exc.code)
+        return _decide(work, Status.UNAVAILABLE, str(exc), exc.code)
     except Exception as exc:  # a plugin's bug fails its cells, never the run
         return _decide(
-            run, Status.FAILED, f"identify failed: {type(exc).__name__}: {exc}", reason_of(exc, Reason.MODEL_ERROR)
+            work, Status.FAILED, f"identify failed: {type(exc).__name__}: {exc}", reason_of(exc, Reason.MODEL_ERROR)
         )
-    run.content = fingerprint_content(entry.type, entry.params_dict(), run.identity, cls.scoring_version)
-    run.fingerprint = model_fingerprint(run.content)
-    for cell in run.cells:
+    work.content = fingerprint_content(entry.type, entry.params_dict(), work.identity, cls.scoring_version)
+    work.fingerprint = model_fingerprint(work.content)
+    for cell in work.cells:
         if cell.status is None and not config.recompute_metrics:
-            cell.reuse = reusable(entry, run.fingerprint, cell, store)
-    todo = [c for c in run.cells if c.to_build]
+            cell.reuse = reusable(entry, work.fingerprint, cell, store)
+    todo = [c for c in work.cells if c.to_build]
     if todo:
-        model_row = store.model_row(run.fingerprint)
-        run.job = protocol.missing(todo, store, model_row, int(getattr(entry.run, "batch_size", 0)))
-    return run
+        model_row = store.model_row(work.fingerprint)
+        work.job = protocol.missing(todo, store, model_row, int(getattr(entry.run, "batch_size", 0)))
+    return work
 
 
-def plan_unavailable(entry: ModelEntry, prepared: list[PreparedBenchmark]) -> ModelRun:
+def plan_unavailable(entry: ModelEntry, prepared: list[PreparedBenchmark]) -> ModelWork:
     """The plan of an entry whose type's package is not installed (``entry.unavailable``): a cell
     whose benchmark cannot run says so, every other cell is ``unavailable`` with the install line."""
-    run = ModelRun(entry, Model, Protocol(Model), [CellPlan(p) for p in prepared])
-    for cell in run.cells:
+    work = ModelWork(entry, Model, Protocol(Model), [CellPlan(p) for p in prepared])
+    for cell in work.cells:
         _benchmark_decides(cell)
-    return _decide(run, Status.UNAVAILABLE, entry.unavailable, Reason.PACKAGE_MISSING)
+    return _decide(work, Status.UNAVAILABLE, entry.unavailable, Reason.PACKAGE_MISSING)
 
 
 def _benchmark_decides(cell: CellPlan) -> bool:
@@ -165,11 +165,11 @@ def _resolve_keys(cell: CellPlan, blind: bool) -> None:
     cell.keys = {inst.id: p.instance_keys(inst, blind) for inst in p.instances}
 
 
-def _decide(run: ModelRun, status: Status, error: str, code: str) -> ModelRun:
-    for cell in run.cells:
+def _decide(work: ModelWork, status: Status, error: str, code: str) -> ModelWork:
+    for cell in work.cells:
         if cell.status is None:
             cell.status, cell.error, cell.code = status, error, code
-    return run
+    return work
 
 
 def reusable(entry: ModelEntry, fingerprint: str, cell: CellPlan, store: Store) -> CellRecord | None:

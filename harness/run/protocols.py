@@ -12,7 +12,6 @@ Every branch on a model's protocol lives here; :func:`protocol_for` picks the ob
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -20,7 +19,7 @@ from vlc_harness.choices import Question
 from vlc_harness.metrics.text_only import instance_text_pairs, text_pair_readers
 from vlc_harness.models import ChoiceModel, EmbeddingModel, Model, PairScoringModel, TextOnlyModel, Usage
 from vlc_harness.run.collect import Collected, collect_answers, collect_scores
-from vlc_harness.run.jobs import Event, ImageTask, Job, Origin, QuestionTask
+from vlc_harness.run.jobs import ImageTask, Job, Origin, QuestionTask
 from vlc_harness.store.scores import text_pair_key
 from vlc_harness.types import Instance
 
@@ -82,12 +81,6 @@ class Protocol:
     def missing(self, cells: list[CellPlan], store: Store, model_row: int | None, batch_size: int) -> Job:
         """The work the cells need that the store lacks, in a deterministic order."""
         raise NotImplementedError
-
-    def run(self, model: Model, job: Job) -> Iterator[Event]:
-        """The job's events, computed by ``model`` (inside a worker; see :mod:`vlc_harness.run.compute`)."""
-        from vlc_harness.run.compute import run_job
-
-        return run_job(model, job)
 
     def stored(self, store: Store, model_row: int | None) -> dict[str, Any]:
         """What :meth:`collect` reads of the store for this model."""

@@ -29,7 +29,7 @@ from vlc_harness.run.jobs import (
     TextScores,
     Unscored,
 )
-from vlc_harness.run.plan import ModelRun
+from vlc_harness.run.plan import ModelWork
 from vlc_harness.store import Store
 from vlc_harness.store.scores import text_pair_key
 
@@ -37,9 +37,9 @@ from vlc_harness.store.scores import text_pair_key
 class Recorder:
     """What event handlers need: the store, the model's row and sink, the progress bar."""
 
-    def __init__(self, store: Store, run: ModelRun, bar: Any, job: Job) -> None:
-        self.store, self.run, self.bar = store, run, bar
-        self.row = run.model_row
+    def __init__(self, store: Store, work: ModelWork, bar: Any, job: Job) -> None:
+        self.store, self.run, self.bar = store, work, bar
+        self.row = work.model_row
         self.device: str | None = None
         self.paths = {t.key: t for t in job.tasks}
         self.questions = {

@@ -20,7 +20,7 @@ from vlc_harness.fingerprint import identity_record
 from vlc_harness.run.budget import RunBudget
 from vlc_harness.run.executor import Executor, InProcessWorker, Worker
 from vlc_harness.run.jobs import Job
-from vlc_harness.run.plan import ModelRun
+from vlc_harness.run.plan import ModelWork
 from vlc_harness.run.record import HANDLERS, Recorder
 from vlc_harness.store import Store
 
@@ -44,25 +44,25 @@ class Schedule:
         self._cancel = threading.Event()
         self._shards = 1
 
-    def prestart(self, run: ModelRun) -> None:
+    def prestart(self, work: ModelWork) -> None:
         """Start the worker of a model with work now, if a slot is free, so it loads meanwhile."""
-        if run.job.n_pairs and run.live_model is None and not self._free.empty():
+        if work.job.n_pairs and work.live_model is None and not self._free.empty():
             slot = self._free.get()
-            worker = self._start(run, slot)
+            worker = self._start(work, slot)
             worker.load()
-            self._started[id(run)] = (slot, worker)
+            self._started[id(work)] = (slot, worker)
 
-    def run(self, runs: list[ModelRun], done: Callable[[ModelRun], None]) -> None:
-        """Compute every run's job, calling ``done(run)`` as each model finishes."""
-        working = [r for r in runs if r.job.n_pairs]
+    def run(self, works: list[ModelWork], done: Callable[[ModelWork], None]) -> None:
+        """Compute every model's job, calling ``done(work)`` as each model finishes."""
+        working = [r for r in works if r.job.n_pairs]
         self._shards = max(1, len(self.executor.slots) // max(1, len(working)))
-        if len(self.executor.slots) == 1 or any(r.live_model is not None for r in runs):
-            for r in runs:
+        if len(self.executor.slots) == 1 or any(r.live_model is not None for r in works):
+            for r in works:
                 self._compute(r)
                 done(r)
             return
-        with ThreadPoolExecutor(max_workers=min(len(runs), len(self.executor.slots))) as pool:
-            futures = {pool.submit(self._compute, r): r for r in runs}
+        with ThreadPoolExecutor(max_workers=min(len(works), len(self.executor.slots))) as pool:
+            futures = {pool.submit(self._compute, r): r for r in works}
             try:
                 for future in as_completed(futures):
                     future.result()
@@ -71,52 +71,52 @@ class Schedule:
                 self._cancel.set()  # stop the other models' workers, then re-raise
                 raise
 
-    def _start(self, run: ModelRun, slot: Slot) -> Worker:
-        if run.live_model is not None:
-            return InProcessWorker(run.live_model, run.label)
-        return self.executor.start(run.cls, run.entry.params, run.entry.run, run.label, slot[1])
+    def _start(self, work: ModelWork, slot: Slot) -> Worker:
+        if work.live_model is not None:
+            return InProcessWorker(work.live_model, work.label)
+        return self.executor.start(work.cls, work.entry.params, work.entry.run, work.label, slot[1])
 
-    def _compute(self, run: ModelRun) -> None:
-        """Run the model's job (if any) on its slot(s); worker errors are kept on ``run``."""
-        if not run.job.n_pairs:
-            self._release(self._started.pop(id(run), None))
+    def _compute(self, work: ModelWork) -> None:
+        """Run the model's job (if any) on its slot(s); worker errors are kept on ``work``."""
+        if not work.job.n_pairs:
+            self._release(self._started.pop(id(work), None))
             return
-        assert run.identity is not None
-        run.model_row = self.store.register_model(
-            run.fingerprint, run.entry.type, identity_record(run.content, run.identity)
+        assert work.identity is not None
+        work.model_row = self.store.register_model(
+            work.fingerprint, work.entry.type, identity_record(work.content, work.identity)
         )
-        slot, worker = self._started.pop(id(run), None) or (None, None)
+        slot, worker = self._started.pop(id(work), None) or (None, None)
         if slot is None:
             slot = self._free.get()
-            worker = self._start(run, slot)
-        sharded = run.live_model is None and not run.cls.paid_requests  # API models pace themselves
+            worker = self._start(work, slot)
+        sharded = work.live_model is None and not work.cls.paid_requests  # API models pace themselves
         spare = self._spare(self._shards - 1) if sharded else []
         try:
-            with self.budget.spending(run.cls.paid_requests) as allowance:
-                run.job.max_cost_usd = allowance
-                shards = run.job.split(1 + len(spare))
-                results = self._shards_run(run, worker, slot, spare, shards)
-                self.budget.add(run.sink.usage)
+            with self.budget.spending(work.cls.paid_requests) as allowance:
+                work.job.max_cost_usd = allowance
+                shards = work.job.split(1 + len(spare))
+                results = self._shards_run(work, worker, slot, spare, shards)
+                self.budget.add(work.sink.usage)
         finally:
             worker.close()
             for s in (slot, *spare):
                 self._free.put(s)
         errors = [e for e, _ in results if e]
         devices = sorted({d for _, d in results if d})
-        run.worker_error, run.device = ("\n".join(map(str, errors)) or None), (", ".join(devices) or None)
-        run.worker_code = errors[0].code if errors else None
+        work.worker_error, work.device = ("\n".join(map(str, errors)) or None), (", ".join(devices) or None)
+        work.worker_code = errors[0].code if errors else None
 
     def _shards_run(
-        self, run: ModelRun, worker: Worker, slot: Slot, spare: list[Slot], shards: list[Job]
+        self, work: ModelWork, worker: Worker, slot: Slot, spare: list[Slot], shards: list[Job]
     ) -> list[tuple[WorkerFailed | None, str | None]]:
         """Shard 0 on the model's worker, the others on new workers on the spare slots."""
         results: list[tuple[WorkerFailed | None, str | None]] = [(None, None)] * len(shards)
 
         def extra(k: int) -> None:
-            other = self._start(run, spare[k - 1])
+            other = self._start(work, spare[k - 1])
             try:
                 results[k] = self._events(
-                    run, other, shards[k], f"{run.label} [{k + 1}/{len(shards)}]", spare[k - 1][0]
+                    work, other, shards[k], f"{work.label} [{k + 1}/{len(shards)}]", spare[k - 1][0]
                 )
             finally:
                 other.close()
@@ -124,14 +124,14 @@ class Schedule:
         threads = [threading.Thread(target=extra, args=(k,), daemon=True) for k in range(1, len(shards))]
         for t in threads:
             t.start()
-        label = run.label if len(shards) == 1 else f"{run.label} [1/{len(shards)}]"
-        results[0] = self._events(run, worker, shards[0], label, slot[0])
+        label = work.label if len(shards) == 1 else f"{work.label} [1/{len(shards)}]"
+        results[0] = self._events(work, worker, shards[0], label, slot[0])
         for t in threads:
             t.join()
         return results
 
     def _events(
-        self, run: ModelRun, worker: Worker, job: Job, label: str, position: int
+        self, work: ModelWork, worker: Worker, job: Job, label: str, position: int
     ) -> tuple[WorkerFailed | None, str | None]:
         """Stream a job's events into the store and the run's sink; ``(worker failure, device)``."""
         from tqdm import tqdm
@@ -145,7 +145,7 @@ class Schedule:
             leave=False,
             position=position,
         )
-        state = Recorder(self.store, run, bar, job)
+        state = Recorder(self.store, work, bar, job)
         try:
             for event in worker.compute(job):
                 if self._cancel.is_set():

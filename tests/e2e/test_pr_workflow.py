@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import http.server
 import json
-import shutil
 import subprocess
 import sys
 import threading
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.conftest import commit, git
+from tests.conftest import commit, copy_code, git
 from vlc_harness.plugins import get_plugins
 from vlc_harness.registry import parse_inline_benchmark
 from vlc_harness.run.prepare import prepare
@@ -92,9 +91,7 @@ def test_a_pull_request_is_checked_step_by_step(tmp_path, sample_root, monkeypat
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q")
-    for folder in ("harness", "plugins", "leaderboard"):
-        shutil.copytree(REPO / folder, repo / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    shutil.copy(REPO / "pyproject.toml", repo)  # where each package lies (package-dir), as in a checkout
+    copy_code(repo)
     source = repo / "plugins" / "models" / "random_baseline.py"
     original = source.read_text()
     source.write_text(

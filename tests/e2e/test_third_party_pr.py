@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import commit, git
+from tests.conftest import commit, copy_code, git
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
@@ -103,8 +103,7 @@ def _repository(tmp_path: Path, sha256: str) -> Path:
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q")
-    for folder in ("harness", "plugins", "leaderboard"):  # plan --diff evaluates the base by its own code
-        shutil.copytree(REPO / folder, repo / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    copy_code(repo)  # plan --diff evaluates the base by its own code
     (repo / "registry.yaml").write_text("models:\n  - {id: random, type: random}\n" + BENCH)
     commit(repo, "base")
     git(repo, "branch", "base")

@@ -110,3 +110,20 @@ def test_a_foreign_file_is_refused_and_left_as_it_is(sample_root, tmp_path):
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "cannot read store" in out.stderr
     assert foreign.read_text() == "not a database"
+
+
+def test_the_json_document_carries_its_schema_and_what_a_diff_compares(vlc_run, sample_root):
+    from vlc_harness.planview.document import BENCHMARK_FIELDS, MODEL_FIELDS, PLAN_SCHEMA, base_problem
+
+    plan = _plan(vlc_run, "-m", "random", "-b", SC, data_root=sample_root)
+    assert plan["schema"] == PLAN_SCHEMA and base_problem(plan, "main") is None
+    (model,), (bench,) = plan["models"], plan["benchmarks"]
+    assert set(MODEL_FIELDS) <= set(model) and set(BENCHMARK_FIELDS) <= set(bench)
+    assert len(model["declared"]) == len(bench["declared"]) == 64 and bench["manifest"] and bench["data_version"]
+
+    older = {k: v for k, v in plan.items() if k != "schema"}
+    predates = f"main's plan --format json has no schema: it predates plan schema {PLAN_SCHEMA}"
+    assert base_problem(older, "main") == predates
+    assert "newer than this checkout's" in base_problem({**plan, "schema": PLAN_SCHEMA + 1}, "main")
+    del model["declared"]
+    assert base_problem(plan, "main").endswith(f"has no models[].declared, which plan schema {PLAN_SCHEMA} requires")

@@ -92,7 +92,7 @@ def test_plan_shows_its_cells_unavailable_with_the_install_line(registry_file, v
     cells = {c["benchmark"]: c for c in plan["cells"]}
     assert cells["lab"]["status"] == "unavailable" and cells["lab"]["reason"] == REASON
     assert cells["sc"]["status"] == "compute"
-    assert plan["grid"]["benchmarks"]["lab"]["unavailable"] == REASON
+    assert {b["id"]: b for b in plan["benchmarks"]}["lab"]["unavailable"] == REASON
 
 
 def test_data_fetch_skips_it_saying_why_and_list_names_it(registry_file, vlc_cli, sample_root):

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import subprocess
+import sys
 
 import pytest
 
+from tests.conftest import commit, git
 from vlc_harness.errors import RegistryError
 from vlc_harness.plugin_install import read_plugin_packages
 from vlc_harness.reasons import Reason
@@ -172,15 +175,21 @@ def test_a_plugin_s_own_dependency_is_pinned_with_its_hashes(tmp_path, vlc_plugi
 
 
 def test_plan_diff_summarises_an_entry_of_a_missing_package_as_unknown(tmp_path, sample_root):
-    # planview_grid.py is what `plan --diff` runs on the base revision: a base registry naming a
-    # package this environment lacks must give a grid, not a crash
-    from vlc_harness.cli import planview_grid
-
-    write(tmp_path, MY_CLIP + "models:\n  - {id: lab-clip, type: my_clip}\n  - {id: rand, type: random}\n")
-    out = tmp_path / "grid.json"
-    argv = ["--out", str(out), "--registry", str(tmp_path / "r.yaml"), "--data-root", str(sample_root)]
-    assert planview_grid.main([*argv, "-b", "sugarcrepe:version=custom"]) == 0
-    models = json.loads(out.read_text())["models"]
-    assert models["lab-clip"]["fingerprint"] == "unknown"
-    assert models["lab-clip"]["unknown"].endswith("install vlc-my-clip==0.1.0 (`vlc-harness plugins install`)")
-    assert models["rand"]["fingerprint"] != "unknown"
+    # the base revision's plan runs in another process: a base registry naming a package this
+    # environment lacks must give a plan, and its cells an unknown change, not a crash
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    write(repo, MY_CLIP + "models:\n  - {id: lab-clip, type: my_clip}\n  - {id: rand, type: random}\n")
+    commit(repo, "base")
+    argv = ["plan", "--registry", "r.yaml", "-b", "sugarcrepe:version=custom", "--data-root", str(sample_root)]
+    argv += ["--store", f"sqlite:///{tmp_path / 's.sqlite'}", "--diff", "HEAD", "--format", "json"]
+    out = subprocess.run([sys.executable, "-m", "vlc_harness", *argv], cwd=repo, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    plan = json.loads(out.stdout)
+    models = {m["id"]: m for m in plan["models"]}
+    assert (models["lab-clip"]["fingerprint"], models["lab-clip"]["declared"]) == ("-", None)
+    assert models["lab-clip"]["not_identified"].endswith("install vlc-my-clip==0.1.0 (`vlc-harness plugins install`)")
+    (cell,) = plan["diff"]["cells"]  # rand x sc is unchanged
+    assert (cell["model"], cell["change"]) == ("lab-clip", "unknown")
+    assert cell["why"][0].endswith("install vlc-my-clip==0.1.0 (`vlc-harness plugins install`)")

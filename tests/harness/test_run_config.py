@@ -50,13 +50,13 @@ def test_the_default_data_root_is_decided_in_one_module():
 
 def test_only_the_paths_module_reads_the_data_root_variable():
     """Models and commands get the data root from the run's configuration, never from the
-    environment; ``plan --diff`` sets it for revisions from before the configuration existed."""
+    environment (``plan --diff`` hands the other revision's plan ``--data-root`` too)."""
     readers = sorted(
         path.relative_to(REPO).as_posix()
         for path in _python_files()
         if {"ENV_DATA", "VLC_HARNESS_DATA"} & _names_used(path)
     )
-    assert readers == ["harness/cli/planview_diff.py", "harness/paths.py"], readers
+    assert readers == ["harness/paths.py"], readers
 
 
 def test_a_data_root_given_wins_and_none_means_the_environment(tmp_path, monkeypatch):
@@ -163,4 +163,4 @@ def test_plan_identifies_models_under_its_data_root(vlc_run, sample_root, tmp_pa
     plan = json.loads(out.output)
     (model,) = plan["models"]
     assert model["unknown"] is None and model["fingerprint"] != "unknown", model
-    assert plan["grid"]["models"][spec]["weights"] == file_identity(checkpoint)
+    assert model["weights"] == file_identity(checkpoint)

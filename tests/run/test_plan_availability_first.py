@@ -52,7 +52,7 @@ def test_runnable_cells_plan_exactly_as_when_every_model_is_identified(vlc_run, 
     assert statuses[("random", "sugarcrepe")] == statuses[("random", "aro-vg-relation")] == "unavailable"
     assert new["cells"] == old["cells"]  # fingerprints, statuses, work, reasons: all the same
     assert new["models"] == old["models"]  # every model has a runnable cell here, so each is identified
-    assert new["grid"] == old["grid"]
+    assert new["benchmarks"] == old["benchmarks"]
     assert all(m["fingerprint"] != "-" and m["not_identified"] is None for m in new["models"])
 
 
@@ -68,7 +68,8 @@ def test_a_model_without_a_runnable_cell_is_not_identified(vlc_run, registry, tm
         assert (m_new["fingerprint"], m_new["work"]) == ("-", 0)
         assert m_new["not_identified"].startswith("not identified")
         assert m_old["not_identified"] is None and m_old["fingerprint"] != "-"
-    assert {m["fingerprint"] for m in new["grid"]["models"].values()} == {"unknown"}
+    assert [m["declared"] for m in new["models"]] == [m["declared"] for m in old["models"]]  # known unidentified
+    assert {m["weights"] for m in new["models"]} == {None}
 
     table = vlc_run.cli("plan", *args, "--registry", str(registry), "--data-root", str(data_root)).output
     assert "note: 3 models not identified (no fingerprint): none of their cells can run here" in table

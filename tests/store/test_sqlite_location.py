@@ -120,7 +120,7 @@ def test_a_file_that_is_no_database_is_refused_through_a_uri_too(tmp_path: Path)
 
 
 def test_plan_reads_a_store_named_by_a_uri(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from vlc_harness.cli.planview import read_only_store
+    from vlc_harness.planview.store import read_only_store
 
     path = tmp_path / "store" / "s.sqlite"
     open_store(f"sqlite:///{path}").close()

@@ -1,11 +1,12 @@
 """The GPU-time part of ``vlc-harness plan``: each cell's and model's estimate
-(:mod:`vlc_harness.run.gpucost`), the night's total, and their lines in the table."""
+(:mod:`vlc_harness.planview.gpucost`), the night's total, and their lines in the table."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from vlc_harness.run.gpucost import ESTIMATED, MEASURED, NO_GPU, UNKNOWN, GpuEstimate, duration
+from vlc_harness.planview.gpucost import ESTIMATED, MEASURED, NO_GPU, GpuEstimate, duration
+from vlc_harness.planview.identity import UNKNOWN
 
 
 def gpu_text(seconds: float | None, bound: bool) -> str:

@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from vlc_harness.models import Model
+from vlc_harness.planview.identity import UNKNOWN
 from vlc_harness.registry import ModelEntry
 from vlc_harness.run.jobs import Job
 
 COST_TABLE = Path(__file__).with_name("gpu_costs.yaml")
 
-MEASURED, ESTIMATED, NO_GPU, UNKNOWN = "measured", "estimated", "none", "unknown"
+MEASURED, ESTIMATED, NO_GPU = "measured", "estimated", "none"
 """What a number rests on: a measured throughput, a parameter-count estimate, no GPU work, or nothing."""
 
 

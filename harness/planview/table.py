@@ -1,101 +1,19 @@
-"""``vlc-harness plan``: a dry run of ``run`` (which cells are complete, what the others need, the
-estimated cost), and with ``--diff REF`` which cells another git revision's grid lacks or
-fingerprints differently. Nothing is computed and the store is only read."""
+"""The plan as aligned text (``vlc-harness plan``'s table), with the diff's column and summary."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
-import click
-
-from vlc_harness.cli.options import App, data_root_option, pass_app, registry_option, store_option
+from vlc_harness.planview.gpu import gpu_lines
+from vlc_harness.planview.identity import UNKNOWN
+from vlc_harness.status import Status
 
 MAX_REASON = 240
-
-
-@click.command("plan")
-@click.option("--all", "run_all", is_flag=True, help="Every model on every benchmark of the registry.")
-@click.option("-m", "--model", "models", multiple=True, help="Registry id, or an inline spec TYPE:key=value,...")
-@click.option("-b", "--benchmark", "benchmarks", multiple=True, help="Registry id or benchmark type.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="As run --limit: first N per category.")
-@click.option(
-    "--diff",
-    "ref",
-    default=None,
-    metavar="REF",
-    help="Also compare with the grid of git revision REF (a branch, tag or commit): added cells and cells "
-    "whose fingerprint changed, each revision's plugins evaluating its own registry files.",
-)
-@click.option(
-    "--identify-all",
-    is_flag=True,
-    help="Identify every model, even one none of whose cells can run here (slower: its library's imports and "
-    "hub probes); --diff implies it.",
-)
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
-@registry_option
-@store_option
-@data_root_option
-@pass_app
-def plan_command(
-    app: App,
-    run_all: bool,
-    models: tuple[str, ...],
-    benchmarks: tuple[str, ...],
-    limit: int | None,
-    ref: str | None,
-    identify_all: bool,
-    fmt: str,
-    registries: tuple[str, ...],
-    store_url: str | None,
-    data_root: Path,
-) -> None:
-    """Show what `run` would do with the same selection, computing nothing.
-
-    Per cell: complete (stored, reused as it is) or compute, with the pairs, texts or questions
-    it lacks; unknown where the model's identity cannot be had here (weights neither cached nor
-    reachable: the work shown is an upper bound); unavailable, skipped or failed as a run would
-    record it. API models with prices in their run section get an estimated cost; every model an
-    estimate of its GPU time, measured or scaled from its parameter count, with the night's total.
-    Benchmark data is checked first: a model none of whose cells can run is not identified. The
-    store is opened read-only (a missing store file is not created). Exits 0.
-    """
-    from vlc_harness.cli.planview import plan_grid, plan_json, read_only_store
-    from vlc_harness.config import RunConfig
-    from vlc_harness.paths import default_store_url
-    from vlc_harness.run.select import select_grid
-
-    config = RunConfig(data_root=data_root, limit=limit)
-    registry = app.registry(registries, required=run_all)
-    chosen_models, chosen_benchmarks = select_grid(registry, app.plugins, run_all, list(models), list(benchmarks))
-    store, note = read_only_store(store_url or default_store_url())
-    try:
-        everyone = identify_all or ref is not None  # a diff compares fingerprints
-        result = plan_grid(app.plugins, store, chosen_models, chosen_benchmarks, config, everyone)
-    finally:
-        store.close()
-    result.store_note = note
-    out: dict[str, Any] = plan_json(result)
-    if ref is not None:
-        from vlc_harness.cli.planview_diff import base_grid, diff_grids
-
-        specs = {"models": list(models), "benchmarks": list(benchmarks)}
-        base = base_grid(ref, [Path(f) for f in registry.files], specs, data_root, limit)
-        out["diff"] = diff_grids(result.grid, base, ref)
-    if fmt == "json":
-        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
-        return
-    for line in table_lines(out):
-        click.echo(line)
+"""Longer reasons are cut under the table (the JSON has them whole)."""
 
 
 def table_lines(out: dict[str, Any]) -> list[str]:
-    """The plan (and its diff) as aligned text."""
-    from vlc_harness.cli.planview import work_text
-    from vlc_harness.cli.planview_gpu import gpu_lines
-
+    """The plan (and its diff, where there is one) as aligned text: ``plan --format json``'s document in."""
     diff = out.get("diff")
     changes = {(c["model"], c["benchmark"]): c for c in (diff or {}).get("cells", [])}
     fingerprints = {m["id"]: m["fingerprint"] for m in out["models"]}
@@ -107,7 +25,7 @@ def table_lines(out: dict[str, Any]) -> list[str]:
             c["model"],
             fingerprints.get(c["model"], "")[:12],
             c["benchmark"],
-            c["status"] + (f" ({c['stored_status']})" if c.get("stored_status") not in (None, "ok") else ""),
+            c["status"] + (f" ({c['stored_status']})" if c.get("stored_status") not in (None, Status.OK) else ""),
             work_text(c["work"], c["unit"], c["status"])
             + (f" ({c['requests']:,} requests)" if c["requests"] is not None and c["work"] else ""),
             c["cost"],
@@ -185,3 +103,13 @@ def _diff_summary(diff: dict[str, Any]) -> list[str]:
     if diff.get("error"):
         lines.append(f"  the grid of {diff['ref']} could not be evaluated: {diff['error']}")
     return lines
+
+
+def work_text(work: int | None, unit: str, status: str) -> str:
+    """``1,234 pairs``, ``<= 1,234 pairs`` for an unknown identity, or ``-``."""
+    if work is None:
+        return "-"
+    return f"{'<= ' if status == UNKNOWN else ''}{work:,} {unit}"
+
+
+__all__ = ["table_lines", "work_text"]
