@@ -25,7 +25,8 @@ Steps (``vlc-harness ci nightly [options]``):
    published cell is lost and no value changed without a fingerprint or data-version change (else
    exit 5, SITE untouched).
 
-The night exits with the highest step code (2, a usage error, always wins); a pinned file that could
+The night exits with the step code that wins (:func:`vlc_harness.exit_codes.worst`: for these codes the
+highest, and 2, a usage error, always wins); a pinned file that could
 not be fetched or a failed install counts as 1. The workflow publishes SITE when the night exits 0
 or 1 (a cell failed, or a pinned file is missing, but nothing published was lost and render
 accepted the site). The Markdown summary (:mod:`.markdown`) goes to ``--markdown``, else

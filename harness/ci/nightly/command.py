@@ -17,6 +17,7 @@ from vlc_harness.ci.nightly.install import CHECKOUT, install, install_commands
 from vlc_harness.ci.nightly.markdown import markdown
 from vlc_harness.ci.nightly.steps import Step, cli
 from vlc_harness.ci.summary import append
+from vlc_harness.exit_codes import ExitCode, worst
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ def night(options: NightOptions) -> tuple[int, dict[str, Any], list[Step]]:
         try:
             registry = load_registry([Path(options.registry)], get_plugins(reload=True))
         except HarnessError as exc:  # e.g. an installed package that does not register its listed type
-            steps[0].code = 1
+            steps[0].code = ExitCode.FAILED
             steps[0].lines.append(f"the registry does not load after the install: {exc}")
             return _finish(steps, None)
     common = ["--registry", str(options.registry)]
@@ -70,7 +71,7 @@ def night(options: NightOptions) -> tuple[int, dict[str, Any], list[Step]]:
 
 def _finish(steps: list[Step], run_summary: dict[str, Any] | None) -> tuple[int, dict[str, Any], list[Step]]:
     codes = [s.code for s in steps]
-    code = 2 if 2 in codes else max(codes)
+    code = worst(codes)
     payload = {
         "schema": 1,
         "exit_code": code,

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from vlc_harness.ci.nightly.steps import Step, cli
+from vlc_harness.exit_codes import ExitCode
 
 
 def pinned_problems(registry: Any, data_root: Path) -> dict[str, list[str]]:
@@ -40,7 +41,9 @@ def fetch(registry: Any, common: list[str], data_root: Path) -> Step:
     failed = [line for line in step.output.splitlines() if ": failed: " in line]
     skipped = [line for line in step.output.splitlines() if ": skipped: " in line]
     problems = pinned_problems(registry, data_root)
-    step.code = 1 if problems or step.crashed else 0  # `data fetch` exits 1 for unpinned files too
+    step.code = (
+        ExitCode.FAILED if problems or step.crashed else ExitCode.OK
+    )  # `data fetch` exits 1 for unpinned files too
     for bench_id, missing in sorted(problems.items()):
         step.lines.append(f"pinned, not fetched (fails the night): {bench_id}: " + "; ".join(missing))
     for line in failed:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from vlc_harness.ci.nightly.steps import Step
+from vlc_harness.exit_codes import ExitCode
 from vlc_harness.requires import Requires
 
 CHECKOUT = Path(__file__).resolve().parents[3]
@@ -60,7 +61,7 @@ def install(registry: Any, enabled: bool, registry_path: Path | None = None) -> 
         done = subprocess.run(cmd, cwd=CHECKOUT)
         step.lines.append(f"{'ok' if done.returncode == 0 else f'failed (exit {done.returncode})'}: `{shown}`")
         if done.returncode:
-            step.code = 1
+            step.code = ExitCode.FAILED
             break
     importlib.invalidate_caches()
     return step

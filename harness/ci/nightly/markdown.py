@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from vlc_harness.ci.nightly.steps import Step
+from vlc_harness.exit_codes import PUBLISHED
 
 
 def markdown(code: int, steps: list[Step], run_summary: dict[str, Any] | None) -> str:
     """The night for people: a verdict, then each step's lines and the run's counts, reasons and changes."""
-    verdict = "the site is published" if code in (0, 1) else "nothing is published"
+    verdict = "the site is published" if code in PUBLISHED else "nothing is published"
     out = [f"## Nightly leaderboard: exit {code} ({verdict})", ""]
     out += [f"- {s.name} exited {s.code}" for s in steps if s.code] + [""]
     for step in steps:

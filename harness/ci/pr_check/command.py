@@ -18,6 +18,7 @@ from vlc_harness.ci.pr_check.registry import step_registry
 from vlc_harness.ci.pr_check.smoke import step_smoke
 from vlc_harness.ci.pr_check.submitted import step_submitted
 from vlc_harness.ci.summary import Section, append
+from vlc_harness.exit_codes import ExitCode
 
 STEPS: dict[str, Callable[[Context], Section]] = {
     "lint": step_lint,
@@ -58,7 +59,7 @@ def check(
             if summary is not None:
                 append(summary, text)
             print(text, end="", flush=True)
-    return 1 if failed else 0
+    return ExitCode.FAILED if failed else ExitCode.OK
 
 
 PATH = click.Path(path_type=Path)
