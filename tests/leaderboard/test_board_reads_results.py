@@ -69,13 +69,18 @@ def board_modules(root: Path) -> dict[str, Path]:
     return out
 
 
+def exported_from() -> dict[str, str]:
+    """Name -> module of what ``vlc_harness`` exports, read from the stub it loads them by
+    (``harness/__init__.pyi``: ``from .models import Identity as Identity``)."""
+    stub = ast.parse((REPO / "harness" / "__init__.pyi").read_text(encoding="utf-8"))
+    return {a.name: f"vlc_harness.{n.module}" for n in stub.body if isinstance(n, ast.ImportFrom) for a in n.names}
+
+
 def _forbidden_module(name: str) -> str | None:
     """The forbidden package ``name`` reaches, directly or as a name ``vlc_harness`` loads lazily."""
-    import vlc_harness
-
     parts = name.split(".")
     if len(parts) == 2 and parts[0] == "vlc_harness":
-        name = vlc_harness._EXPORTS.get(parts[1], name)  # type: ignore[attr-defined]
+        name = exported_from().get(parts[1], name)
     for package in FORBIDDEN_PACKAGES:
         if name == package or name.startswith(package + "."):
             return package
