@@ -125,7 +125,8 @@ def bibtex_entries(text: str) -> list[str]:
 
     Raises ``ValueError`` for anything else: text outside an entry, an entry without a key, braces
     that do not balance."""
-    entries, at = [], 0
+    entries: list[str] = []
+    at = 0
     while True:
         while at < len(text) and text[at].isspace():
             at += 1
