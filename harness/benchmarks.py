@@ -49,6 +49,8 @@ class Benchmark:
     """What the board shows, in one declaration: its fields become the attributes below (title ... about)."""
     title: ClassVar[str] = ""
     citation: ClassVar[str] = ""
+    bibtex: ClassVar[str] = ""
+    """The BibTeX entries of :attr:`citation` (:attr:`vlc_harness.cards.BenchmarkCard.bibtex`); empty: none."""
     homepage: ClassVar[str] = ""
     license: ClassVar[str] = ""
     headline: ClassVar[str] = ""

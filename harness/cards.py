@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 REQUIRED = ("title", "citation", "headline", "headline_source")
 """The card fields without a default."""
-TEXT_FIELDS = ("title", "citation", "headline", "headline_source", "homepage", "license")
+TEXT_FIELDS = ("title", "citation", "headline", "headline_source", "homepage", "license", "bibtex")
 LIST_FIELDS = ("index_metrics", "image_pools")
 FENCE = "---"
+_ENTRY_START = re.compile(r"@[A-Za-z]+\{[^\s,{}]+,")
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,7 @@ class BenchmarkCard:
 
     title: str
     citation: str
+    """The paper (or papers) to cite, as prose: shown on the benchmark's page."""
     headline: str
     """Metric id of the headline number."""
     headline_source: str
@@ -33,6 +36,10 @@ class BenchmarkCard:
     no paper reports it (shown next to the headline; the conformance checks require it)."""
     homepage: str = ""
     license: str = ""
+    bibtex: str = ""
+    """The BibTeX entries of :attr:`citation`, as the authors or the venue give them (one or more
+    ``@type{key, ...}``): the board's citation block and ``cite.bib`` show them verbatim. Empty: the
+    board shows the prose and no BibTeX (it never derives one)."""
     index_metrics: tuple[str, ...] = ()
     """Metric ids the index shows beside the headline (e.g. brittleness)."""
     gap_metrics: tuple[str, str] | None = None
@@ -49,6 +56,9 @@ class BenchmarkCard:
     about: str = ""
     """The benchmark's reference in Markdown: data layout, versions, metric definitions, known differences
     from the reference code (a card file's body)."""
+
+    def __post_init__(self) -> None:
+        bibtex_entries(self.bibtex)
 
     @classmethod
     def read(cls, path: str | Path) -> BenchmarkCard:
@@ -102,7 +112,38 @@ def _value(path: Path, key: Any, value: Any) -> Any:
         ok, expected = isinstance(value, bool), "true or false"
     if not ok:
         raise ValueError(f"card {path}: {key!r} must be {expected}, not {value!r}")
+    if key == "bibtex":
+        try:
+            bibtex_entries(value)
+        except ValueError as exc:
+            raise ValueError(f"card {path}: 'bibtex': {exc}") from None
     return tuple(value) if isinstance(value, list) else value
+
+
+def bibtex_entries(text: str) -> list[str]:
+    """The BibTeX entries in ``text``, each ``@type{key, ...}`` with balanced braces (none for empty text).
+
+    Raises ``ValueError`` for anything else: text outside an entry, an entry without a key, braces
+    that do not balance."""
+    entries: list[str] = []
+    at = 0
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at == len(text):
+            return entries
+        start = _ENTRY_START.match(text, at)
+        if start is None:
+            raise ValueError(f"not a BibTeX entry (@type{{key, ...}}) at {text[at : at + 40]!r}")
+        depth = 0
+        for end in range(text.index("{", at), len(text)):
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            if depth == 0:
+                break
+        if depth:
+            raise ValueError(f"unbalanced braces in the entry at {text[at : at + 40]!r}")
+        entries.append(text[at : end + 1])
+        at = end + 1
 
 
 def apply_card(cls: type) -> None:

@@ -40,10 +40,14 @@ ENV_BLOCK = "VLC_HARNESS_BLOCK_PLUGINS"
 ENV_DIR = "VLC_HARNESS_PLUGINS_DIR"
 SUBPLUGINS_ATTR = "vlc_harness_plugins"
 LOCAL_PREFIX = "vlc_harness_local_plugins."
-CORE_COMMANDS = "vlc_harness.cli.commands"
-"""The core's own commands plugin (``data``, ``verify``), registered whatever the allow-list."""
-CORE_FAMILIES = "vlc_harness.metrics.families"
-"""The core's own metric families plugin, registered whatever the allow-list."""
+CORE_PLUGINS = (
+    "vlc_harness.cli.commands",
+    "vlc_harness.planview.hooks",
+    "vlc_harness.ci.hooks",
+    "vlc_harness.metrics.families",
+)
+"""The core's own plugins (its commands: ``data``, ``verify``, ``schema``, ``new``; ``plan``; ``ci``; its
+metric families), registered whatever the allow-list."""
 
 
 @dataclass
@@ -129,8 +133,8 @@ def new_manager() -> pluggy.PluginManager:
 def load_plugins() -> Plugins:
     """Load every plugin allowed by the environment, check hooks, and build the catalog."""
     pm = new_manager()
-    pm.register(importlib.import_module(CORE_COMMANDS), name=CORE_COMMANDS)  # data, verify: always there
-    pm.register(importlib.import_module(CORE_FAMILIES), name=CORE_FAMILIES)
+    for name in CORE_PLUGINS:  # always there
+        pm.register(importlib.import_module(name), name=name)
     allow, block = _names(ENV_LOAD), _names(ENV_BLOCK)
     versions: dict[str, str | None] = {}
     for name in block:

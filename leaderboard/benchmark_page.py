@@ -60,7 +60,7 @@ def benchmark_context(board: Board, col: BenchmarkColumn) -> dict[str, Any]:
         "variants": bool(hidden_variants),
         "abstains": any(v == "coverage" or v.endswith("_answered") for v in hidden_variants),
         "plot": _plot(col, published),
-        "bibtex": benchmark_bibtex(col.benchmark, col.id) if col.benchmark is not None else "",
+        "bibtex": benchmark_bibtex(col.benchmark) if col.benchmark is not None else "",
         "families": _families(published),
     }
 

@@ -57,13 +57,13 @@ def render(
     registries: tuple[str, ...],
     data_root: Path,
 ) -> None:
-    """Render index, benchmark and model pages: the registry's entries (``--include-adhoc``: also
+    """Render index, benchmark and model pages: the registry's entries (--include-adhoc: also
     one-off runs); only complete cells are published. Refuses while a cell it would publish holds
-    stale metrics (older metric code): ``vlc-harness store upgrade`` rebuilds them first.
+    stale metrics (older metric code): `vlc-harness store upgrade` rebuilds them first.
 
-    The site is built beside ``--out`` and replaces it whole, and only when it keeps every published
+    The site is built beside --out and replaces it whole, and only when it keeps every published
     value: a value lost, or changed while its model fingerprint, benchmark fingerprint and data version
-    stayed, exits 5 and leaves ``--out`` as it was (``--allow-shrink`` publishes it anyway)."""
+    stayed, exits 5 and leaves --out as it was (--allow-shrink publishes it anyway)."""
     from vlc_harness.errors import UserError
     from vlc_harness.provenance import run_provenance
     from vlc_harness.results import StoredResults

@@ -4,7 +4,7 @@ Page data travels as scripts loaded with ``<script src>`` (``fetch()`` fails und
 ``data/index.js`` for the index, ``data/compare.js`` and, when ``render`` could read the
 benchmarks' data, ``data/instances/<benchmark>/`` for the compare view's instance browser (per
 benchmark and per (benchmark, model), within a size budget: :mod:`vlc_leaderboard.instance_files`).
-``cite.bib`` gathers the board's and the benchmarks' BibTeX.
+``cite.bib`` gathers the board's and the benchmarks' BibTeX entries, each once.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from vlc_harness.cards import bibtex_entries
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.compare import compare_data
 from vlc_leaderboard.fmt import slug
@@ -52,13 +53,12 @@ def write_pages(
     for col in board.benchmarks:
         page = out / "benchmarks" / f"{slug(col.id)}.html"
         details = benchmark_context(board, col)
-        if details["bibtex"]:
-            bibtex.append(details["bibtex"])
+        bibtex += bibtex_entries(details["bibtex"])
         written.append(render_page(env, "benchmark.html", page, context | {"root": "..", **details}))
     for row in board.rows:
         page = out / "models" / f"{row.slug}.html"
         written.append(render_page(env, "model.html", page, context | {"root": "..", **model_context(board, row)}))
-    (out / "cite.bib").write_text("\n\n".join(dict.fromkeys(bibtex)) + "\n", encoding="utf-8")
+    (out / "cite.bib").write_text("\n\n".join(dict.fromkeys(bibtex)) + "\n", encoding="utf-8")  # each entry once
     written += write_compare(env, board, out, context, instances)
     return written
 

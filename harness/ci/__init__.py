@@ -1,5 +1,5 @@
-"""``vlc-harness ci``: the repository's CI jobs as commands, added through the core's own plugin
-(:mod:`vlc_harness.cli.commands`) like its other groups.
+"""``vlc-harness ci``: the repository's CI jobs as commands, added through one of the core's own plugins
+(:mod:`vlc_harness.ci.hooks`) as its other commands are.
 
 ``ci pr-check`` (:mod:`vlc_harness.ci.pr_check`, ``.github/workflows/pr.yml``) and ``ci nightly``
 (:mod:`vlc_harness.ci.nightly`, ``.github/workflows/nightly.yml``); :mod:`vlc_harness.ci.summary`

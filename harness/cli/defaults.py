@@ -10,7 +10,6 @@ the published one in the working directory.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,13 +38,9 @@ class RegistryChoice:
 
 
 def given_registry_files(paths: tuple[str, ...]) -> list[Path]:
-    """The files of ``--registry``, else of ``$VLC_HARNESS_REGISTRY`` (``os.pathsep``-separated)."""
-    from vlc_harness.paths import ENV_REGISTRY
-
-    files = [Path(p) for p in paths]
-    if not files and os.environ.get(ENV_REGISTRY):
-        files = [Path(p) for p in os.environ[ENV_REGISTRY].split(os.pathsep) if p]
-    return files
+    """The files of ``--registry``, else of ``$VLC_HARNESS_REGISTRY`` (click reads the variable into
+    the option: :class:`vlc_harness.cli.options.RegistryFiles`)."""
+    return [Path(p) for p in paths]
 
 
 def choose_registry(paths: tuple[str, ...], store: Any | None) -> RegistryChoice:

@@ -24,7 +24,7 @@ def list_command(
     app: App, what: str, fmt: str, registries: tuple[str, ...], store_url: str | None, data_root: Path
 ) -> None:
     """List the registry's models or benchmarks (with versions and citations); without
-    ``--registry``, the registry the store was filled from."""
+    --registry, the registry the store was filled from."""
     registry = app.registry_following_store(registries, store_url)
     rows: list[dict[str, Any]] = []
     if what == "models":

@@ -1,7 +1,8 @@
 """Options and shared state of the command line, for every plugin that adds commands.
 
 A plugin's ``register_commands`` hook adds click commands to the ``vlc-harness`` group; they take
-the same ``--registry``, ``--store`` and ``--data-root`` options as the core verbs, and the
+the same ``--registry``, ``--store`` and ``--data-root`` options as the core verbs (click reads
+``$VLC_HARNESS_REGISTRY``, ``$VLC_HARNESS_STORE`` and ``$VLC_HARNESS_DATA`` into them), and the
 :class:`App` (plugins, registry, store) through :data:`pass_app`. This module is the public
 surface for that, also importable as ``from vlc_harness.cli import App, pass_app, ...``.
 ``--data-root`` arrives resolved: a :class:`~pathlib.Path`, the default data root when not given
@@ -12,13 +13,15 @@ default the registry the store was filled from (:mod:`vlc_harness.cli.defaults`)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 from vlc_harness.errors import UserError
+from vlc_harness.paths import ENV_DATA, ENV_REGISTRY, ENV_STORE
 
 F = TypeVar("F", bound=Callable[..., Any])
 UPGRADE_COMMAND = "vlc-harness store upgrade"
@@ -41,7 +44,7 @@ class App:
         return self._plugins
 
     def registry(self, paths: tuple[str, ...], required: bool = True) -> Any:
-        """Load the registry files given, else $VLC_HARNESS_REGISTRY, else ./registry.yaml."""
+        """Load the registry files given (``--registry``, else ``$VLC_HARNESS_REGISTRY``), else ./registry.yaml."""
         from vlc_harness.cli.defaults import given_registry_files
         from vlc_harness.registry import Registry, load_registry
 
@@ -81,7 +84,7 @@ class App:
                 store.close()
 
     def existing_store(self, url: str | None) -> Any | None:
-        """The store at ``url`` (default: $VLC_HARNESS_STORE or the user cache dir) when there is
+        """The store at ``url`` (``--store`` or ``$VLC_HARNESS_STORE``; none: the user cache dir's) when there is
         one, else ``None`` (a missing SQLite file is not created); one that cannot be read is said
         on stderr and read as none, for commands that only take their defaults from it."""
         from vlc_harness.cli.defaults import existing_store
@@ -95,7 +98,7 @@ class App:
             return None
 
     def store(self, url: str | None) -> Any:
-        """Open the store at ``url`` (default: $VLC_HARNESS_STORE or the user cache dir).
+        """Open the store at ``url`` (``--store`` or ``$VLC_HARNESS_STORE``; none: the user cache dir's).
 
         Opening migrates an older schema (:mod:`vlc_harness.store.migrations`) and never rebuilds
         a metric: cells whose metrics are stale stay as stored until ``vlc-harness store upgrade``
@@ -128,46 +131,75 @@ class App:
         return stale
 
 
+class RegistryFiles(click.Path):
+    """Registry files: one per ``--registry``, or several in ``$VLC_HARNESS_REGISTRY`` separated by
+    :data:`os.pathsep` (a path may hold spaces; empty items are skipped)."""
+
+    envvar_list_splitter = os.pathsep
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False)
+
+    def split_envvar_value(self, rv: str) -> Sequence[str]:
+        return [p for p in super().split_envvar_value(rv) if p]
+
+
+_OVERLAY = f"Registry YAML; repeat to overlay (in the variable: separated by {os.pathsep!r})"
+
+
 def registry_option(f: F) -> F:
-    """``--registry PATH`` (repeatable; later files add or override entries)."""
+    """``--registry PATH`` (repeatable; later files add or override entries), else
+    ``$VLC_HARNESS_REGISTRY``."""
     return click.option(
         "--registry",
         "registries",
         multiple=True,
-        type=click.Path(dir_okay=False),
-        help="Registry YAML; repeat to overlay (default: $VLC_HARNESS_REGISTRY or ./registry.yaml).",
+        type=RegistryFiles(),
+        envvar=ENV_REGISTRY,
+        show_envvar=True,
+        help=f"{_OVERLAY}. Default: ./registry.yaml.",
     )(f)
 
 
 def store_registry_option(f: F) -> F:
     """``--registry PATH`` of the commands that default to the registry their store was filled
-    from (:meth:`App.store_registry`: ``show``, ``list``, ``data``)."""
+    from (:meth:`App.store_registry`: ``show``, ``list``, ``data``), else ``$VLC_HARNESS_REGISTRY``."""
     return click.option(
         "--registry",
         "registries",
         multiple=True,
-        type=click.Path(dir_okay=False),
-        help="Registry YAML; repeat to overlay (default: $VLC_HARNESS_REGISTRY, else the registry the store's "
-        "latest run read, else ./registry.yaml, else the built-in types).",
+        type=RegistryFiles(),
+        envvar=ENV_REGISTRY,
+        show_envvar=True,
+        help=f"{_OVERLAY}. Default: the registry the store's latest run read, else ./registry.yaml, "
+        "else the built-in types.",
     )(f)
 
 
 def store_option(f: F) -> F:
-    """``--store URL`` (any SQLAlchemy URL)."""
+    """``--store URL`` (any SQLAlchemy URL), else ``$VLC_HARNESS_STORE``."""
     return click.option(
-        "--store", "store_url", default=None, help="SQLAlchemy URL of the score store (default: $VLC_HARNESS_STORE)."
+        "--store",
+        "store_url",
+        default=None,
+        envvar=ENV_STORE,
+        show_envvar=True,
+        help="SQLAlchemy URL of the score store. Default: store.sqlite in the cache dir ($VLC_HARNESS_CACHE_DIR, "
+        "else the user cache dir).",
     )(f)
 
 
 def data_root_option(f: F) -> F:
-    """``--data-root DIR``, passed on as a resolved :class:`~pathlib.Path` (not given: the default
-    data root, :func:`vlc_harness.config.resolve_data_root`)."""
+    """``--data-root DIR``, else ``$VLC_HARNESS_DATA``, passed on as a resolved :class:`~pathlib.Path`
+    (neither: the default data root, :func:`vlc_harness.config.resolve_data_root`)."""
     return click.option(
         "--data-root",
         type=click.Path(file_okay=False),
         default=None,
+        envvar=ENV_DATA,
+        show_envvar=True,
         callback=_resolved_data_root,
-        help="Folder holding benchmark data (default: $VLC_HARNESS_DATA).",
+        help="Folder holding benchmark data. Default: data/ in the user data dir.",
     )(f)
 
 

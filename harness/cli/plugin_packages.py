@@ -16,7 +16,7 @@ from vlc_harness.exit_codes import ExitCode
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
 @click.pass_context
 def plugins_group(ctx: click.Context, fmt: str) -> None:
-    """Show each loaded plugin (as ``plugins list``); ``install`` and ``check`` the registry's plugin packages."""
+    """Show each loaded plugin (as `plugins list`); `install` and `check` the registry's plugin packages."""
     if ctx.invoked_subcommand is None:
         ctx.invoke(plugins_command, fmt=fmt)
 

@@ -20,7 +20,7 @@ def schema_group() -> None:
 def schema_registry(app: App, output: Path | None) -> None:
     """The JSON Schema of registry.yaml for the installed plugins' types (stdout, or --output).
 
-    Point an editor at it with a first line ``# yaml-language-server: $schema=registry.schema.json``.
+    Point an editor at it with a first line `# yaml-language-server: $schema=registry.schema.json`.
     """
     from vlc_harness.registry_schema import schema_json
 

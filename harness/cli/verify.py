@@ -35,8 +35,8 @@ def verify_command(
 ) -> None:
     """Compute (or reuse) the model's cells and print each metric next to the paper's number.
 
-    Where the paper loaded the model with other params (``meta.paper_params``), the entry is run
-    with those, as ``<id>@paper``, and that is what the paper's numbers are compared with.
+    Where the paper loaded the model with other params (`meta.paper_params`), the entry is run
+    with those, as `<id>@paper`, and that is what the paper's numbers are compared with.
 
     Exit 0 when every comparable number is within the tolerance, 1 when one is not or a cell
     could not be computed (weights or data missing), 2 for bad input.

@@ -4,7 +4,7 @@ and the conformance example of every built-in type.
 Registered through the ``vlc_harness_testing`` entry point (``builtin =
 "vlc_harness_builtins.testing.examples"``), exactly as a third party registers its own: the
 conformance checks load it, ``vlc-harness run`` never does, and no plugin module imports it
-(``tests/plugins/test_fixture_boundary.py``). The plugin manager's walk over ``vlc_harness_builtins``
+(the ``no-test-code`` import contract in pyproject.toml). The plugin manager's walk over ``vlc_harness_builtins``
 leaves this package out.
 
 * :mod:`.examples`: the ``conformance_example`` hook, answering for the built-in types.

@@ -1,26 +1,28 @@
-"""The house stays easy to see: every core and board module named in the docs, no import cycles,
-modules small, and the core never imports a plugin, the board, or (outside kit and testing) the kit.
+"""The house stays easy to see. The layers are import contracts, run here by import-linter on the
+installed packages: ``pyproject.toml``'s ``[tool.importlinter]`` (type-checking imports count) and
+``import-cycles.toml`` (the run-time graph has no cycle). The plain rules below check what
+import-linter cannot: a cycle through a package's own ``__init__``, imports by a literal name
+(``importlib.import_module("...")``), module size, and the module table of ``docs/architecture.md``.
 
-Each rule is a function of a root folder (a checkout: ``harness/``, ``plugins/``, ``leaderboard/``,
-``docs/architecture.md``) returning what breaks it, so ``test_architecture_guard.py`` can plant
-violations in a copy and see every rule fail.
+Each plain rule is a function of a root folder or of root packages, so ``test_architecture_guard.py``
+can plant violations in a tiny synthetic tree and see every rule, and every contract kind, fail.
 """
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = {"harness": "vlc_harness", "plugins": "vlc_harness_builtins", "leaderboard": "vlc_leaderboard"}
+CONFIGS = ("pyproject.toml", "import-cycles.toml")
+"""The import-linter configurations: one graph each (with type-checking imports, without)."""
+FOLDERS = {"harness": "vlc_harness", "plugins": "vlc_harness_builtins", "leaderboard": "vlc_leaderboard"}
 """Folder -> import name (setuptools ``package-dir``)."""
-CORE = "vlc_harness"
-NOT_FOR_THE_CORE = ("vlc_harness_builtins", "vlc_leaderboard")
-KIT = "vlc_harness.kit"
-KIT_USERS = ("vlc_harness.kit", "vlc_harness.testing")
-"""The only core modules that may import the kit (the shipped pytest plugin runs plugins)."""
 DOCUMENTED = ("vlc_harness", "vlc_leaderboard")
 """Packages whose every module ``docs/architecture.md`` names."""
 UNNAMED = ("vlc_harness", "vlc_harness.__main__", "vlc_leaderboard")
@@ -31,63 +33,51 @@ wait. The list only shrinks: a listed file that grows past its ceiling fails, an
 drops to :data:`MAX_LINES` or below (take it off) or no longer exists."""
 
 
-def modules(root: Path) -> dict[str, Path]:
-    """Every module under ``root``'s three package folders, by import name (``vlc_harness.run.plan``)."""
+def lint_imports(config: Path) -> subprocess.CompletedProcess[str]:
+    """``lint-imports --no-cache --config CONFIG`` (what CI runs), on the packages this Python imports."""
+    command = [str(Path(sys.executable).with_name("lint-imports")), "--no-cache", "--no-logo", "--config", str(config)]
+    return subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+
+
+def modules(root: Path, folders: Mapping[str, str] = FOLDERS) -> dict[str, Path]:
+    """Every module under ``root``'s package folders, by import name (``vlc_harness.run.plan``)."""
     out = {}
-    for folder, package in PACKAGES.items():
+    for folder, package in folders.items():
         for path in sorted((root / folder).rglob("*.py")):
             parts = (package, *path.relative_to(root / folder).with_suffix("").parts)
             out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return out
 
 
-def _typing_only(tree: ast.AST) -> set[int]:
-    """Nodes under ``if TYPE_CHECKING:`` (by id): never run, so no edge of the import graph."""
-    return {
-        id(n)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
-        for n in ast.walk(node)
-    }
+def package_init_cycles(roots: Sequence[str]) -> list[str]:
+    """``package -> module -> package`` for each import cycle through a package's own module (its
+    ``__init__``) and modules inside it, on the run-time graph of the importable packages ``roots``.
+
+    import-linter's ``acyclic_siblings`` compares the children of a package, never the package
+    itself, so it misses exactly these: a cycle whose members share no deeper package than one of
+    them. Such a cycle enters that package from a module inside it."""
+    import grimp
+
+    graph = grimp.build_graph(*roots, exclude_type_checking_imports=True, cache_dir=None)
+    return sorted(
+        f"{package} -> {module} -> {package}"
+        for module in graph.modules
+        for package in graph.find_modules_directly_imported_by(module)
+        if module.startswith(package + ".") and graph.chain_exists(importer=package, imported=module)
+    )
 
 
-def _package_of(name: str, path: Path) -> list[str]:
-    """The package a module's relative imports start from, as parts."""
-    parts = name.split(".")
-    return parts if path.name == "__init__.py" else parts[:-1]
-
-
-def imports(name: str, path: Path, known: dict[str, Path], typing: bool = False) -> set[str]:
-    """What module ``name`` (at ``path``) imports, anywhere in the file (inside functions too), relative
-    imports resolved, ``importlib.import_module("...")`` and ``__import__("...")`` with a literal name
-    included; each as the deepest name in ``known`` it reaches, else as written. ``typing=True`` also
-    counts imports under ``if TYPE_CHECKING:``."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip = set() if typing else _typing_only(tree)
-    written: set[str] = set()
-    for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
-        if isinstance(node, ast.Import):
-            written.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                package = _package_of(name, path)
-                base = ".".join([*package[: len(package) - node.level + 1], *([node.module] if node.module else [])])
-            for a in node.names:
-                full = f"{base}.{a.name}"
-                written.add(full if full in known else base)
-        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
-            func = ast.unparse(node.func)
-            if func.endswith("import_module") or func == "__import__":
-                written.add(str(node.args[0].value))
-    out = set()
-    for module in written:
-        parts = module.split(".")
-        reached = next((".".join(parts[:k]) for k in range(len(parts), 0, -1) if ".".join(parts[:k]) in known), None)
-        out.add(reached or module)
-    return out
+def literal_dynamic_imports(root: Path, folders: Mapping[str, str] = FOLDERS) -> list[str]:
+    """``module:line import_module('name')`` for each ``importlib.import_module`` or ``__import__``
+    call with a literal name: an import that import-linter does not see."""
+    found = []
+    for name, path in modules(root, folders).items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+                func = ast.unparse(node.func)
+                if func.endswith("import_module") or func == "__import__":
+                    found.append(f"{name}:{node.lineno} {func}({node.args[0].value!r})")
+    return found
 
 
 def undocumented(root: Path) -> list[str]:
@@ -97,30 +87,6 @@ def undocumented(root: Path) -> list[str]:
         name
         for name in modules(root)
         if name.split(".")[0] in DOCUMENTED and name not in UNNAMED and f"`{name}`" not in doc
-    ]
-
-
-def core_imports_outside(root: Path) -> list[str]:
-    """``module imports name`` for every core module importing a plugin or the board (type checking too)."""
-    known = modules(root)
-    return [
-        f"{name} imports {module}"
-        for name, path in known.items()
-        if name.split(".")[0] == CORE
-        for module in sorted(imports(name, path, known, typing=True))
-        if module.split(".")[0] in NOT_FOR_THE_CORE
-    ]
-
-
-def kit_imports(root: Path) -> list[str]:
-    """``module imports name`` for every core module outside kit and testing importing the kit."""
-    known = modules(root)
-    return [
-        f"{name} imports {module}"
-        for name, path in known.items()
-        if name.split(".")[0] == CORE and not name.startswith(KIT_USERS)
-        for module in sorted(imports(name, path, known, typing=True))
-        if module == KIT or module.startswith(KIT + ".")
     ]
 
 
@@ -152,53 +118,29 @@ def oversized(root: Path, allowed: dict[str, tuple[int, str]] = OVERSIZED) -> li
     return [p for p in problems if p]
 
 
-def import_graph(root: Path) -> dict[str, list[str]]:
-    """Module -> the modules of the three packages it imports (inside functions too; not under
-    ``if TYPE_CHECKING:``)."""
-    known = modules(root)
-    return {
-        name: sorted({m for m in imports(name, path, known) if m in known} - {name}) for name, path in known.items()
-    }
-
-
-def import_cycle(root: Path) -> list[str]:
-    """The first import cycle among the three packages' modules (``[a, b, a]``), ``[]`` when none.
-
-    Every import counts, inside functions too, except those under ``if TYPE_CHECKING:``."""
-    graph = import_graph(root)
-    state: dict[str, int] = {}  # 1: on the current path, 2: done
-
-    def visit(node: str, path: list[str]) -> list[str]:
-        state[node] = 1
-        for nxt in graph[node]:
-            if state.get(nxt) == 1:
-                return path[path.index(nxt) :] + [nxt]
-            if nxt not in state:
-                found = visit(nxt, [*path, nxt])
-                if found:
-                    return found
-        state[node] = 2
-        return []
-
-    for name in graph:
-        if name not in state:
-            found = visit(name, [name])
-            if found:
-                return found
-    return []
-
-
 MODULES = modules(REPO)
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_the_import_contracts_hold(config):
+    out = lint_imports(REPO / config)
+    assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-3000:]
+    assert " kept, 0 broken." in out.stdout, out.stdout[-3000:]
+
+
+def test_no_import_cycle_runs_through_a_package_init():
+    cycles = package_init_cycles(list(FOLDERS.values()))
+    assert not cycles, cycles
+
+
+def test_no_import_by_a_literal_name_hides_from_import_linter():
+    found = literal_dynamic_imports(REPO)
+    assert not found, f"write these as import statements (inside a function to keep them lazy): {found}"
 
 
 def test_every_core_and_board_module_is_named_in_the_architecture_doc():
     missing = undocumented(REPO)
     assert not missing, f"docs/architecture.md does not name: {', '.join(missing)}"
-
-
-def test_there_is_no_import_cycle():
-    cycle = import_cycle(REPO)
-    assert not cycle, "import cycle: " + " -> ".join(cycle)
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
@@ -211,13 +153,3 @@ def test_the_oversized_allowlist_only_shrinks():
     stale = [p for p in oversized(REPO) if "allowlist" in p]
     assert not stale, stale
     assert all(reason for _, reason in OVERSIZED.values())
-
-
-def test_the_core_imports_no_plugin_and_no_leaderboard():
-    found = core_imports_outside(REPO)
-    assert not found, found
-
-
-def test_only_kit_and_testing_import_the_kit():
-    found = kit_imports(REPO)
-    assert not found, found

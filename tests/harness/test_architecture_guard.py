@@ -1,120 +1,218 @@
-"""The architecture guard can fail: each rule of ``test_architecture.py`` runs on a copy of the source
-trees, passes as copied, and fails once a violation is planted (a forbidden import at module level
-and inside a function, an oversized module, an import cycle, a stale allowlist entry)."""
+"""The architecture guard can fail: the repository's own import contracts (``pyproject.toml``,
+``import-cycles.toml``), their package names swapped for a tiny synthetic tree's, pass on that tree
+as written and break, one contract at a time, once a violation is planted (at module level, inside
+a function, under ``TYPE_CHECKING``, relative). So do the plain rules of ``test_architecture.py``:
+a cycle through a package's ``__init__``, an import by a literal name, module size, the doc table.
+"""
 
 from __future__ import annotations
 
-import shutil
+import configparser
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.harness.test_architecture import (
+    CONFIGS,
     MAX_LINES,
     REPO,
-    core_imports_outside,
-    import_cycle,
-    kit_imports,
+    literal_dynamic_imports,
     oversized,
+    package_init_cycles,
     undocumented,
 )
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, from PyPI (a dev dependency there)
+    import tomli as tomllib
+
+SYNTHETIC = {"vlc_harness": "synth_core", "vlc_harness_builtins": "synth_plugins", "vlc_leaderboard": "synth_board"}
+"""The repository's root packages -> the synthetic tree's."""
+TREE = {
+    "synth_core/__init__.py": "",
+    "synth_core/types.py": "",
+    "synth_core/kit/__init__.py": "",
+    "synth_core/kit/weights.py": "from synth_core import types\n",
+    "synth_core/testing/__init__.py": "from synth_core.kit import weights\n",
+    "synth_core/metrics/__init__.py": "from synth_core import types\n",
+    "synth_core/store/__init__.py": "from synth_core import types\n",
+    "synth_core/results/__init__.py": "from synth_core import metrics, store\n",
+    "synth_core/run/__init__.py": "from synth_core.run import plan\n",
+    "synth_core/run/plan.py": "from synth_core import types\n",
+    "synth_plugins/__init__.py": "",
+    "synth_plugins/models.py": "from synth_core.kit import weights\n",
+    "synth_plugins/testing/__init__.py": "from synth_core import testing\nfrom synth_plugins import models\n",
+    "synth_board/__init__.py": "",
+    "synth_board/pages.py": "from synth_core import results\n",
+}
+"""What the contracts allow, in small: plugins use the kit, testing uses the kit, the board reads
+results (which import the metric code and the store), test code imports production code."""
+TYPE_CHECKING_ONLY = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    {}\n"
+
+
+def _synthetic(name: str) -> str:
+    """A module name or expression of the repository in the synthetic tree."""
+    root, dot, rest = name.partition(".")
+    return SYNTHETIC.get(root, root) + dot + rest
+
+
+def _ini_value(value: object) -> str:
+    """A TOML value as import-linter's INI reader reads it back (a list: one item a line)."""
+    if isinstance(value, list):
+        return "".join(f"\n{_synthetic(str(v))}" for v in value)
+    return _synthetic(str(value))
+
+
+def synthetic_config(config: str, folder: Path) -> Path:
+    """The repository's configuration ``config``, every package name swapped, as an INI file."""
+    options = tomllib.loads((REPO / config).read_text(encoding="utf-8"))["tool"]["importlinter"]
+    ini = configparser.ConfigParser()
+    ini["importlinter"] = {k: _ini_value(v) for k, v in options.items() if k != "contracts"}
+    for contract in options["contracts"]:
+        ini[f"importlinter:contract:{contract['id']}"] = {k: _ini_value(v) for k, v in contract.items() if k != "id"}
+    path = folder / f"{Path(config).stem}.ini"
+    with path.open("w", encoding="utf-8") as f:
+        ini.write(f)
+    return path
+
+
+class Synthetic:
+    """The synthetic tree on ``sys.path``, with the repository's contracts for it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.configs = {config: synthetic_config(config, root) for config in CONFIGS}
+
+    def plant(self, rel: str, code: str) -> None:
+        """Append ``code`` to the module at ``rel``."""
+        path = self.root / rel
+        path.write_text(path.read_text(encoding="utf-8") + "\n" + code + "\n", encoding="utf-8")
+
+    def broken(self, config: str) -> set[str]:
+        """The ids of the contracts of ``config`` that the tree breaks, each checked on its own."""
+        from importlinter.application.use_cases import lint_imports
+        from importlinter.configuration import configure
+
+        configure()  # what the lint-imports command does first: the file reader, the graph builder
+        path = str(self.configs[config])
+        ids = [s.split(":")[-1] for s in _sections(self.configs[config]) if s.startswith("importlinter:contract:")]
+        kept = {i: lint_imports(path, (i,), cache_dir=None, is_debug_mode=True, no_logo=True) for i in ids}
+        return {i for i, ok in kept.items() if not ok}
+
+
+def _sections(path: Path) -> list[str]:
+    ini = configparser.ConfigParser()
+    ini.read(path, encoding="utf-8")
+    return ini.sections()
+
 
 @pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    """A copy of ``harness/``, ``plugins/``, ``leaderboard/`` (their Python files) and the architecture doc."""
-    root = tmp_path / "copy"
-    for folder in ("harness", "plugins", "leaderboard"):
-        shutil.copytree(
-            REPO / folder,
-            root / folder,
-            ignore=lambda d, names: [n for n in names if not n.endswith(".py") and not Path(d, n).is_dir()],
-        )
-    (root / "docs").mkdir()
-    shutil.copy(REPO / "docs" / "architecture.md", root / "docs")
-    return root
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Synthetic:
+    for rel, code in TREE.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(code, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return Synthetic(tmp_path)
 
 
-def _append(path: Path, text: str) -> None:
-    path.write_text(path.read_text(encoding="utf-8") + "\n\n" + text + "\n", encoding="utf-8")
+def test_the_synthetic_tree_keeps_every_contract_and_rule(tree):
+    assert tree.broken("pyproject.toml") == set()
+    assert tree.broken("import-cycles.toml") == set()
+    assert package_init_cycles(list(SYNTHETIC.values())) == []
+    assert literal_dynamic_imports(tree.root, {p: p for p in SYNTHETIC.values()}) == []
+
+
+def test_the_contracts_are_the_repositorys(tree):
+    ids = {s.split(":")[-1] for path in tree.configs.values() for s in _sections(path) if ":contract:" in s}
+    assert ids == {"core-alone", "kit-for-plugins", "plugins-apart", "board-reads-results", "no-test-code", "no-cycles"}
+
+
+@pytest.mark.parametrize(
+    ("module", "planted", "contract"),
+    [
+        ("synth_core/run/plan.py", "import synth_board.pages", "core-alone"),
+        ("synth_core/run/plan.py", "def planted():\n    from synth_plugins import models", "core-alone"),
+        ("synth_core/run/plan.py", TYPE_CHECKING_ONLY.format("from synth_board.pages import X"), "core-alone"),
+        ("synth_core/run/plan.py", "def planted():\n    from ..kit import weights", "kit-for-plugins"),
+        ("synth_core/store/__init__.py", "from .. import kit", "kit-for-plugins"),
+        ("synth_core/types.py", TYPE_CHECKING_ONLY.format("from synth_core.kit.weights import W"), "kit-for-plugins"),
+        ("synth_plugins/models.py", "def planted():\n    import synth_board.pages", "plugins-apart"),
+        ("synth_board/pages.py", "from synth_core.store import Store", "board-reads-results"),
+        ("synth_board/pages.py", "def planted():\n    import synth_core.metrics as m", "board-reads-results"),
+        ("synth_board/pages.py", TYPE_CHECKING_ONLY.format("from synth_core.store import S"), "board-reads-results"),
+        ("synth_board/pages.py", "def planted():\n    from synth_core import testing", "no-test-code"),
+        ("synth_plugins/models.py", TYPE_CHECKING_ONLY.format("import synth_plugins.testing"), "no-test-code"),
+    ],
+)
+def test_a_planted_violation_breaks_its_contract_and_only_it(tree, module, planted, contract):
+    tree.plant(module, planted)
+    assert tree.broken("pyproject.toml") == {contract}
+
+
+@pytest.mark.parametrize(
+    ("module", "planted"),
+    [
+        ("synth_core/types.py", "def planted():\n    from synth_core.run import plan"),
+        ("synth_core/metrics/__init__.py", "def planted():\n    from synth_core import results"),
+        ("synth_plugins/models.py", "def planted():\n    from synth_plugins import testing"),
+    ],
+    ids=["modules", "subpackages", "plugins"],
+)
+def test_a_planted_cycle_breaks_the_cycle_contract(tree, module, planted):
+    tree.plant(module, planted)
+    assert tree.broken("import-cycles.toml") == {"no-cycles"}
+
+
+def test_a_cycle_under_type_checking_is_no_cycle(tree):
+    tree.plant("synth_core/types.py", TYPE_CHECKING_ONLY.format("from synth_core.run.plan import P"))
+    assert tree.broken("import-cycles.toml") == set()
+
+
+def test_a_cycle_through_a_package_init_is_found_by_the_plain_rule(tree):
+    tree.plant("synth_core/run/plan.py", "def planted():\n    from synth_core import run")
+    assert tree.broken("import-cycles.toml") == set()  # what import-linter cannot see
+    assert package_init_cycles(list(SYNTHETIC.values())) == ["synth_core.run -> synth_core.run.plan -> synth_core.run"]
+
+
+@pytest.mark.parametrize("call", ["importlib.import_module('synth_board.pages')", "__import__('synth_board')"])
+def test_an_import_by_a_literal_name_is_found_by_the_plain_rule(tree, call):
+    tree.plant("synth_core/types.py", f"import importlib\n\ndef planted():\n    return {call}")
+    assert tree.broken("pyproject.toml") == set()  # what import-linter cannot see
+    assert literal_dynamic_imports(tree.root, {p: p for p in SYNTHETIC.values()}) == [f"synth_core.types:5 {call}"]
+
+
+# -- module size and the doc table, on a tree of the repository's folder names ----------------------------
+
+
+@pytest.fixture
+def folders(tmp_path: Path) -> Path:
+    """``harness/``, ``plugins/``, ``leaderboard/`` with one small module each, and the doc naming them."""
+    for rel in ("harness/hashing.py", "plugins/benchmarks/coco.py", "leaderboard/fmt.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text('"""A module."""\n', encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "architecture.md").write_text("`vlc_harness.hashing`, `vlc_leaderboard.fmt`\n")
+    assert oversized(tmp_path, {}) == [] and undocumented(tmp_path) == []
+    return tmp_path
 
 
 def _lines(n: int) -> str:
     return "\n".join(f"PLANTED_{k} = {k}" for k in range(n))
 
 
-def _planted(check: Callable[[Path], list[str]], tree: Path, plant: Callable[[], object]) -> list[str]:
-    """What ``check`` finds after ``plant`` that it did not find before (the copy's own state aside)."""
-    before = check(tree)
+def _planted(check: Callable[[Path], list[str]], root: Path, plant: Callable[[], object]) -> list[str]:
+    before = check(root)
     plant()
-    return [p for p in check(tree) if p not in before]
-
-
-def test_the_copy_as_it_is_passes_every_rule(tree):
-    assert core_imports_outside(tree) == []
-    assert kit_imports(tree) == []
-    assert oversized(tree) == []
-    assert import_cycle(tree) == []
-    assert undocumented(tree) == []
-
-
-@pytest.mark.parametrize(
-    ("planted", "found"),
-    [
-        ("import vlc_leaderboard.board", "vlc_harness.hashing imports vlc_leaderboard.board"),
-        (
-            "from vlc_harness_builtins.models import openclip",
-            "vlc_harness.hashing imports vlc_harness_builtins.models.openclip",
-        ),
-        ("def planted():\n    from vlc_leaderboard import site", "vlc_harness.hashing imports vlc_leaderboard.site"),
-        (
-            "def planted():\n    import vlc_harness_builtins.benchmarks.sugarcrepe as s\n    return s",
-            "vlc_harness.hashing imports vlc_harness_builtins.benchmarks.sugarcrepe",
-        ),
-        (
-            "def planted():\n    import importlib\n    return importlib.import_module('vlc_leaderboard.render')",
-            "vlc_harness.hashing imports vlc_leaderboard.render",
-        ),
-        (
-            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from vlc_leaderboard.board import Board",
-            "vlc_harness.hashing imports vlc_leaderboard.board",
-        ),
-    ],
-    ids=["module-level", "from-module-level", "in-function", "in-function-import", "import_module", "type-checking"],
-)
-def test_a_core_import_of_a_plugin_or_the_board_fails(tree, planted, found):
-    assert _planted(core_imports_outside, tree, lambda: _append(tree / "harness" / "hashing.py", planted)) == [found]
-
-
-def test_a_plugin_importing_the_board_is_no_core_violation(tree):
-    plant = "def planted():\n    from vlc_leaderboard import fmt"
-    assert (
-        _planted(core_imports_outside, tree, lambda: _append(tree / "plugins" / "benchmarks" / "coco.py", plant)) == []
-    )
-
-
-@pytest.mark.parametrize(
-    ("module", "planted", "found"),
-    [
-        (
-            "run/plan.py",
-            "def planted():\n    from ..kit import weights",
-            "vlc_harness.run.plan imports vlc_harness.kit.weights",
-        ),
-        ("store/__init__.py", "from ..kit.precision import *", "vlc_harness.store imports vlc_harness.kit.precision"),
-        ("verify.py", "from . import kit", "vlc_harness.verify imports vlc_harness.kit"),
-    ],
-    ids=["relative-in-function", "relative-from-package", "relative-package"],
-)
-def test_a_core_import_of_the_kit_fails_relative_imports_resolved(tree, module, planted, found):
-    assert _planted(kit_imports, tree, lambda: _append(tree / "harness" / module, planted)) == [found]
+    return [p for p in check(root) if p not in before]
 
 
 @pytest.mark.parametrize("module", ["leaderboard/fmt.py", "harness/hashing.py", "plugins/benchmarks/coco.py"])
-def test_an_oversized_module_fails(tree, module):
-    found = _planted(oversized, tree, lambda: _append(tree / module, _lines(MAX_LINES)))
-    assert len(found) == 1 and found[0].startswith(f"{module} has ") and found[0].endswith(f"(at most {MAX_LINES})")
+def test_an_oversized_module_fails(folders, module):
+    (folders / module).write_text(_lines(MAX_LINES + 1), encoding="utf-8")
+    assert oversized(folders, {}) == [f"{module} has {MAX_LINES + 1} non-blank lines (at most {MAX_LINES})"]
 
 
 PLANTED = "plugins/benchmarks/coco.py"
@@ -125,61 +223,35 @@ def _allowed() -> dict[str, tuple[int, str]]:
     return {PLANTED: (CEILING, "planted")}
 
 
-def test_an_allowlisted_module_up_to_its_ceiling_passes_and_past_it_fails(tree):
-    (tree / PLANTED).write_text(_lines(CEILING), encoding="utf-8")
-    assert PLANTED not in " ".join(oversized(tree, _allowed()))
-    (tree / PLANTED).write_text(_lines(CEILING + 1), encoding="utf-8")
-    assert (
+def test_an_allowlisted_module_up_to_its_ceiling_passes_and_past_it_fails(folders):
+    (folders / PLANTED).write_text(_lines(CEILING), encoding="utf-8")
+    assert oversized(folders, _allowed()) == []
+    (folders / PLANTED).write_text(_lines(CEILING + 1), encoding="utf-8")
+    assert oversized(folders, _allowed()) == [
         f"{PLANTED} has {CEILING + 1} non-blank lines, over its allowlisted ceiling {CEILING} (the list only shrinks)"
-        in (oversized(tree, _allowed()))
-    )
+    ]
 
 
-def test_an_allowlisted_module_that_shrank_or_went_must_leave_the_list(tree):
-    (tree / PLANTED).write_text(_lines(MAX_LINES), encoding="utf-8")
-    assert f"{PLANTED} has {MAX_LINES} non-blank lines: take it off the oversized allowlist" in oversized(
-        tree, _allowed()
-    )
-    (tree / PLANTED).unlink()
-    assert f"{PLANTED} is allowlisted but does not exist" in oversized(tree, _allowed())
+def test_an_allowlisted_module_that_shrank_or_went_must_leave_the_list(folders):
+    (folders / PLANTED).write_text(_lines(MAX_LINES), encoding="utf-8")
+    assert oversized(folders, _allowed()) == [
+        f"{PLANTED} has {MAX_LINES} non-blank lines: take it off the oversized allowlist"
+    ]
+    (folders / PLANTED).unlink()
+    assert oversized(folders, _allowed()) == [f"{PLANTED} is allowlisted but does not exist"]
 
 
-def test_the_board_and_the_core_cannot_be_allowlisted(tree):
-    for rel in ("leaderboard/site.py", "harness/cli/__init__.py"):
-        (tree / rel).write_text(_lines(MAX_LINES + 1), encoding="utf-8")
-        assert f"{rel}: only plugin modules may be allowlisted" in oversized(tree, {rel: (MAX_LINES + 1, "planted")})
+def test_the_board_and_the_core_cannot_be_allowlisted(folders):
+    for rel in ("leaderboard/fmt.py", "harness/hashing.py"):
+        (folders / rel).write_text(_lines(MAX_LINES + 1), encoding="utf-8")
+        assert f"{rel}: only plugin modules may be allowlisted" in oversized(folders, {rel: (MAX_LINES + 1, "x")})
 
 
-def test_an_import_cycle_through_a_function_fails(tree):
-    _append(tree / "leaderboard" / "fmt.py", "def planted():\n    from vlc_leaderboard import site")
-    cycle = import_cycle(tree)
-    assert cycle[0] == cycle[-1] and {"vlc_leaderboard.fmt", "vlc_leaderboard.site"} <= set(cycle), cycle
-
-
-def test_an_import_cycle_across_packages_fails(tree):
-    _append(tree / "plugins" / "benchmarks" / "sugarcrepe.py", "from vlc_leaderboard import stats")
-    _append(tree / "leaderboard" / "stats.py", "def planted():\n    import vlc_harness_builtins.benchmarks.sugarcrepe")
-    cycle = import_cycle(tree)
-    assert cycle[0] == cycle[-1] and {"vlc_harness_builtins.benchmarks.sugarcrepe", "vlc_leaderboard.stats"} <= set(
-        cycle
-    )
-
-
-def test_a_relative_import_cycle_fails(tree):
-    (tree / "harness" / "planted_a.py").write_text("from . import planted_b\n", encoding="utf-8")
-    (tree / "harness" / "planted_b.py").write_text("from .planted_a import X\n", encoding="utf-8")
-    assert import_cycle(tree) == ["vlc_harness.planted_a", "vlc_harness.planted_b", "vlc_harness.planted_a"]
-
-
-def test_a_type_checking_import_makes_no_cycle(tree):
-    plant = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from vlc_leaderboard import site"
-    _append(tree / "leaderboard" / "fmt.py", plant)
-    assert import_cycle(tree) == []
-
-
-def test_a_module_the_doc_does_not_name_fails(tree):
+def test_a_module_the_doc_does_not_name_fails(folders):
     def plant() -> None:
-        (tree / "leaderboard" / "planted.py").write_text('"""Planted."""\n', encoding="utf-8")
-        (tree / "harness" / "run" / "planted.py").write_text('"""Planted."""\n', encoding="utf-8")
+        (folders / "leaderboard" / "planted.py").write_text('"""Planted."""\n', encoding="utf-8")
+        (folders / "harness" / "run").mkdir()
+        (folders / "harness" / "run" / "planted.py").write_text('"""Planted."""\n', encoding="utf-8")
+        (folders / "plugins" / "planted.py").write_text('"""Plugins need no row."""\n', encoding="utf-8")
 
-    assert sorted(_planted(undocumented, tree, plant)) == ["vlc_harness.run.planted", "vlc_leaderboard.planted"]
+    assert sorted(_planted(undocumented, folders, plant)) == ["vlc_harness.run.planted", "vlc_leaderboard.planted"]

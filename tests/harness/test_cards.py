@@ -3,12 +3,13 @@ errors, a card declared in Python, and every built-in benchmark's card."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from vlc_harness.benchmarks import Benchmark
-from vlc_harness.cards import BenchmarkCard
+from vlc_harness.cards import BenchmarkCard, bibtex_entries
 from vlc_harness.params import build
 
 REPO = Path(__file__).resolve().parents[2]
@@ -21,6 +22,12 @@ headline: group_score
 headline_source: 'ours: a test card'
 homepage: https://example.org/demo
 license: MIT
+bibtex: |
+  @misc{nobody2026demo,
+    title = {A Demo: with a Colon},
+    author = {Nobody, Some},
+    year = {2026}
+  }
 index_metrics: [text_score, image_score]
 gap_metrics: [text_score, image_score]
 captions_redistributable: true
@@ -51,6 +58,8 @@ def test_a_card_file_gives_every_field_and_its_body(tmp_path):
         headline_source="ours: a test card",
         homepage="https://example.org/demo",
         license="MIT",
+        bibtex="@misc{nobody2026demo,\n  title = {A Demo: with a Colon},\n  author = {Nobody, Some},\n"
+        "  year = {2026}\n}\n",
         index_metrics=("text_score", "image_score"),
         gap_metrics=("text_score", "image_score"),
         captions_redistributable=True,
@@ -79,6 +88,9 @@ def test_a_card_file_with_the_required_keys_only_takes_the_defaults(tmp_path):
         (("captions_redistributable: true", "captions_redistributable: 'yes'"), r"'captions_redistributable' must"),
         (("index_metrics: [text_score, image_score]", "index_metrics: text_score"), r"'index_metrics' must be a list"),
         (("title: Demo", "title: 2026"), r"'title' must be a string"),
+        (("    year = {2026}\n  }", "    year = {2026}"), r"'bibtex': unbalanced braces"),
+        (("  @misc{nobody2026demo,", "  Nobody. A Demo. 2026. @misc{nobody2026demo,"), r"'bibtex': not a BibTeX entry"),
+        (("  @misc{nobody2026demo,", "  @misc{"), r"'bibtex': not a BibTeX entry"),
     ],
 )
 def test_a_bad_card_file_is_refused_naming_the_file_and_the_key(tmp_path, change, message):
@@ -114,6 +126,14 @@ def test_a_class_that_reads_its_card_file_gets_the_attributes_and_the_prose(tmp_
             about = "other prose"
 
 
+def test_a_card_declared_in_python_checks_its_bibtex():
+    entries = "@misc{a2026,\n  title = {A}\n}\n\n@misc{b2026, title = {B {with} braces}}"
+    card = BenchmarkCard(title="T", citation="A; B.", headline="h", headline_source="ours: s", bibtex=entries)
+    assert bibtex_entries(card.bibtex) == ["@misc{a2026,\n  title = {A}\n}", "@misc{b2026, title = {B {with} braces}}"]
+    with pytest.raises(ValueError, match="not a BibTeX entry"):
+        BenchmarkCard(title="T", citation="C", headline="h", headline_source="ours: s", bibtex="A. Title. 2026.")
+
+
 def test_a_card_declared_in_python_still_works():
     class Declared(Benchmark):
         """A third party's benchmark that declares its card in Python."""
@@ -145,8 +165,21 @@ def test_a_builtin_benchmark_reads_its_card_file(name):
     assert cls.card == card and cls.title == card.title and cls.about == card.about
     assert len(card.about.split()) >= 50, "the card's body is the benchmark's reference: data, versions, metrics"
     assert card.reference_file is None or card.reference_file.is_file()
+    assert cls.bibtex == card.bibtex and (bibtex_entries(card.bibtex) or name == "shapes")  # shapes: no paper
     ids = {spec.id for spec in cls(build(cls.Params, {}), Path(".")).metric_specs()}  # default params
     assert card.headline in ids and {*card.index_metrics, *(card.gap_metrics or ())} <= ids
+
+
+@pytest.mark.parametrize("name", sorted(set(builtin_benchmarks()) - {"shapes"}))
+def test_a_builtin_cards_bibtex_cites_the_paper_its_prose_names(name):
+    card = BenchmarkCard.read(CARDS / f"{name}.md")
+    first = bibtex_entries(card.bibtex)[0]
+    authors = re.search(r"^  author = \{(.*)\},$", first, re.M)
+    year = re.search(r"^  year = \{(\d{4})\},?$", first, re.M)
+    assert authors and year, first
+    surnames = [a.split(",")[0] for a in authors.group(1).split(" and ")]
+    assert surnames == card.citation.split(". ")[0].split(", ") and year.group(1) in card.citation
+    assert all("," in a and a.split(",")[1].strip() for a in authors.group(1).split(" and ")), "Surname, Given names"
 
 
 def test_the_card_files_ship_with_the_package():

@@ -50,13 +50,20 @@ def test_the_default_data_root_is_decided_in_one_module():
 
 def test_only_the_paths_module_reads_the_data_root_variable():
     """Models and commands get the data root from the run's configuration, never from the
-    environment (``plan --diff`` hands the other revision's plan ``--data-root`` too)."""
+    environment: a command's ``--data-root`` names the variable for click to read (the shared option, and
+    the CI commands' own, whose default differs), and ``plan --diff`` hands the other revision's plan
+    ``--data-root`` too."""
     readers = sorted(
         path.relative_to(REPO).as_posix()
         for path in _python_files()
         if {"ENV_DATA", "VLC_HARNESS_DATA"} & _names_used(path)
     )
-    assert readers == ["harness/paths.py"], readers
+    assert readers == [
+        "harness/ci/nightly/command.py",
+        "harness/ci/pr_check/command.py",
+        "harness/cli/options.py",
+        "harness/paths.py",
+    ], readers
 
 
 def test_a_data_root_given_wins_and_none_means_the_environment(tmp_path, monkeypatch):

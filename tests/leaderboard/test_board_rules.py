@@ -194,18 +194,20 @@ def test_local_paths_are_redacted_and_urls_and_model_names_kept():
     assert a != b and "/a" not in a and page_slug("openai-vit-b-32") == "openai-vit-b-32"
 
 
-def test_bibtex_is_derived_from_the_citation_line():
+def test_bibtex_is_the_cards_and_never_derived_from_the_citation_line():
     from vlc_harness.plugins import get_plugins
     from vlc_leaderboard.cite import benchmark_bibtex, board_bibtex
 
     plugins = get_plugins()
-    wino = benchmark_bibtex(plugins.benchmarks.get("winoground").cls, "winoground")
-    assert wino.startswith("@inproceedings{thrush2022winoground,") and "booktitle = {CVPR}" in wino
-    assert "author = {Thrush and Jiang and Bartolo and Singh and Williams and Kiela and Ross}" in wino
-    bivlc = benchmark_bibtex(plugins.benchmarks.get("bivlc").cls, "bivlc")
-    assert "eprint = {2406.09952}" in bivlc and "title = {BiVLC: Extending" in bivlc
-    for name, registered in plugins.benchmarks.entries.items():
-        entry = benchmark_bibtex(registered.cls, name)
-        assert entry.count("{") == entry.count("}"), name  # balanced: a BibTeX parser reads it
+    wino = plugins.benchmarks.get("winoground").cls
+    assert benchmark_bibtex(wino) == wino.card.bibtex.strip()
+    assert benchmark_bibtex(wino).startswith("@inproceedings{thrush2022winoground,\n  title = {{Winoground}: Probing")
+    shapes = plugins.benchmarks.get("shapes").cls
+    assert shapes.citation and benchmark_bibtex(shapes) == ""  # prose only: nothing is guessed from it
+
+    class Prose:
+        citation = "Doe, Roe. A Title. CVPR 2026."
+
+    assert benchmark_bibtex(Prose) == ""
     board = board_bibtex({"harness_version": "1.0", "registry_digest": "abc"}, "2026-05-01 10:00 UTC", "2026-05")
     assert "@misc{vlcharness2026leaderboard_202605," in board and "release 2026-05" in board

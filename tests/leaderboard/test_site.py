@@ -535,3 +535,26 @@ def test_an_empty_benchmark_page_says_so(tmp_path):
     assert 'model-01</a>: <span class="status status-unavailable">unavailable</span>' in page
     assert "could not be downloaded" in page and "HF_HUB_OFFLINE" not in page
     assert '<table class="ranked"' not in page
+
+
+def test_each_benchmark_page_cites_its_cards_bibtex_and_cite_bib_holds_each_entry_once(tmp_path):
+    from bench.render_speed import synthetic_cells
+    from vlc_harness.cards import bibtex_entries
+    from vlc_harness.plugins import get_plugins
+    from vlc_leaderboard.board import build_board
+    from vlc_leaderboard.site import render_site
+
+    benchmarks = ["shapes", "winoground", "aro_vg_relation", "aro_coco_order"]
+    registry, cells = synthetic_cells(2, tmp_path / "work", benchmarks=benchmarks, samples=0)
+    plugins = get_plugins()
+    render_site(build_board(cells, registry, plugins), tmp_path / "site", {"harness_version": "test"})
+    shapes = (tmp_path / "site" / "benchmarks" / "shapes.html").read_text()
+    assert 'class="bibtex"' not in shapes and "No BibTeX is recorded for this benchmark" in shapes
+    assert "vlc-harness generated benchmark; negative kinds after Hsieh et al." in shapes  # the card's prose
+    wino = (tmp_path / "site" / "benchmarks" / "winoground.html").read_text()
+    assert "@inproceedings{thrush2022winoground," in wino and "@inproceedings{diwan2022why," in wino
+    bib = (tmp_path / "site" / "cite.bib").read_text()
+    keys = re.findall(r"^@\w+\{([^,]+),", bib, re.M)
+    assert sorted(keys[1:]) == ["diwan2022why", "thrush2022winoground", "yuksekgonul2023when"]  # the ARO cards: one
+    aro = plugins.benchmarks.get("aro_vg_relation").cls.bibtex
+    assert bibtex_entries(aro)[0] in bib and keys[0].startswith("vlcharness")

@@ -18,6 +18,7 @@ from vlc_harness.ci.nightly.markdown import markdown
 from vlc_harness.ci.nightly.steps import Step, cli
 from vlc_harness.ci.summary import append
 from vlc_harness.exit_codes import ExitCode, worst
+from vlc_harness.paths import ENV_DATA, ENV_STORE
 
 
 @dataclass(frozen=True)
@@ -88,8 +89,10 @@ PATH = click.Path(path_type=Path)
 @click.option(
     "--registry", type=PATH, default=CHECKOUT / "registry.yaml", help="Default: the checkout's registry.yaml."
 )
-@click.option("--store", default=None, help="Store URL (default: $VLC_HARNESS_STORE, else the user cache).")
-@click.option("--data-root", type=PATH, default=None, help="Default: $VLC_HARNESS_DATA, else the cache.")
+@click.option("--store", default=None, envvar=ENV_STORE, show_envvar=True, help="Store URL (default: the user cache).")
+@click.option(
+    "--data-root", type=PATH, default=None, envvar=ENV_DATA, show_envvar=True, help="Default: the user data dir."
+)
 @click.option("--site", type=PATH, default=Path("site"), show_default=True, help="The published site folder.")
 @click.option("--release", default=None, help="Also freeze the site as releases/NAME.")
 @click.option("--summary", type=PATH, default=None, help="Write the night as JSON here.")

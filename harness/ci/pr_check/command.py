@@ -19,6 +19,7 @@ from vlc_harness.ci.pr_check.smoke import step_smoke
 from vlc_harness.ci.pr_check.submitted import step_submitted
 from vlc_harness.ci.summary import Section, append
 from vlc_harness.exit_codes import ExitCode
+from vlc_harness.paths import ENV_DATA
 
 STEPS: dict[str, Callable[[Context], Section]] = {
     "lint": step_lint,
@@ -70,9 +71,7 @@ PATH = click.Path(path_type=Path)
 @click.option("--base", default=None, help="The base revision (e.g. origin/main); none: no diff.")
 @click.option("--repo", type=PATH, default=Path("."), show_default=True, help="The checkout to check.")
 @click.option("--registry", type=PATH, default=None, help="Default: REPO/registry.yaml.")
-@click.option(
-    "--data-root", type=PATH, default=None, envvar="VLC_HARNESS_DATA", show_envvar=True, help="Default: a temp folder."
-)
+@click.option("--data-root", type=PATH, default=None, envvar=ENV_DATA, show_envvar=True, help="Default: a temp folder.")
 @click.option(
     "--summary",
     type=PATH,
