@@ -80,7 +80,7 @@ def render(
         check_replaceable(site)
     except ValueError as exc:
         raise UserError(str(exc), hint="pass --out with a new folder, or a site render wrote before") from None
-    registry = app.registry(registries, required=False)
+    registry = app.registry(registries, store_url)
     provenance = run_provenance([]) | {"registry_digest": registry.digest()}
     store = app.store(store_url)
     results = StoredResults(store)

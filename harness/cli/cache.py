@@ -52,7 +52,7 @@ def cache_forget(
     fingerprints: set[str] = set()
     if scores:
         fingerprints = {c.fingerprint for c in store.model_cells(model)}
-        current = current_fingerprint(app, registries, model)
+        current = current_fingerprint(app, registries, model, store)
         if current is not None:
             fingerprints.add(current)
     cells = store.model_cells(model, fingerprints)
@@ -67,14 +67,14 @@ def cache_forget(
     click.echo("removed " + _counts(done))
 
 
-def current_fingerprint(app: App, registries: tuple[str, ...], model: str) -> str | None:
+def current_fingerprint(app: App, registries: tuple[str, ...], model: str, store: Any) -> str | None:
     """The fingerprint ``model`` (a registry id or inline spec) has now, or ``None`` when it
     cannot be resolved here (not in the registry, weights not at hand)."""
     from vlc_harness.fingerprint import fingerprint_content, model_fingerprint
     from vlc_harness.run.select import select_models
 
     try:
-        (entry,) = select_models(app.registry(registries, required=False), app.plugins, [model])
+        (entry,) = select_models(app.store_registry(registries, store)[0], app.plugins, [model])
         cls = app.plugins.models.get(entry.type).cls
         identity = cls(entry.params, entry.run).identify()
     except Exception:  # a stored model that cannot be resolved is forgotten by its cells' fingerprints

@@ -22,7 +22,7 @@ def _benchmarks(app: App, registries: tuple[str, ...], store_url: str | None, id
     filled from, else of ./registry.yaml, else every built-in type."""
     from vlc_harness.run.select import select_benchmarks
 
-    registry = app.registry_following_store(registries, store_url)
+    registry = app.registry(registries, store_url)
     if ids:
         return select_benchmarks(registry, app.plugins, list(ids))
     return list(registry.benchmarks.values()) or select_benchmarks(

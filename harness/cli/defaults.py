@@ -1,11 +1,12 @@
-"""Which registry a command that reads a store defaults to, and when a store holds another's cells.
+"""Which registry a command reads when not told: one rule for every command (``run``, ``plan``,
+``show``, ``list``, ``instances``, ``data``, ``verify``, ``render``, ``cache``).
 
-``show --format board``, ``list`` and ``data fetch|verify`` read the registry files given
-(``--registry``, else ``$VLC_HARNESS_REGISTRY``); else the files the store's newest run with cells
-recorded (:mod:`vlc_harness.store.registries`), while they are still there; else
-``./registry.yaml``; else none (every built-in type with its default params). So after the
-quickstart (``run --all --registry examples/quickstart.yaml``) they read the quickstart grid, not
-the published one in the working directory.
+The registry files given (``--registry``, else ``$VLC_HARNESS_REGISTRY``); else the files the store's
+newest run with cells recorded (:mod:`vlc_harness.store.registries`), while they are still there;
+else ``./registry.yaml``; else none (every built-in type with its default params; ``run --all`` and
+``plan --all`` refuse that). Whatever was not given is named on stderr, in one line. So after the
+quickstart (``run --all --registry examples/quickstart.yaml``) every command reads the quickstart
+grid, ``run --all --limit 20`` included, not the published one in the working directory.
 """
 
 from __future__ import annotations
@@ -52,16 +53,13 @@ def choose_registry(paths: tuple[str, ...], store: Any | None) -> RegistryChoice
     latest = uses[0] if uses else None
     if latest is not None and latest.present():
         files = tuple(Path(f.path) for f in latest.files)
-        # said only where it is not ./registry.yaml, the default without a record
-        usual = files == (Path("registry.yaml").resolve(),)
-        note = None if usual else f"registry: {latest.label()} (what the store's latest run read; --registry overrides)"
+        note = f"registry: {latest.label()} (what the store's latest run read; --registry overrides)"
         return RegistryChoice(files, RECORDED, note)
     gone = f"the store's latest run read {latest.label()}, which is not here; " if latest else ""
     if Path("registry.yaml").is_file():
-        return RegistryChoice(
-            (Path("registry.yaml"),), WORKING_DIR, f"{gone}registry: ./registry.yaml" if gone else None
-        )
-    return RegistryChoice((), BUILT_IN, f"{gone}registry: none (the built-in types)" if gone else None)
+        note = f"{gone}registry: ./registry.yaml (the working directory's; --registry overrides)"
+        return RegistryChoice((Path("registry.yaml"),), WORKING_DIR, note)
+    return RegistryChoice((), BUILT_IN, f"{gone}registry: none (the built-in types; --registry names one)")
 
 
 def existing_store(url: str) -> Any | None:

@@ -25,7 +25,7 @@ def list_command(
 ) -> None:
     """List the registry's models or benchmarks (with versions and citations); without
     --registry, the registry the store was filled from."""
-    registry = app.registry_following_store(registries, store_url)
+    registry = app.registry(registries, store_url)
     rows: list[dict[str, Any]] = []
     if what == "models":
         for e in registry.models.values():
@@ -86,7 +86,7 @@ def instances_command(
     from vlc_harness.run.prepare import prepare
     from vlc_harness.run.select import select_benchmarks
 
-    registry = app.registry_following_store(registries, store_url)
+    registry = app.registry(registries, store_url)
     (entry,) = select_benchmarks(registry, app.plugins, [benchmark])
     prepared = prepare(entry, app.plugins.benchmarks, data_root, limit)
     if not prepared.ready:

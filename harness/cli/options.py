@@ -43,45 +43,36 @@ class App:
             self._plugins = get_plugins()
         return self._plugins
 
-    def registry(self, paths: tuple[str, ...], required: bool = True) -> Any:
-        """Load the registry files given (``--registry``, else ``$VLC_HARNESS_REGISTRY``), else ./registry.yaml."""
-        from vlc_harness.cli.defaults import given_registry_files
-        from vlc_harness.registry import Registry, load_registry
-
-        files = given_registry_files(paths)
-        if not files and Path("registry.yaml").is_file():
-            files = [Path("registry.yaml")]
-        if not files:
-            if required:
-                raise UserError("no registry file", hint="pass --registry PATH (e.g. examples/quickstart.yaml)")
-            return Registry()
-        return load_registry(files, self.plugins)
-
-    def store_registry(self, paths: tuple[str, ...], store: Any | None) -> tuple[Any, Any]:
-        """The registry of a command that reads ``store`` (``None``: no store yet) and how it was
-        chosen (a :class:`~vlc_harness.cli.defaults.RegistryChoice`): the files given, else those
-        the store's latest run read, else ./registry.yaml, else none (the built-in types). A choice
-        that needs saying is said on stderr, in one line."""
-        from vlc_harness.cli.defaults import choose_registry
-        from vlc_harness.registry import Registry, load_registry
-
-        choice = choose_registry(paths, store)
-        if choice.note:
-            click.echo(f"note: {choice.note}", err=True)
-        registry = load_registry(list(choice.files), self.plugins) if choice.files else Registry()
-        return registry, choice
-
-    def registry_following_store(self, paths: tuple[str, ...], store_url: str | None) -> Any:
-        """:meth:`store_registry` for a command that reads no cells (``list``, ``data``): the store
-        at ``store_url`` is opened, where it exists, only when no registry is given."""
+    def registry(self, paths: tuple[str, ...], store_url: str | None = None, *, required: bool = False) -> Any:
+        """The registry a command reads, by the one rule every command follows
+        (:func:`vlc_harness.cli.defaults.choose_registry`): the files given (``--registry``, else
+        ``$VLC_HARNESS_REGISTRY``), else the files the store's latest run read (the store at
+        ``store_url``, opened only to read that and never created), else ./registry.yaml, else none
+        (the built-in types). Whatever was not given is named on stderr, in one line. ``required``:
+        no file at all is a usage error (``run --all``, ``plan --all``)."""
         from vlc_harness.cli.defaults import given_registry_files
 
         store = None if given_registry_files(paths) else self.existing_store(store_url)
         try:
-            return self.store_registry(paths, store)[0]
+            return self.store_registry(paths, store, required=required)[0]
         finally:
             if store is not None:
                 store.close()
+
+    def store_registry(self, paths: tuple[str, ...], store: Any | None, *, required: bool = False) -> tuple[Any, Any]:
+        """:meth:`registry` for a command that has ``store`` open already (``None``: no store yet; ``plan``
+        hands its read-only one); the registry and how it was chosen (a
+        :class:`~vlc_harness.cli.defaults.RegistryChoice`)."""
+        from vlc_harness.cli.defaults import BUILT_IN, choose_registry
+        from vlc_harness.registry import Registry, load_registry
+
+        choice = choose_registry(paths, store)
+        if required and choice.source == BUILT_IN:
+            raise UserError("no registry file", hint="pass --registry PATH (e.g. examples/quickstart.yaml)")
+        if choice.note:
+            click.echo(f"note: {choice.note}", err=True)
+        registry = load_registry(list(choice.files), self.plugins) if choice.files else Registry()
+        return registry, choice
 
     def existing_store(self, url: str | None) -> Any | None:
         """The store at ``url`` (``--store`` or ``$VLC_HARNESS_STORE``; none: the user cache dir's) when there is

@@ -98,7 +98,7 @@ def run_command(
 
     # --limit, --progress, --workers, --executor, --address, --max-cost, --recompute-metrics: named as its fields
     config = RunConfig(data_root=data_root, argv=tuple(sys.argv), **run_options)
-    registry = app.registry(registries, required=run_all)
+    registry = app.registry(registries, store_url, required=run_all)
     chosen_models, chosen_benchmarks = select_grid(registry, app.plugins, run_all, list(models), list(benchmarks))
     store = app.store(store_url)
     previous = previous_cells(store, [m.id for m in chosen_models], [b.id for b in chosen_benchmarks])

@@ -46,7 +46,7 @@ def verify_command(
     from vlc_harness.run.select import select_benchmarks, select_models
     from vlc_harness.verify import paper_entry
 
-    registry = app.registry(registries)
+    registry = app.registry(registries, store_url)
     (entry,) = select_models(registry, app.plugins, [model_id])
     paper_match = entry.meta.get("paper_match")
     if not paper_match:

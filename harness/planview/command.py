@@ -82,19 +82,20 @@ def plan_command(
     from vlc_harness.planview.table import table_lines
 
     config = RunConfig(data_root=data_root, limit=limit)
-    if as_diff_base:
-        from vlc_harness.planview.revision import known_selection
-        from vlc_harness.registry import Registry, load_registry
-
-        registry = load_registry([Path(f) for f in registries], app.plugins) if registries else Registry()
-        chosen_models, chosen_benchmarks = known_selection(registry, app.plugins, list(models), list(benchmarks))
-    else:
-        from vlc_harness.run.select import select_grid
-
-        registry = app.registry(registries, required=run_all)
-        chosen_models, chosen_benchmarks = select_grid(registry, app.plugins, run_all, list(models), list(benchmarks))
-    store, note = read_only_store(store_url or default_store_url())
+    store, note = read_only_store(store_url or default_store_url())  # also what the registry defaults to
     try:
+        if as_diff_base:
+            from vlc_harness.planview.revision import known_selection
+            from vlc_harness.registry import Registry, load_registry
+
+            registry = load_registry([Path(f) for f in registries], app.plugins) if registries else Registry()
+            chosen_models, chosen_benchmarks = known_selection(registry, app.plugins, list(models), list(benchmarks))
+        else:
+            from vlc_harness.run.select import select_grid
+
+            registry = app.store_registry(registries, store, required=run_all)[0]
+            chosen = select_grid(registry, app.plugins, run_all, list(models), list(benchmarks))
+            chosen_models, chosen_benchmarks = chosen
         everyone = identify_all or as_diff_base or ref is not None  # a diff compares fingerprints
         result = plan_grid(app.plugins, store, chosen_models, chosen_benchmarks, config, everyone)
     finally:

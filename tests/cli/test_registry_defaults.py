@@ -1,6 +1,7 @@
-"""After the quickstart, ``show --format board``, ``list``, ``instances`` and ``data`` read the registry the
-store was filled from, not the published ``./registry.yaml``; a store holding another registry's cells
-says so and names it, in one line on stderr.
+"""One rule for every command: after the quickstart, ``run``, ``plan``, ``show --format board``, ``list``,
+``instances`` and ``data`` read the registry the store was filled from, not the published
+``./registry.yaml``, and each names what it read, in one line on stderr; a store holding another
+registry's cells says so and names it.
 
 Each test runs in a folder of its own holding a stand-in of the published ``registry.yaml`` (a model
 and SugarCrepe, whose data is absent) next to ``quickstart.yaml`` (the seeded random model on a small
@@ -62,6 +63,8 @@ def checkout(filled: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> dict[s
 
 
 FOLLOWED = "note: registry: quickstart.yaml (what the store's latest run read; --registry overrides)\n"
+WORKING_DIR = "note: registry: ./registry.yaml (the working directory's; --registry overrides)\n"
+BUILT_IN = "note: registry: none (the built-in types; --registry names one)\n"
 
 
 def test_show_board_reads_the_registry_the_store_was_filled_from(checkout) -> None:
@@ -128,11 +131,11 @@ def test_without_a_record_registry_yaml_else_the_built_in_types(checkout, tmp_pa
     absent = tmp_path / "nothing-here.sqlite"
     monkeypatch.setenv("VLC_HARNESS_STORE", f"sqlite:///{absent}")
     out = cli("list", "models")
-    assert out.stderr == "" and out.stdout.split()[0] == "published-model"
+    assert out.stderr == WORKING_DIR and out.stdout.split()[0] == "published-model"
     assert not absent.exists()  # a command that only takes its defaults from a store creates none
     monkeypatch.chdir(tmp_path)
     types = cli("list", "models")
-    assert types.stderr == "" and all(line.startswith("(type only)") for line in types.stdout.splitlines())
+    assert types.stderr == BUILT_IN and all(line.startswith("(type only)") for line in types.stdout.splitlines())
 
 
 def test_a_recorded_registry_that_is_gone_is_said(checkout, tmp_path, monkeypatch) -> None:
@@ -144,7 +147,7 @@ def test_a_recorded_registry_that_is_gone_is_said(checkout, tmp_path, monkeypatc
     gone.unlink()
     monkeypatch.setenv("VLC_HARNESS_STORE", f"sqlite:///{store}")
     out = cli("list", "models")
-    assert out.stderr == f"note: the store's latest run read {gone}, which is not here; registry: ./registry.yaml\n"
+    assert out.stderr == f"note: the store's latest run read {gone}, which is not here; " + WORKING_DIR[len("note: ") :]
     assert out.stdout.split()[0] == "published-model"
 
 
@@ -161,20 +164,33 @@ def test_a_store_of_inline_specs_only_is_said_for_a_registry_without_its_entries
         "(its cells come from inline specs or another registry)\n"
     )
     board = cli("show", "--format", "board", "--store", f"sqlite:///{store}")  # no registry: every stored cell
-    assert board.stderr == "" and "random:seed=3" in board.stdout
+    assert board.stderr == BUILT_IN and "random:seed=3" in board.stdout
     monkeypatch.chdir(checkout["root"])  # ./registry.yaml taken by default gives way to every stored cell
     fallback = cli("show", "--format", "board", "--store", f"sqlite:///{store}")
-    assert fallback.stderr == (
+    assert fallback.stderr == WORKING_DIR + (
         f"note: the store sqlite:///{store} holds no cells of registry.yaml's entries "
         "(its cells come from inline specs or another registry); showing every stored cell\n"
     )
     assert fallback.stdout == board.stdout
 
 
-def test_a_store_filled_from_registry_yaml_follows_it_without_a_note(checkout, tmp_path, monkeypatch) -> None:
+def test_a_store_filled_from_registry_yaml_follows_it_and_says_so(checkout, tmp_path, monkeypatch) -> None:
     store = tmp_path / "store.sqlite"
     run = cli("run", "--all", "--registry", "registry.yaml", "--store", f"sqlite:///{store}", "--no-progress")
     assert run.exit_code != 2, run.output  # SugarCrepe's data is absent: its cells are unavailable, yet stored
     monkeypatch.setenv("VLC_HARNESS_STORE", f"sqlite:///{store}")
     out = cli("list", "models")
-    assert out.stderr == "" and out.stdout.split()[0] == "published-model"
+    assert out.stderr == "note: registry: registry.yaml (what the store's latest run read; --registry overrides)\n"
+    assert out.stdout.split()[0] == "published-model"
+
+
+def test_run_and_plan_follow_the_same_rule(checkout) -> None:
+    """The README's next step after the quickstart, ``run --all --limit 1`` and ``plan --all``, run the
+    quickstart grid the store was filled from and say so, not the published ./registry.yaml."""
+    plan = cli("plan", "--all", "--format", "json")
+    assert plan.exit_code == 0, plan.output
+    assert plan.stderr == FOLLOWED
+    assert {c["model"] for c in json.loads(plan.stdout)["cells"]} == {"random"}
+    run = cli("run", "--all", "--limit", "1", "--no-progress")
+    assert run.exit_code == 0, run.output
+    assert run.stderr == FOLLOWED and "published-model" not in run.stdout and "random x tiny-shapes" in run.stdout

@@ -32,7 +32,7 @@ def test_cells_without_a_number_are_one_line_per_benchmark_and_reason(vlc_run, s
 
     quiet = vlc_run("-m", "random", "-b", SAMPLE, "-b", "hard_positives", "--quiet", data_root=sample_root)
     assert quiet.exit_code == 0
-    assert [line.split()[0] for line in quiet.output.splitlines()] == ["unavailable", "cells:"]
+    assert [line.split()[0] for line in quiet.stdout.splitlines()] == ["unavailable", "cells:"]
 
 
 def test_a_model_unavailable_everywhere_for_one_reason_is_one_line(vlc_run, sample_root, tmp_path):
@@ -60,7 +60,7 @@ def test_the_offline_published_grid_prints_a_line_per_benchmark_and_exits_3(vlc_
     assert {line.split(" x ")[1].split(":")[0] for line in grouped} == set(registry.benchmarks)
     assert all(line.startswith(f"unavailable {len(registry.models)} models x ") for line in grouped)
     assert len(out.stdout.encode()) < 20_000  # 19 lines with each reason's first line in full
-    assert out.stderr.startswith("Exit 3: Nothing could be computed")
+    assert out.stderr.splitlines()[-1].startswith("Exit 3: Nothing could be computed")
 
 
 def test_the_summary_names_new_changed_and_lost_cells(vlc_run, sample_root, tmp_path):

@@ -39,7 +39,7 @@ def test_tiny_openclip_on_sugarcrepe_sample_is_computed_once_cached_and_shown(
     assert cell.status == "ok" and cell.complete and cell.n_scored == 28
 
     shown = vlc_run.cli("show", "--format", "json")
-    payload = json.loads(shown.output)
+    payload = json.loads(shown.stdout)
     (c,) = payload["cells"]
     metrics = {(m["metric"], m["category"]): m for m in c["metrics"]}
     assert metrics[("i2t_accuracy", "swap_obj")]["n"] == 4
@@ -146,7 +146,7 @@ benchmarks:
 
 def test_instances_jsonl(vlc_cli, sample_root):
     out = vlc_cli("instances", "-b", "sugarcrepe:version=custom", "--data-root", str(sample_root), "--limit", "1")
-    rows = [json.loads(line) for line in out.output.splitlines()]
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert len(rows) == 7
     first = rows[0]
     assert first["id"] == "replace_obj/0" and first["category"] == "replace_obj"
@@ -179,7 +179,7 @@ def test_show_references_as_the_registry_selects(vlc_run, tmp_path, full_root):
     out = vlc_run("--all", "--registry", str(registry), "--limit", "3", data_root=full_root)
     assert out.exit_code == 0, out.output
     shown = vlc_run.cli("show", "--partial", "--references", "--registry", str(registry), "--format", "json")
-    refs = json.loads(shown.output)["reference"]
+    refs = json.loads(shown.stdout)["reference"]
     sources = {r["model"] for r in refs}
     assert "[Table 6] Human" in sources and "[Table 6] OpenAI ViT-B-32" in sources
     assert not any("GPT-4V" in s for s in sources)

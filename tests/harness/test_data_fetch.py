@@ -103,6 +103,6 @@ def test_an_unreachable_host_is_one_clear_line(vlc_cli, tmp_path, monkeypatch):
     monkeypatch.setenv("VLC_HARNESS_DATA_MIRROR", "http://127.0.0.1:9")
     out = vlc_cli("data", "fetch", "-b", "sugarcrepe", "--data-root", str(tmp_path), "--no-progress")
     assert out.exit_code == 1
-    (line,) = [x for x in out.output.splitlines() if x]
+    (line,) = [x for x in out.stdout.splitlines() if x]
     assert line.startswith("sugarcrepe: failed: cannot download http://127.0.0.1:9/raw.githubusercontent.com/")
     assert not list(Path(tmp_path).rglob("*.json"))

@@ -26,7 +26,7 @@ def test_the_example_plugin_runs_from_a_plugins_dir(vlc_run, tmp_path, sample_ro
         spec = f"open_clip_templated:arch=@{tiny_clip['config']},pretrained={tiny_clip['checkpoint']}"
         out = vlc_run("-m", spec, "-b", "sugarcrepe:version=custom", data_root=sample_root)
         assert out.exit_code == 0, out.output
-        assert out.output.startswith("ok ")
+        assert out.stdout.startswith("ok ")
     finally:
         monkeypatch.delenv("VLC_HARNESS_PLUGINS_DIR")
         get_plugins(reload=True)

@@ -17,7 +17,7 @@ V01_STORE = Path(__file__).resolve().parents[1] / "fixtures" / "store_v0_1" / "s
 def _plan(vlc_run, *args: str, data_root: Path) -> dict:
     out = vlc_run.cli("plan", *args, "--data-root", str(data_root), "--format", "json")
     assert out.exit_code == 0, out.output
-    return json.loads(out.output)
+    return json.loads(out.stdout)
 
 
 def _digest(path: Path) -> str:
@@ -60,7 +60,7 @@ def test_stored_cells_are_complete_and_the_store_is_left_untouched(vlc_run, samp
 def test_table_output_and_exit_code(vlc_run, sample_root):
     out = vlc_run.cli("plan", "-m", "random", "-b", SC, "-b", "aro_vg_relation", "--data-root", str(sample_root))
     assert out.exit_code == 0, out.output
-    lines = out.output.splitlines()
+    lines = out.stdout.splitlines()
     assert lines[0].split() == ["model", "fingerprint", "benchmark", "status", "work", "cost", "gpu"]
     assert "compute" in lines[1] and "pairs" in lines[1]
     assert "unavailable" in lines[2]

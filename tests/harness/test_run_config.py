@@ -167,7 +167,7 @@ def test_plan_identifies_models_under_its_data_root(vlc_run, sample_root, tmp_pa
     args = ["-m", spec, "-b", "sugarcrepe:version=custom", "--data-root", str(sample_root), "--format", "json"]
     out = vlc_run.cli("plan", *args)
     assert out.exit_code == 0, out.output
-    plan = json.loads(out.output)
+    plan = json.loads(out.stdout)
     (model,) = plan["models"]
     assert model["unknown"] is None and model["fingerprint"] != "unknown", model
     assert model["weights"] == file_identity(checkpoint)

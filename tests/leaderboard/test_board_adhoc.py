@@ -70,8 +70,15 @@ def test_inline_models_are_marked_and_only_published_on_request(swaps_root, tmp_
     assert "caption_length" not in index and "random:seed=2" not in index
     assert "2 models" in rendered.output  # the note: not published, no registry entry
 
-    monkeypatch.chdir(tmp_path)  # no registry.yaml here
+    monkeypatch.chdir(tmp_path)  # no registry.yaml here: render follows the store's latest run, as every command
+    followed = vlc_run.cli("render", "--out", str(tmp_path / "followed"))
+    assert (
+        followed.exit_code == 0 and f"note: registry: {registry} (what the store's latest run read" in followed.stderr
+    )
+    assert "Lab X" in (tmp_path / "followed" / "index.html").read_text()
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("models: []\n")
     with pytest.raises(UserError, match="no registry names a model"):
-        vlc_run.cli("render", "--out", str(tmp_path / "none"))
+        vlc_run.cli("render", "--registry", str(empty), "--out", str(tmp_path / "none"))
     assert vlc_run.cli("render", "--out", str(tmp_path / "all"), "--include-adhoc").exit_code == 0
     assert "caption_length" in (tmp_path / "all" / "index.html").read_text()
