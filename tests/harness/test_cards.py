@@ -247,22 +247,3 @@ def test_the_card_files_ship_with_the_package():
     package_data = lines[lines.index("[tool.setuptools.package-data]") :]
     builtins = next(line for line in package_data if line.startswith("vlc_harness_builtins = "))
     assert '"benchmarks/cards/*.md"' in builtins  # a wheel without them could not import the benchmarks
-
-
-def test_the_cards_hold_every_row_of_the_old_reference_files_byte_for_byte():
-    """Run once against the ``*_reference.json`` files the cards' ``references`` replaced, before they went."""
-    import dataclasses
-    import json
-
-    old: dict[str, list[str]] = {}
-    files = sorted((REPO / "plugins" / "benchmarks").glob("*_reference.json"))
-    assert len(files) == 14
-    for path in files:
-        for row in json.loads(path.read_text(encoding="utf-8"))["rows"]:
-            old.setdefault(row["benchmark"], []).append(json.dumps({"data_version": None, **row}, sort_keys=True))
-    new = {
-        name: [json.dumps(dataclasses.asdict(r), sort_keys=True) for r in cls.references]
-        for name, cls in builtin_benchmarks().items()
-        if cls.references
-    }
-    assert new == old and sum(map(len, new.values())) == 1352
