@@ -20,7 +20,8 @@ Exported here: the protocol base classes (:class:`EmbeddingModel`, :class:`PairS
 :class:`TextOnlyModel`, :class:`ChoiceModel`) and what they return (:class:`Identity`,
 :class:`RunOptions`, :class:`PairError`, :class:`Abstention`, :class:`ChoiceAnswer`,
 :class:`ChoiceQuestion`, :class:`PairGroup`); :class:`Benchmark` with :class:`Instance`,
-:class:`ImageSource`, :class:`DataFile` and its :class:`BenchmarkCard`, composed from data sources
+:class:`ImageSource`, :class:`DataFile` and its :class:`BenchmarkCard` (with the :class:`ReferenceRow`
+numbers it shows and any image :class:`Pool` it brings), composed from data sources
 (:class:`PinnedFiles`, :class:`UnpinnedFiles`, :class:`RowsFile`, :class:`HfExport` with its
 :class:`HfSplit`, :class:`Sources`, their base :class:`DataSource`) and an :class:`ImageFolder`;
 :class:`DataUnavailable` and :class:`WeightsUnavailable` (raise them when a cell cannot run here: it

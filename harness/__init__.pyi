@@ -42,6 +42,7 @@ from .models import PairGroup as PairGroup
 from .models import PairScoringModel as PairScoringModel
 from .models import RunOptions as RunOptions
 from .models import TextOnlyModel as TextOnlyModel
+from .overlap import Pool as Pool
 from .reasons import Reason as Reason
 from .requires import Requires as Requires
 from .results import StoredResults as StoredResults
@@ -57,3 +58,4 @@ from .status import Status as Status
 from .types import ImageSource as ImageSource
 from .types import Instance as Instance
 from .types import MetricSpec as MetricSpec
+from .types import ReferenceRow as ReferenceRow

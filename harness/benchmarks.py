@@ -10,14 +10,16 @@ carries what the board shows as a card (:class:`~vlc_harness.cards.BenchmarkCard
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from vlc_harness.cards import BenchmarkCard, apply_card
 from vlc_harness.choices import InstanceAnswers, Question
 from vlc_harness.datafiles import DataFile, ImageArchive, verify_files
+from vlc_harness.overlap import Pool, check_benchmark_pools
 from vlc_harness.params import NoParams
 from vlc_harness.requires import Requires
 from vlc_harness.types import Instance, MetricSpec, MetricValue, ReferenceRow
@@ -71,16 +73,19 @@ class Benchmark:
     for COCO files, a link to their source). Only images the benchmark made itself, or under a license
     that allows it, qualify: COCO's carry per-image Flickr licenses."""
     image_pools: ClassVar[tuple[str, ...]] = ()
-    """The image pools (:data:`vlc_harness.overlap.POOLS`) the benchmark's images are drawn from; the
-    board marks cells whose model was trained on an overlapping pool."""
+    """The image pools the benchmark's images are drawn from, shared (:data:`vlc_harness.overlap.POOLS`) or
+    its own (:attr:`own_pools`); the board marks cells whose model was trained on an overlapping pool."""
+    own_pools: ClassVar[Mapping[str, Pool]] = MappingProxyType({})
+    """The image pools this benchmark brings (its own images), by name: no model's ``meta.trained_on`` and no
+    other benchmark names them (:attr:`vlc_harness.cards.BenchmarkCard.own_pools`)."""
     answers_only: ClassVar[bool] = False
     """True for a benchmark with nothing but a question-answering form (NaturalBench): models that
     score image-text pairs are skipped on it, never given an invented contrastive form."""
     requires: ClassVar[Requires] = Requires()
     """What the type needs installed (``data fetch`` from the hub, a tagger) and which distributions can
     change its instances or scores (:class:`~vlc_harness.requires.Requires`), declared once here."""
-    reference_file: ClassVar[Path | None] = None
-    """JSON file of paper-reported :class:`~vlc_harness.types.ReferenceRow` data beside the plugin."""
+    references: ClassVar[tuple[ReferenceRow, ...]] = ()
+    """Paper-reported, human and chance numbers (:class:`~vlc_harness.types.ReferenceRow`), the card's."""
     about: ClassVar[str] = ""
     """The benchmark's reference in Markdown (data layout, versions, metric definitions, known differences):
     its card file's body."""
@@ -94,7 +99,10 @@ class Benchmark:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "reference_file" in vars(cls):  # the JSON beside the plugin would be silently ignored
+            raise TypeError(f"{cls.__name__} sets reference_file: give the rows as the card's references instead")
         apply_card(cls)
+        check_benchmark_pools(cls.image_pools, cls.own_pools, f"benchmark {cls.__qualname__}")
 
     def __init__(self, params: Any, data_root: Path) -> None:
         self.params = params
@@ -237,10 +245,9 @@ class Benchmark:
             raise ValueError(f"headline {cls.headline!r} is not among the declared metrics")
 
     def reference_rows(self) -> list[ReferenceRow]:
-        """Paper-reported and human numbers for this benchmark (data, with citations)."""
-        if self.reference_file is None:
-            return []
-        return load_reference_rows(self.reference_file)
+        """Paper-reported, human and chance numbers for these params (default: every row of
+        :attr:`references`, the card's)."""
+        return list(self.references)
 
     @classmethod
     def conformance_example(cls, tmp_path: Path) -> tuple[dict[str, Any], Path] | None:
@@ -249,10 +256,3 @@ class Benchmark:
         Used by the shared conformance test; write only generated or permissively licensed data.
         """
         return None
-
-
-def load_reference_rows(path: Path) -> list[ReferenceRow]:
-    """Read a reference-rows JSON file (``{"rows": [...]}``) into :class:`ReferenceRow` values."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    fields = set(ReferenceRow.__dataclass_fields__)
-    return [ReferenceRow(**{k: v for k, v in row.items() if k in fields}) for row in data["rows"]]

@@ -34,6 +34,9 @@ class Registrar(Generic[T]):
         self.missing: dict[str, str] = {}
         """Types a plugin knows but cannot offer here, with the reason (e.g. a package that does
         not import)."""
+        self.missing_classes: dict[str, type[T]] = {}
+        """The classes of those types, where the plugin gave them: their params still describe a
+        registry entry (the registry's JSON Schema lists them whatever is installed)."""
         self.current_plugin = "<unknown>"
 
     def __call__(self, cls: type[T]) -> None:
@@ -63,9 +66,12 @@ class Registrar(Generic[T]):
                 ) from exc
         self.entries[name] = Registered(cls, self.current_plugin)
 
-    def unavailable(self, name: str, reason: str) -> None:
-        """Declare a type this plugin would offer but cannot here; selecting it shows ``reason``."""
+    def unavailable(self, name: str, reason: str, cls: type[T] | None = None) -> None:
+        """Declare a type this plugin would offer but cannot here; selecting it shows ``reason``. Give its
+        class (defined without importing what is missing) so that the registry's schema still holds it."""
         self.missing[name] = f"{reason} (plugin {self.current_plugin})"
+        if cls is not None:
+            self.missing_classes[name] = cls
 
     def get(self, name: str) -> Registered[T]:
         """The registration of ``name``; an unknown name raises a user error listing the known ones."""

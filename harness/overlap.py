@@ -3,8 +3,12 @@
 A registry model entry names the image pools it was trained on in ``meta.trained_on`` (every
 stage: pre-training, fine-tuning, and the pre-training of the towers it was initialised from); a
 benchmark type names the pools its images are drawn from in
-:attr:`vlc_harness.benchmarks.Benchmark.image_pools`. Both use the controlled vocabulary
-:data:`POOLS`. A cell is marked when a pool of the model and a pool of the benchmark share images.
+:attr:`vlc_harness.benchmarks.Benchmark.image_pools`. :data:`POOLS` is the shared vocabulary: the
+pools models are trained on and those more than one benchmark draws on (COCO, Visual Genome, LAION,
+...). A pool only one benchmark brings (its own photographs or generated images) is declared by that
+benchmark, in its card's ``own_pools``, and is known wherever the benchmark is: ``trained_on`` names
+shared pools only, a benchmark's ``image_pools`` shared pools or its own. A cell is marked when a
+pool of the model and a pool of the benchmark share images.
 
 Pools share images when they are the same pool, when one is part of the other (``part_of``,
 followed transitively), when both hold a common part, or when two of their parts are listed in
@@ -31,6 +35,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+Pools = Mapping[str, "Pool"]
 
 UNDISCLOSED = "undisclosed"
 """``meta.trained_on`` value: the model's training images are not (fully) published."""
@@ -112,17 +118,10 @@ POOLS: dict[str, Pool] = {
     "metaclip-5.4b": Pool("MetaCLIP 5.4B (Perception Encoder pre-training)", (), "Bolya et al. 2025"),
     "metaclip2-worldwide": Pool("MetaCLIP 2 worldwide (29B pairs, 300+ languages)", (), "Chuang et al. 2025"),
     "webli": Pool("WebLI (Google, not released)", (), "Chen et al. 2022"),
-    # generated or benchmark-only images
+    # benchmark images more than one benchmark draws on (Winoground's are in SeeTRUE too)
     "winoground": Pool("Winoground (800 Getty Images photographs)", (), "Thrush et al. 2022"),
-    "bivlc-generated": Pool("BiVLC negative images (SDXL-DPO)", (), "Miranda et al. 2024"),
-    "seetrue-generated": Pool("SeeTRUE DrawBench / EditBench / COCO-t2i images (generated or edited)", (), ""),
-    "shapes": Pool("vlc-harness generated shapes scenes", (), "this repository"),
-    "whatsup-controlled": Pool(
-        "What'sUp controlled photographs (A) and CLEVR-like renders (B)", (), "Kamath et al. 2023"
-    ),
-    "vismin-generated": Pool("VisMin's edited and layout-generated images", (), "Awal et al. 2024"),
 }
-"""The controlled vocabulary of image pools."""
+"""The shared vocabulary of image pools (a benchmark's own pools are in its card: ``own_pools``)."""
 
 SHARED: dict[frozenset[str], str] = {
     frozenset({"coco-karpathy-restval", "coco-val2017"}): (
@@ -153,56 +152,78 @@ SHARED: dict[frozenset[str], str] = {
 """Documented or derived overlaps between pools that are not parts of one another, with the reason."""
 
 
-def check_pools(pools: Iterable[str], where: str, allow_undisclosed: bool = False) -> tuple[str, ...]:
-    """The pools as a tuple, after checking every name is in the vocabulary (``ValueError`` naming ``where``)."""
+def check_pools(
+    pools: Iterable[str], where: str, allow_undisclosed: bool = False, known: Pools = POOLS
+) -> tuple[str, ...]:
+    """The pools as a tuple, after checking every name is in ``known`` (``ValueError`` naming ``where``)."""
     out = tuple(pools)
     for name in out:
         if name == UNDISCLOSED and allow_undisclosed:
             continue
-        if name not in POOLS:
-            raise ValueError(f"{where}: unknown image pool {name!r}; known pools: {', '.join(sorted(POOLS))}")
+        if name not in known:
+            raise ValueError(f"{where}: unknown image pool {name!r}; known pools: {', '.join(sorted(known))}")
     return out
 
 
-def _within(pool: str) -> set[str]:
+def vocabulary(own_pools: Pools, where: str = "own_pools") -> dict[str, Pool]:
+    """The shared pools and a benchmark's own, checked: an own pool may not take a shared name, and
+    each ``part_of`` names a known pool (``ValueError`` naming ``where``)."""
+    taken = sorted(set(own_pools) & set(POOLS))
+    if taken:
+        raise ValueError(f"{where}: {taken[0]!r} is a shared pool (vlc_harness.overlap.POOLS); name yours otherwise")
+    known = {**POOLS, **own_pools}
+    for name, pool in own_pools.items():
+        check_pools(pool.part_of, f"{where}: {name!r} part_of", known=known)
+    return known
+
+
+def check_benchmark_pools(image_pools: Iterable[str], own_pools: Pools, where: str) -> None:
+    """Check a benchmark's declaration: its own pools (:func:`vocabulary`) and that each of its
+    ``image_pools`` is shared or its own (``ValueError`` naming ``where``)."""
+    check_pools(image_pools, f"{where} image_pools", known=vocabulary(own_pools, f"{where} own_pools"))
+
+
+def _within(pool: str, pools: Pools) -> set[str]:
     """``pool`` and every pool it is (transitively) part of."""
     seen, todo = set(), [pool]
     while todo:
         name = todo.pop()
         if name not in seen:
             seen.add(name)
-            todo.extend(POOLS[name].part_of)
+            todo.extend(pools[name].part_of)
     return seen
 
 
-def _parts(pool: str) -> set[str]:
+def _parts(pool: str, pools: Pools) -> set[str]:
     """``pool`` and every pool that is (transitively) part of it."""
-    return {name for name in POOLS if pool in _within(name)}
+    return {name for name in pools if pool in _within(name, pools)}
 
 
-def shared_reason(a: str, b: str) -> str | None:
-    """Why pools ``a`` and ``b`` share images, or ``None`` when the table records no overlap."""
+def shared_reason(a: str, b: str, pools: Pools = POOLS) -> str | None:
+    """Why pools ``a`` and ``b`` (of ``pools``: the shared ones, or :func:`vocabulary`'s) share images, or
+    ``None`` when the table records no overlap."""
     if a == b:
         return "the same pool"
-    if b in _within(a):
+    if b in _within(a, pools):
         return f"{a} is part of {b}"
-    if a in _within(b):
+    if a in _within(b, pools):
         return f"{b} is part of {a}"
-    common = sorted(_parts(a) & _parts(b))
+    common = sorted(_parts(a, pools) & _parts(b, pools))
     if common:
         return f"both hold {common[0]}"
-    for x in sorted(_parts(a)):
-        for y in sorted(_parts(b)):
+    for x in sorted(_parts(a, pools)):
+        for y in sorted(_parts(b, pools)):
             reason = SHARED.get(frozenset({x, y}))
             if reason is not None:
                 return reason if (x, y) == (a, b) or (y, x) == (a, b) else f"{x} / {y}: {reason}"
     return None
 
 
-def overlap_table(pools: Iterable[str] | None = None) -> dict[tuple[str, str], str]:
-    """Every ordered pair of distinct pools (of ``pools``, default all) that share images, with the reason."""
-    names = sorted(pools if pools is not None else POOLS)
-    return {(a, b): r for a in names for b in names if a != b and (r := shared_reason(a, b)) is not None}
+def overlap_table(names: Iterable[str] | None = None, pools: Pools = POOLS) -> dict[tuple[str, str], str]:
+    """Every ordered pair of distinct pools (of ``names``, default all of ``pools``) that share images,
+    with the reason."""
+    chosen = sorted(names if names is not None else pools)
+    return {(a, b): r for a in chosen for b in chosen if a != b and (r := shared_reason(a, b, pools)) is not None}
 
 
 @dataclass(frozen=True)
@@ -229,25 +250,33 @@ class OverlapMark:
         return ""
 
 
-def overlap(trained_on: Iterable[str], image_pools: Iterable[str]) -> OverlapMark:
-    """Which of a model's training pools share images with a benchmark's pools."""
+def overlap(trained_on: Iterable[str], image_pools: Iterable[str], own_pools: Pools | None = None) -> OverlapMark:
+    """Which of a model's training pools (shared ones) share images with a benchmark's pools (shared
+    ones or the benchmark's ``own_pools``)."""
+    known = vocabulary(own_pools or {})
     model = check_pools(trained_on, "meta.trained_on", allow_undisclosed=True)
-    bench = check_pools(image_pools, "image_pools")
+    bench = check_pools(image_pools, "image_pools", known=known)
     pairs = tuple(
-        (m, b, reason) for m in model if m != UNDISCLOSED for b in bench if (reason := shared_reason(m, b)) is not None
+        (m, b, reason)
+        for m in model
+        if m != UNDISCLOSED
+        for b in bench
+        if (reason := shared_reason(m, b, known)) is not None
     )
     if pairs:
         return OverlapMark("overlap", pairs)
     return OverlapMark("unknown" if UNDISCLOSED in model else "none")
 
 
-def entry_overlap(meta: Mapping[str, Any], image_pools: Iterable[str]) -> OverlapMark | None:
-    """The mark of a registry model entry's ``meta`` against a benchmark's pools; ``None`` when
-    either side declares nothing (an image-blind model, a benchmark without pools)."""
+def entry_overlap(
+    meta: Mapping[str, Any], image_pools: Iterable[str], own_pools: Pools | None = None
+) -> OverlapMark | None:
+    """The mark of a registry model entry's ``meta`` against a benchmark's pools (and the pools it brings);
+    ``None`` when either side declares nothing (an image-blind model, a benchmark without pools)."""
     trained_on = meta.get("trained_on")
     pools = tuple(image_pools)
     if trained_on is None or not pools:
         return None
     if isinstance(trained_on, str) or not isinstance(trained_on, Iterable):
         raise ValueError(f"meta.trained_on must be a list of image pools, not {trained_on!r}")
-    return overlap([str(p) for p in trained_on], pools)
+    return overlap([str(p) for p in trained_on], pools, own_pools)

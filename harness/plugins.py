@@ -21,6 +21,7 @@ import importlib.util
 import os
 import sys
 import warnings
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -130,12 +131,16 @@ def new_manager() -> pluggy.PluginManager:
     return pm
 
 
-def load_plugins() -> Plugins:
-    """Load every plugin allowed by the environment, check hooks, and build the catalog."""
+def load_plugins(only: Collection[str] | None = None) -> Plugins:
+    """Load every plugin allowed by the environment, check hooks, and build the catalog.
+
+    ``only``: exactly these plugin names (entry points, with their modules) besides the core's, whatever
+    the environment's allow and block lists and plugins folder say (what ``vlc-harness dev generate``
+    loads, so that generated files do not depend on the machine)."""
     pm = new_manager()
     for name in CORE_PLUGINS:  # always there
         pm.register(importlib.import_module(name), name=name)
-    allow, block = _names(ENV_LOAD), _names(ENV_BLOCK)
+    allow, block = (set(only), set()) if only is not None else (_names(ENV_LOAD), _names(ENV_BLOCK))
     versions: dict[str, str | None] = {}
     for name in block:
         pm.set_blocked(name)
@@ -165,7 +170,7 @@ def load_plugins() -> Plugins:
                     raise PluginError(f"plugin {child} (of {ep.name}) failed to import: {exc}") from exc
                 pm.register(child_module, name=child)
                 versions[child] = version
-    plugin_dir = os.environ.get(ENV_DIR)
+    plugin_dir = os.environ.get(ENV_DIR) if only is None else None
     if plugin_dir:
         for path in sorted(Path(plugin_dir).glob("*.py")):
             name = LOCAL_PREFIX + path.stem

@@ -26,14 +26,16 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def registry_schema(plugins: Plugins) -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of a registry file for the loaded plugins' types."""
+    """The JSON Schema (draft 2020-12) of a registry file for the loaded plugins' types, those declared
+    unavailable here with their class included (``t2v_metrics`` without its package): the schema does not
+    depend on which optional packages are installed."""
     defs: dict[str, Any] = {
         "model_meta": _object(ModelMeta),
         "benchmark_meta": _object(BenchmarkMeta),
     }
     model_cases, benchmark_cases = [], []
-    for name, reg in sorted(plugins.models.entries.items()):
-        cls = reg.cls
+    models = {**plugins.models.missing_classes, **{name: reg.cls for name, reg in plugins.models.entries.items()}}
+    for name, cls in sorted(models.items()):
         defs[f"model.{name}.params"] = _object(cls.Params)
         defs[f"model.{name}.run"] = _object(cls.Run)
         model_cases.append(_case(name, {"params": f"model.{name}.params", "run": f"model.{name}.run"}))
@@ -47,7 +49,7 @@ def registry_schema(plugins: Plugins) -> dict[str, Any]:
         "additionalProperties": False,
         "properties": {
             "id": entry_id,
-            "type": {"enum": sorted(plugins.models.entries), "description": "A registered model type."},
+            "type": {"enum": sorted(models), "description": "A registered model type."},
             "params": {"type": "object", "description": "Fingerprinted: they change the scores."},
             "run": {"type": "object", "description": "How to run (batch size, device); not fingerprinted."},
             "meta": {"$ref": "#/$defs/model_meta"},

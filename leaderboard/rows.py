@@ -268,8 +268,9 @@ def model_row(model_id: str, registry: Registry, plugins: Any, cells: list[CellR
 def cell_overlap(row: Row, col: BenchmarkColumn) -> OverlapMark | None:
     """The overlap mark of a (model, benchmark) cell from the entry's ``meta.trained_on``."""
     pools = col.benchmark.image_pools if col.benchmark is not None else ()
+    own = col.benchmark.own_pools if col.benchmark is not None else {}
     try:
-        return entry_overlap(row.meta, pools)
+        return entry_overlap(row.meta, pools, own)
     except ValueError as exc:
         raise ValueError(f"model {row.id}, benchmark {col.id}: {exc}") from None
 

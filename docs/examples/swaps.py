@@ -13,6 +13,7 @@ from vlc_harness import (
     Instance,
     Macro,
     PerCategory,
+    Pool,
     RowsFile,
     TextImageGroup,
     hookimpl,
@@ -29,6 +30,8 @@ class Swaps(Benchmark):
         headline="group",
         headline_source="ours: a made-up example, no paper reports it",
         gap_metrics=("text", "image"),
+        image_pools=("swaps-squares",),  # for training-overlap marks: shared pools (COCO, VG, ...) or its own
+        own_pools={"swaps-squares": Pool("Swaps' generated coloured squares")},
     )
     metrics = (TextImageGroup({"text": "text", "image": "image", "group": "group"}, (PerCategory(), Macro())),)
 

@@ -1,1 +1,1 @@
-"""Built-in benchmark plugins, one file per benchmark (reference rows as JSON beside them)."""
+"""Built-in benchmark plugins, one file per benchmark, each with its card in ``cards/<type>.md``."""

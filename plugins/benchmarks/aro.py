@@ -16,7 +16,7 @@ from vlc_harness.cards import BenchmarkCard
 from vlc_harness.datafiles import UNPINNED
 from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
 from vlc_harness.sources import ImageFolder, UnpinnedFiles, read_json_records
-from vlc_harness.types import ImageSource, Instance, ReferenceRow
+from vlc_harness.types import ImageSource, Instance
 from vlc_harness.wording import plural
 
 GDRIVE_URL = "https://drive.google.com/uc?export=download&id={}"
@@ -62,7 +62,7 @@ def vg_images_hint(images: Path) -> str:
 
 
 class AroTask(Benchmark):
-    """What the four ARO types share: one unpinned annotation file each, rows of ``aro_reference.json``."""
+    """What the four ARO types share: one unpinned annotation file each (each its own card and rows)."""
 
     annotation_file: ClassVar[str]
 
@@ -89,10 +89,6 @@ class AroTask(Benchmark):
         return UnpinnedFiles(
             self.data_root, self.title, files, label, hint=self.get_hint(), urls=url, version=self.params.version
         )
-
-    def reference_rows(self) -> list[ReferenceRow]:
-        """This task's rows of ``aro_reference.json``."""
-        return [r for r in super().reference_rows() if r.benchmark == self.type_name]
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Optional adapter: t2v_metrics' own scorers (VQAScore, ITMScore, CLIPScore) as a pair-scoring model.
 
 Registered only where the ``t2v_metrics`` package is installed (checked with
-:func:`importlib.util.find_spec`, so listing plugins imports nothing heavy). It cannot be installed
+:func:`importlib.util.find_spec`, so listing plugins imports nothing heavy); elsewhere declared
+unavailable with its class, so that the registry's JSON Schema describes its params either way. It cannot be installed
 beside a current stack: its wheel pins ``torch==2.5.1``, ``transformers==4.49.0`` and an unrelated
 PyPI ``apex``, and ``import t2v_metrics`` needs ``ffmpeg`` on PATH and LLaVA-NeXT installed by hand
 (it imports them eagerly). Use it from its own environment, with vlc-harness installed there, to
@@ -147,4 +148,4 @@ def register_models(register: Any) -> None:
         return
     note = getattr(register, "unavailable", None)  # a registrar that can explain a missing type
     if callable(note):
-        note(T2vMetrics.type_name, MISSING_MESSAGE)
+        note(T2vMetrics.type_name, MISSING_MESSAGE, T2vMetrics)  # the class imports nothing of the package

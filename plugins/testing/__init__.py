@@ -8,7 +8,10 @@ conformance checks load it, ``vlc-harness run`` never does, and no plugin module
 leaves this package out.
 
 * :mod:`.examples`: the ``conformance_example`` hook, answering for the built-in types.
-* :mod:`.model_examples` / :mod:`.benchmark_examples`: each type's example, by type name.
+* :mod:`.model_examples`: each model type's example, by type name.
+* :mod:`.benchmark_examples`: the ``@benchmark_example`` decorator and the examples it collected.
 * ``tiny_*``: checkpoint builders (open_clip, transformers contrastive, generative and image-blind models).
-* ``data_*``: generated benchmark data in each benchmark's upstream layout, with stand-in images.
+* ``data_*``: generated benchmark data in each benchmark's upstream layout, with stand-in images, and
+  the benchmark's conformance example (``@benchmark_example("<type>")``): a new benchmark's test data
+  and example are one file.
 """

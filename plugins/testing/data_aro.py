@@ -13,6 +13,7 @@ from typing import Any
 
 from vlc_harness.testing import write_standin_images
 from vlc_harness_builtins.benchmarks.pos_tagging import write_table
+from vlc_harness_builtins.testing.benchmark_examples import Example, benchmark_example
 
 ORDER_IMAGES = {
     "aro_coco_order": "val2014/COCO_val2014_{:012d}.jpg",
@@ -96,3 +97,27 @@ def write_order_example(root: Path, annotation_file: str, image_pattern: str, im
         image = Path(ann["image"])
         write_standin_images([image.name], root / images_dir / image.parent)
     return {"version": "custom", "tagger": "table:karpathy/order_tags.json", "seeds": [0, 1]}
+
+
+@benchmark_example("aro_vg_relation")
+def vg_relation_example(cls: type, tmp_path: Path) -> Example:
+    """Generated relation cases (one symmetric relation among them) and stand-in images."""
+    root = tmp_path / "aro_vgr_example"
+    write_vg_example(root, relation=True)
+    return {"version": "custom"}, root
+
+
+@benchmark_example("aro_vg_attribution")
+def vg_attribution_example(cls: type, tmp_path: Path) -> Example:
+    """Generated attribution cases (one pair above the 25-case threshold) and stand-in images."""
+    root = tmp_path / "aro_vga_example"
+    write_vg_example(root, relation=False)
+    return {"version": "custom"}, root
+
+
+@benchmark_example("aro_coco_order", "aro_flickr30k_order")
+def order_example(cls: Any, tmp_path: Path) -> Example:
+    """Generated captions with a tag table (no spaCy needed) and stand-in images (COCO- or Flickr30k-Order)."""
+    root = tmp_path / f"{cls.type_name}_example"
+    image = ORDER_IMAGES[cls.type_name]
+    return write_order_example(root, cls.annotation_file, image, cls.Params().images_dir), root

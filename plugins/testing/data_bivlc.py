@@ -9,6 +9,7 @@ import csv
 from pathlib import Path
 
 from vlc_harness_builtins.benchmarks.bivlc import ROWS_FILE, SOURCES_FILE, TYPES
+from vlc_harness_builtins.testing.benchmark_examples import Example, benchmark_example
 
 
 def write_example(root: Path, per_subset: int = 2, with_negative_images: bool = True) -> list[str]:
@@ -71,3 +72,11 @@ def _source(index: int, filename: str, caption: str, negative: str, kind: str, s
         "subtype": sub,
         "index": str(index),
     }
+
+
+@benchmark_example("bivlc")
+def example(cls: type, tmp_path: Path) -> Example:
+    """Two generated instances per subset, with stand-in images (full mode)."""
+    root = tmp_path / "bivlc_example"
+    write_example(root, per_subset=2)
+    return {"version": "custom"}, root

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from vlc_harness.testing import write_standin_images
+from vlc_harness_builtins.testing.benchmark_examples import Example, benchmark_example
 
 
 def write_example(root: Path, n: int = 6, split: str = "test") -> list[dict[str, Any]]:
@@ -40,3 +41,11 @@ def write_example(root: Path, n: int = 6, split: str = "test") -> list[dict[str,
         [Path(r[k]).name for r in records for k in ("image_1", "image_2")], folder / "images", (32, 32)
     )
     return records
+
+
+@benchmark_example("colorswap")
+def example(cls: type, tmp_path: Path) -> Example:
+    """Six generated examples (invented captions) with stand-in images."""
+    root = tmp_path / "colorswap_example"
+    write_example(root, 6)
+    return {"version": "custom"}, root

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from vlc_harness.testing import standin_image, write_standin_images
 from vlc_harness_builtins.benchmarks.eqben import MINI_DIR, MINI_FILE, SUBSETS, convert_npy_frames
+from vlc_harness_builtins.testing.benchmark_examples import Example, benchmark_example
 
 
 def write_example(root: Path, per_subset: int = 2) -> list[dict[str, str]]:
@@ -48,3 +49,11 @@ def write_example(root: Path, per_subset: int = 2) -> list[dict[str, str]]:
     (folder / MINI_FILE).write_text(json.dumps(records, indent=1), encoding="utf-8")
     convert_npy_frames(images, records)
     return records
+
+
+@benchmark_example("eqben")
+def example(cls: type, tmp_path: Path) -> Example:
+    """Two generated examples per subset (invented captions, stand-in images, one .npy frame pair)."""
+    root = tmp_path / "eqben_example"
+    write_example(root, per_subset=2)
+    return {"version": "custom"}, root

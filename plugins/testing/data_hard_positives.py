@@ -11,6 +11,7 @@ from pathlib import Path
 
 from vlc_harness.testing import write_standin_images
 from vlc_harness_builtins.benchmarks.hard_positives import ORIGINAL, REPLACE_FILES, SWAP_FILE, SWAPPED
+from vlc_harness_builtins.testing.benchmark_examples import Example, benchmark_example
 
 
 def write_example(root: Path, forms: str = "replace+swap") -> Path:
@@ -74,3 +75,11 @@ def write_swap_example(base: Path, images: Path, count: int = 5) -> None:
         (base / folder).mkdir(parents=True, exist_ok=True)
         (base / folder / SWAP_FILE).write_text(json.dumps(records, indent=1), encoding="utf-8")
     write_standin_images([r["image_path"] for r in orig], images)
+
+
+@benchmark_example("hard_positives")
+def example(cls: type, tmp_path: Path) -> Example:
+    """Generated REPLACE and SWAP cases in the upstream schemas, with stand-in images."""
+    root = tmp_path / "hard_positives_example"
+    write_example(root)
+    return {"version": "custom"}, root

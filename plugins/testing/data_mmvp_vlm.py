@@ -11,6 +11,7 @@ from pathlib import Path
 
 from vlc_harness.testing import write_standin_images
 from vlc_harness_builtins.benchmarks.mmvp_vlm import IMAGES, PAIRS_PER_PATTERN, PATTERNS, QUESTIONS
+from vlc_harness_builtins.testing.benchmark_examples import Example, benchmark_example
 
 TYPES = (
     "Orientation",
@@ -50,3 +51,11 @@ def write_example(root: Path, patterns: int = len(PATTERNS)) -> Path:
     with open(folder / QUESTIONS, "w", newline="", encoding="utf-8") as f:
         csv.writer(f).writerows(rows)
     return root
+
+
+@benchmark_example("mmvp_vlm")
+def example(cls: type, tmp_path: Path) -> Example:
+    """Two generated patterns of 15 pairs (invented statements) and stand-in images."""
+    root = tmp_path / "mmvp_vlm_example"
+    write_example(root, patterns=2)
+    return {"version": "custom"}, root

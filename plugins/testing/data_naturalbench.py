@@ -12,6 +12,7 @@ from typing import Any
 
 from vlc_harness.testing import write_standin_images
 from vlc_harness_builtins.benchmarks.naturalbench import OPTIONS, ROWS
+from vlc_harness_builtins.testing.benchmark_examples import Example, benchmark_example
 
 
 def write_example(root: Path, groups: int = 4) -> list[dict[str, Any]]:
@@ -41,3 +42,11 @@ def write_example(root: Path, groups: int = 4) -> list[dict[str, Any]]:
     (folder / ROWS).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     write_standin_images([r[f"Image_{i}"] for r in rows for i in (0, 1)], folder / "images", (32, 32))
     return rows
+
+
+@benchmark_example("naturalbench")
+def example(cls: type, tmp_path: Path) -> Example:
+    """Four generated groups (invented questions) with stand-in images."""
+    root = tmp_path / "naturalbench_example"
+    write_example(root, 4)
+    return {"version": "custom"}, root

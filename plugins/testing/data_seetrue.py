@@ -12,6 +12,7 @@ from typing import Any
 
 from vlc_harness.testing import write_standin_images
 from vlc_harness_builtins.benchmarks.seetrue import COLUMNS
+from vlc_harness_builtins.testing.benchmark_examples import Example, benchmark_example
 
 
 def write_example(root: Path) -> dict[str, Any]:
@@ -28,3 +29,10 @@ def write_example(root: Path) -> dict[str, Any]:
         writer.writerows(rows)
     write_standin_images([r[0] for r in rows], root / "seetrue" / "images")
     return {"version": "custom", "csv": "seetrue/generated.csv"}
+
+
+@benchmark_example("seetrue")
+def example(cls: type, tmp_path: Path) -> Example:
+    """Three generated sources of 4 pairs each (both labels), stand-in images; nothing from SeeTRUE."""
+    root = tmp_path / "seetrue_example"
+    return write_example(root), root

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from vlc_harness_builtins.benchmarks.shapes import Shapes, ShapesParams
+from vlc_harness_builtins.testing.benchmark_examples import Example, benchmark_example
 
 
 def write_example(
@@ -24,3 +25,9 @@ def write_example(
 
     Shapes(build(ShapesParams, params), root).check_data()
     return params, root
+
+
+@benchmark_example("shapes")
+def example(cls: type, tmp_path: Path) -> Example:
+    """Six scenes of 32 px: every kind, a few instances each."""
+    return write_example(tmp_path / "shapes_example")

@@ -12,6 +12,7 @@ from typing import Any
 
 from vlc_harness.testing import write_standin_images
 from vlc_harness_builtins.benchmarks.sugarcrepe import SUBSETS
+from vlc_harness_builtins.testing.benchmark_examples import Example, benchmark_example
 
 
 def write_example(root: Path) -> dict[str, Any]:
@@ -30,3 +31,10 @@ def write_example(root: Path) -> dict[str, Any]:
         (root / "sugarcrepe" / f"{subset}.json").write_text(json.dumps(records))
         write_standin_images([r["filename"] for r in records.values()], root / "coco" / "val2017", (32, 24))
     return {"version": "custom"}
+
+
+@benchmark_example("sugarcrepe")
+def example(cls: type, tmp_path: Path) -> Example:
+    """Two generated cases per subset (synthetic captions) and stand-in images."""
+    root = tmp_path / "sugarcrepe_example"
+    return write_example(root), root

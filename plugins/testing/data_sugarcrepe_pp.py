@@ -12,6 +12,7 @@ from typing import Any
 
 from vlc_harness.testing import write_standin_images
 from vlc_harness_builtins.benchmarks.sugarcrepe_pp import SUBSETS
+from vlc_harness_builtins.testing.benchmark_examples import Example, benchmark_example
 
 
 def write_example(root: Path, per_subset: int = 2) -> dict[str, list[dict[str, Any]]]:
@@ -37,3 +38,11 @@ def write_example(root: Path, per_subset: int = 2) -> dict[str, list[dict[str, A
         write_standin_images([r["filename"] for r in records], root / "coco" / "val2017", (32, 24))
         written[subset] = records
     return written
+
+
+@benchmark_example("sugarcrepe_pp")
+def example(cls: type, tmp_path: Path) -> Example:
+    """Two generated cases per subset (invented captions) and stand-in images."""
+    root = tmp_path / "sugarcrepe_pp_example"
+    write_example(root, per_subset=2)
+    return {"version": "custom"}, root

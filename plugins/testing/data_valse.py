@@ -12,6 +12,7 @@ from typing import Any
 
 from vlc_harness.testing import write_standin_images
 from vlc_harness_builtins.benchmarks.valse import ValseParams, image_folder
+from vlc_harness_builtins.testing.benchmark_examples import Example, benchmark_example
 
 SOURCES = {
     "existence": ("visual7w", "test", ("v7w_{}.jpg",)),
@@ -55,3 +56,11 @@ def write_example(root: Path, per_instrument: int = 3) -> dict[str, dict[str, An
         (root / params.annotations_dir / f"{instrument}.json").write_text(json.dumps(records, indent=1))
         written[instrument] = records
     return written
+
+
+@benchmark_example("valse")
+def example(cls: type, tmp_path: Path) -> Example:
+    """Three generated samples per instrument (one not valid) with stand-in images."""
+    root = tmp_path / "valse_example"
+    write_example(root)
+    return {"version": "custom"}, root

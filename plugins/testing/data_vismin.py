@@ -12,6 +12,7 @@ from typing import Any
 
 from vlc_harness.testing import write_standin_images
 from vlc_harness_builtins.benchmarks.vismin import ROWS
+from vlc_harness_builtins.testing.benchmark_examples import Example, benchmark_example
 
 
 def write_example(root: Path, per_category: int = 2) -> list[dict[str, Any]]:
@@ -41,3 +42,11 @@ def write_example(root: Path, per_category: int = 2) -> list[dict[str, Any]]:
     (folder / ROWS).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     write_standin_images([r[k] for r in rows for k in ("image_0", "image_1")], folder / "images", (32, 32))
     return rows
+
+
+@benchmark_example("vismin")
+def example(cls: type, tmp_path: Path) -> Example:
+    """Two generated samples per category (invented captions) with stand-in images."""
+    root = tmp_path / "vismin_example"
+    write_example(root, per_category=2)
+    return {"version": "custom"}, root

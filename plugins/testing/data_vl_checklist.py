@@ -13,6 +13,7 @@ from typing import Any
 
 from vlc_harness.testing import write_standin_images
 from vlc_harness_builtins.benchmarks.vl_checklist import CORPUS, IMAGE_ROOTS
+from vlc_harness_builtins.testing.benchmark_examples import Example, benchmark_example
 
 CHOSEN = (
     "Attribute/color/vg",
@@ -40,3 +41,10 @@ def write_example(root: Path) -> dict[str, Any]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(items))
     return {"version": "custom", "annotations_dir": "data", "images_dir": "images"}
+
+
+@benchmark_example("vl_checklist")
+def example(cls: type, tmp_path: Path) -> Example:
+    """Two generated items in each of six corpus files, stand-in images; nothing from VL-CheckList."""
+    root = tmp_path / "vl_checklist_example"
+    return write_example(root), root

@@ -12,6 +12,7 @@ from typing import Any
 
 from vlc_harness.testing import write_standin_images
 from vlc_harness_builtins.benchmarks.whatsup import FILES
+from vlc_harness_builtins.testing.benchmark_examples import Example, benchmark_example
 
 CONTROLLED_PREPOSITIONS = {
     "controlled_a": ("on", "under", "left_of", "right_of"),
@@ -60,3 +61,11 @@ def write_example(root: Path, pairs: int = 2) -> dict[str, list[Any]]:
     for subset, records in data.items():
         (folder / FILES[subset][0]).write_text(json.dumps(records, indent=1), encoding="utf-8")
     return data
+
+
+@benchmark_example("whatsup")
+def example(cls: type, tmp_path: Path) -> Example:
+    """Generated items for all six subsets (invented objects) with stand-in images."""
+    root = tmp_path / "whatsup_example"
+    write_example(root)
+    return {"version": "custom"}, root

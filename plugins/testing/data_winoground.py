@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from vlc_harness_builtins.benchmarks.winoground import EXAMPLES, TAGS
+from vlc_harness_builtins.testing.benchmark_examples import Example, benchmark_example
 
 
 def write_example(root: Path, n: int = 6) -> None:
@@ -41,3 +42,11 @@ def write_example(root: Path, n: int = 6) -> None:
             Image.new("RGB", (36, 28), (40 * i % 256, 120 * k, 70)).save(folder / "images" / f"ex_{i}_img_{k}.png")
     (folder / EXAMPLES).write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     (folder / TAGS).write_text(json.dumps(tags), encoding="utf-8")
+
+
+@benchmark_example("winoground")
+def example(cls: type, tmp_path: Path) -> Example:
+    """Six generated examples (synthetic captions, stand-in images) and generated tags."""
+    root = tmp_path / "winoground_example"
+    write_example(root, 6)
+    return {"version": "custom"}, root

@@ -16,7 +16,7 @@ from typing import Any
 
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
-from vlc_harness_builtins.testing.benchmark_examples import BENCHMARK_EXAMPLES
+from vlc_harness_builtins.testing.benchmark_examples import benchmark_examples
 from vlc_harness_builtins.testing.model_examples import MODEL_EXAMPLES
 
 BUILTIN_PREFIX = "vlc_harness_builtins."
@@ -25,7 +25,7 @@ BUILTIN_PREFIX = "vlc_harness_builtins."
 def builtin_example(cls: type) -> tuple[type, Callable[..., Any]] | None:
     """The built-in class of ``cls``'s MRO whose example ``cls`` inherits, and that example's builder;
     ``None`` when a class before it defines its own ``conformance_example`` or none has one."""
-    table: dict[str, Callable[..., Any]] = BENCHMARK_EXAMPLES if issubclass(cls, Benchmark) else MODEL_EXAMPLES
+    table: dict[str, Callable[..., Any]] = benchmark_examples() if issubclass(cls, Benchmark) else MODEL_EXAMPLES
     for base in cls.__mro__:
         if "conformance_example" in vars(base):
             return None

@@ -10,7 +10,9 @@ import pytest
 
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.cards import BenchmarkCard, bibtex_entries
+from vlc_harness.overlap import Pool
 from vlc_harness.params import build
+from vlc_harness.types import ReferenceRow
 
 REPO = Path(__file__).resolve().parents[2]
 CARDS = REPO / "plugins" / "benchmarks" / "cards"
@@ -31,8 +33,15 @@ bibtex: |
 index_metrics: [text_score, image_score]
 gap_metrics: [text_score, image_score]
 captions_redistributable: true
-image_pools: [coco-val2017]
-reference_file: demo_reference.json
+image_pools: [coco-val2017, demo-photos]
+own_pools:
+  demo-photos: {title: Demo photographs, source: Nobody 2026}
+references:
+  - {"benchmark": "demo", "metric": "group_score", "category": "all", "value": 0.25, "citation": "Nobody 2026", \
+"table": "Table 1", "source": "CLIP", "protocol": "zero-shot", "matches": "clip"}
+
+  - {"benchmark": "demo", "metric": "group_score", "category": "all", "value": 1, "citation": "analytic", \
+"table": "n/a", "source": "Humans", "protocol": "by hand", "matches": "human", "data_version": "v1"}
 ---
 
 Demo (Nobody, 2026): the reference.
@@ -63,8 +72,12 @@ def test_a_card_file_gives_every_field_and_its_body(tmp_path):
         index_metrics=("text_score", "image_score"),
         gap_metrics=("text_score", "image_score"),
         captions_redistributable=True,
-        image_pools=("coco-val2017",),
-        reference_file=tmp_path / "demo_reference.json",  # beside the plugin, above cards/
+        image_pools=("coco-val2017", "demo-photos"),
+        own_pools={"demo-photos": Pool("Demo photographs", (), "Nobody 2026")},
+        references=(
+            ReferenceRow("demo", "group_score", "all", 0.25, "Nobody 2026", "Table 1", "CLIP", "zero-shot", "clip"),
+            ReferenceRow("demo", "group_score", "all", 1, "analytic", "n/a", "Humans", "by hand", "human", "v1"),
+        ),
         about="Demo (Nobody, 2026): the reference.\n\nData: `<data root>/demo/rows.jsonl`.",
     )
 
@@ -73,7 +86,7 @@ def test_a_card_file_with_the_required_keys_only_takes_the_defaults(tmp_path):
     text = "---\ntitle: T\ncitation: C\nheadline: h\nheadline_source: 'ours: s'\n---\n"
     card = BenchmarkCard.read(write_card(tmp_path, text))
     assert card == BenchmarkCard(title="T", citation="C", headline="h", headline_source="ours: s")
-    assert card.about == "" and card.reference_file is None and card.gap_metrics is None
+    assert card.about == "" and card.references == () and card.own_pools == {} and card.gap_metrics is None
 
 
 @pytest.mark.parametrize(
@@ -91,6 +104,18 @@ def test_a_card_file_with_the_required_keys_only_takes_the_defaults(tmp_path):
         (("    year = {2026}\n  }", "    year = {2026}"), r"'bibtex': unbalanced braces"),
         (("  @misc{nobody2026demo,", "  Nobody. A Demo. 2026. @misc{nobody2026demo,"), r"'bibtex': not a BibTeX entry"),
         (("  @misc{nobody2026demo,", "  @misc{"), r"'bibtex': not a BibTeX entry"),
+        (("references:", "reference_file: demo_reference.json\nreferences:"), r"unknown key 'reference_file'"),
+        (('"value": 0.25', '"value": "0.25"'), r"'references' row 0: 'value' must be a number"),
+        (('"value": 0.25', '"value": true'), r"'references' row 0: 'value' must be a number"),
+        (('"value": 0.25', '"value": NaN'), r"'references' row 0: .*NaN is not a number a row may hold"),
+        (('"citation": "Nobody 2026", ', ""), r"'references' row 0: missing 'citation'"),
+        (('"matches": "clip"}', '"matches": "clip", "metrc": "x"}'), r"'references' row 0: unknown key 'metrc'"),
+        (('"data_version": "v1"', '"data_version": 1'), r"'references' row 1: 'data_version' must be a string"),
+        (('  - {"benchmark": "demo",', '  - ["benchmark", "demo",'), r"'references' row 0: write each row as"),
+        (('  - {"benchmark": "demo",', '  - {benchmark: "demo",'), r"'references' row 0: write each row as"),
+        (('"matches": "human", ', '"matches": "human",\n    '), r"'references' row 1: write each row as '  - '"),
+        (("{title: Demo photographs, source: Nobody 2026}", "Demo photographs"), r"'own_pools' 'demo-photos': must"),
+        (("source: Nobody 2026}", "part_of: coco-val2017}"), r"'own_pools' 'demo-photos': keys title"),
     ],
 )
 def test_a_bad_card_file_is_refused_naming_the_file_and_the_key(tmp_path, change, message):
@@ -118,7 +143,8 @@ def test_a_class_that_reads_its_card_file_gets_the_attributes_and_the_prose(tmp_
         card = BenchmarkCard.read(path)
 
     assert Demo.title == "Demo" and Demo.gap_metrics == ("text_score", "image_score")
-    assert Demo.reference_file == tmp_path / "demo_reference.json" and Demo.about.startswith("Demo (Nobody, 2026)")
+    assert Demo.references[0].source == "CLIP" and Demo.about.startswith("Demo (Nobody, 2026)")
+    assert Demo.own_pools["demo-photos"].title == "Demo photographs"
     with pytest.raises(TypeError, match="sets about both in its card and as an attribute"):
 
         class Twice(Benchmark):
@@ -142,7 +168,40 @@ def test_a_card_declared_in_python_still_works():
         card = BenchmarkCard(title="Declared", citation="Nobody, 2026.", headline="acc", headline_source="ours: a test")
 
     assert Declared.title == "Declared" and Declared.headline == "acc" and Declared.about == ""
-    assert Declared.index_metrics == () and Declared.reference_file is None
+    assert Declared.index_metrics == () and Declared.references == () and Declared.own_pools == {}
+
+
+def test_a_benchmarks_pools_are_checked_when_its_class_is_made():
+    def make(**more):
+        return BenchmarkCard(
+            title="P", citation="Nobody, 2026.", headline="acc", headline_source="ours: a test", **more
+        )
+
+    class Own(Benchmark):
+        """Draws on a shared pool and on its own."""
+
+        card = make(image_pools=("vg", "own-renders"), own_pools={"own-renders": Pool("renders", ("vg",))})
+
+    assert Own.own_pools["own-renders"].part_of == ("vg",)
+    with pytest.raises(ValueError, match="image_pools: unknown image pool 'whatsup-controlled'"):
+
+        class Foreign(Benchmark):
+            card = make(image_pools=("whatsup-controlled",))  # What'sUp's own pool, not this one's
+
+    with pytest.raises(ValueError, match="'coco-val2017' is a shared pool"):
+
+        class Taken(Benchmark):
+            card = make(image_pools=("coco-val2017",), own_pools={"coco-val2017": Pool("mine")})
+
+    with pytest.raises(ValueError, match="'mine' part_of: unknown image pool 'cocoo'"):
+
+        class Typo(Benchmark):
+            card = make(own_pools={"mine": Pool("mine", ("cocoo",))})
+
+    with pytest.raises(TypeError, match="sets reference_file: give the rows as the card's references"):
+
+        class Old(Benchmark):
+            reference_file = Path("old_reference.json")
 
 
 def builtin_benchmarks() -> dict[str, type]:
@@ -164,10 +223,15 @@ def test_a_builtin_benchmark_reads_its_card_file(name):
     card = BenchmarkCard.read(CARDS / f"{name}.md")
     assert cls.card == card and cls.title == card.title and cls.about == card.about
     assert len(card.about.split()) >= 50, "the card's body is the benchmark's reference: data, versions, metrics"
-    assert card.reference_file is None or card.reference_file.is_file()
+    for row in card.references:  # well-formed: this benchmark's, a fraction, every text given
+        assert row.benchmark == name and 0.0 <= row.value <= 1.0, row
+        assert all([row.metric, row.category, row.citation, row.table, row.source, row.protocol, row.matches]), row
+    assert len(set(card.references)) == len(card.references), "a row given twice"
     assert cls.bibtex == card.bibtex and (bibtex_entries(card.bibtex) or name == "shapes")  # shapes: no paper
     ids = {spec.id for spec in cls(build(cls.Params, {}), Path(".")).metric_specs()}  # default params
     assert card.headline in ids and {*card.index_metrics, *(card.gap_metrics or ())} <= ids
+    other_modes = {"bivlc": {"i2t_only_i_pos2t"}}  # rows of BiVLC's i2t-only mode (its reference_rows() picks)
+    assert {row.metric for row in card.references} <= ids | other_modes.get(name, set())
 
 
 @pytest.mark.parametrize("name", sorted(set(builtin_benchmarks()) - {"shapes"}))

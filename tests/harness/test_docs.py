@@ -40,3 +40,35 @@ def test_ci_runs_the_readme_test_command_verbatim():
     assert "\n" not in command, "one line that installs and tests"
     ci = [line for line in (DOCS.parent / ".ci" / "run").read_text().splitlines() if not line.startswith("#")]
     assert command in ci
+
+
+def table_rows(text: str) -> list[str]:
+    """The Markdown table rows of ``text`` (lines starting ``| ``)."""
+    return [line for line in text.splitlines() if line.startswith("| ")]
+
+
+def undocumented(plugins, benchmarks_doc: str, models_doc: str, registry: dict) -> list[str]:
+    """Built-in types and registry benchmark ids without a row of their docs table: each built-in
+    benchmark type and registry benchmark id in docs/benchmarks.md, each built-in model type in
+    docs/models.md's table of types (above its generated table)."""
+    bench_rows = "\n".join(table_rows(benchmarks_doc))
+    model_rows = "\n".join(table_rows(models_doc.split("<!-- models-table:begin -->")[0]))
+    out = []
+    for kind, registrar, rows in (("benchmark", plugins.benchmarks, bench_rows), ("model", plugins.models, model_rows)):
+        classes = {**registrar.missing_classes, **{name: reg.cls for name, reg in registrar.entries.items()}}
+        for name, cls in sorted(classes.items()):
+            if cls.__module__.startswith("vlc_harness_builtins.") and f"`{name}`" not in rows:
+                out.append(f"{kind} type {name}")
+    out += [f"registry id {e['id']}" for e in registry["benchmarks"] if f"`{e['id']}`" not in bench_rows]
+    return out
+
+
+def test_every_builtin_type_and_registry_benchmark_has_its_docs_row(vlc_plugins):
+    import yaml
+
+    benchmarks, models = (DOCS / "benchmarks.md").read_text(), (DOCS / "models.md").read_text()
+    registry = yaml.safe_load((DOCS.parent / "registry.yaml").read_text())
+    assert undocumented(vlc_plugins, benchmarks, models, registry) == []
+    whatsup = next(row for row in table_rows(benchmarks) if row.startswith("| `whatsup` |"))
+    planted = benchmarks.replace(whatsup + "\n", "")  # a new benchmark without its row
+    assert undocumented(vlc_plugins, planted, models, registry) == ["benchmark type whatsup", "registry id whatsup"]

@@ -1,25 +1,21 @@
 """Every registry model entry names the upstream evaluation it reproduces, and docs/models.md's table
-is the one scripts/models_table.py generates from registry.yaml."""
+is the one vlc_harness.models_table generates from registry.yaml (``vlc-harness dev generate``)."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
 
+from vlc_harness import models_table as script
+from vlc_harness.generated import COMMAND
+
 REPO = Path(__file__).resolve().parents[2]
+REGISTRY = REPO / "registry.yaml"
 COMMIT = re.compile(r"@[0-9a-f]{7,40}\b")
 RELEASE = re.compile(r"\b(t2v_metrics|transformers|open_clip_torch) (\d+(?:\.\d+)+)\b")
 MAX_CHARS = 200
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("models_table", REPO / "scripts" / "models_table.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def pins() -> dict[str, str]:
@@ -32,16 +28,15 @@ def pins() -> dict[str, str]:
 
 
 def test_the_docs_table_is_the_one_the_registry_generates():
-    script = load_script()
     doc = (REPO / "docs" / "models.md").read_text()
-    generated = script.with_table(doc, script.table(script.model_entries()))
-    assert generated == doc, f"docs/models.md's table is out of date with registry.yaml: run {script.COMMAND}"
+    generated = script.with_table(doc, script.table(script.model_entries(REGISTRY)))
+    assert generated == doc, f"docs/models.md's table is out of date with registry.yaml: run {COMMAND}"
     section = doc.split(script.BEGIN, 1)[1].split(script.END, 1)[0]
-    assert section.count("\n| `") == len(script.model_entries()), "one row per model entry"
+    assert section.count("\n| `") == len(script.model_entries(REGISTRY)), "one row per model entry"
 
 
 def test_every_model_entry_names_what_it_reproduces_and_cites_a_commit_or_the_pinned_release():
-    entries = load_script().model_entries()
+    entries = script.model_entries(REGISTRY)
     pinned = pins()
     assert len(entries) >= 70
     for entry in entries:
@@ -62,21 +57,20 @@ def test_every_model_entry_names_what_it_reproduces_and_cites_a_commit_or_the_pi
 
 
 def test_an_entry_whose_paper_loaded_it_otherwise_says_how_it_differs():
-    for entry in load_script().model_entries():
+    for entry in script.model_entries(REGISTRY):
         meta = entry.get("meta") or {}
         if meta.get("paper_params"):
             assert "paper_params" in (meta.get("differs") or ""), entry["id"]
 
 
 def test_t2v_metrics_entries_cite_the_t2v_metrics_files_they_mirror():
-    for entry in load_script().model_entries():
+    for entry in script.model_entries(REGISTRY):
         params = entry.get("params") or {}
         if params.get("prompt") == "t2v_metrics" or entry["type"] == "clip_flant5":
             assert entry["meta"]["reproduces"].startswith("t2v_metrics 3.0 (PyPI) "), entry["id"]
 
 
 def test_cells_escape_what_markdown_would_read_as_markup():
-    script = load_script()
     assert script.cell("a | b") == "a \\| b"
     assert script.cell("over Yes</s>") == "over Yes&lt;/s>"
     assert script.cell("model_zoo/__init__.py and quick_gelu") == "model_zoo/\\_\\_init\\_\\_.py and quick_gelu"
@@ -84,7 +78,6 @@ def test_cells_escape_what_markdown_would_read_as_markup():
 
 
 def test_yaml_anchors_are_resolved_and_a_missing_marker_is_an_error(tmp_path):
-    script = load_script()
     registry = tmp_path / "r.yaml"
     registry.write_text(
         "models:\n"
@@ -98,19 +91,3 @@ def test_yaml_anchors_are_resolved_and_a_missing_marker_is_an_error(tmp_path):
     ]
     with pytest.raises(ValueError, match="models-table:begin"):
         script.with_table("# no markers\n", table)
-
-
-def test_check_fails_on_a_stale_table_and_the_command_rewrites_it(tmp_path, monkeypatch, capsys):
-    script = load_script()
-    registry, doc = tmp_path / "registry.yaml", tmp_path / "docs" / "models.md"
-    doc.parent.mkdir()
-    registry.write_text('models:\n  - {id: a, type: random, meta: {reproduces: "ours: a baseline"}}\n')
-    doc.write_text(f"# Models\n\n{script.BEGIN}\n| stale |\n{script.END}\n\nrest\n")
-    monkeypatch.setattr(script, "REPO", tmp_path)
-    monkeypatch.setattr(script, "DOC", doc)
-    monkeypatch.setattr(script, "REGISTRY", registry)
-    assert script.main(["--check"]) == 1
-    assert "run python scripts/models_table.py" in capsys.readouterr().err
-    assert script.main([]) == 0
-    assert "| `a` | `random` | ours: a baseline |  |" in doc.read_text() and doc.read_text().endswith("\n\nrest\n")
-    assert script.main(["--check"]) == 0

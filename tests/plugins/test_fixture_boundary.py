@@ -13,6 +13,8 @@ import importlib.metadata
 import subprocess
 import sys
 
+import pytest
+
 TESTING_PACKAGES = ("vlc_harness.testing", "vlc_harness_builtins.testing")
 """Test code: the shipped testing helpers and the built-ins' tiny checkpoints and example data."""
 OWN_EXAMPLES = {"random", "shapes_clip", "t2v_metrics"}
@@ -49,6 +51,22 @@ def test_every_builtin_type_gets_its_example_from_the_testing_plugin(vlc_plugins
             else:
                 found = builtin_example(reg.cls)
                 assert found is not None and found[0] is reg.cls, name
+
+
+def test_each_benchmark_example_is_declared_beside_its_test_data_and_only_once():
+    from vlc_harness_builtins.testing import benchmark_examples as declared
+    from vlc_harness_builtins.testing.benchmark_examples import benchmark_example, benchmark_examples
+
+    found = benchmark_examples()
+    assert all(build.__module__.startswith("vlc_harness_builtins.testing.data_") for build in found.values())
+    assert found["whatsup"].__module__ == "vlc_harness_builtins.testing.data_whatsup"
+
+    def again(cls, tmp_path):
+        """A second example of a type that has one."""
+
+    with pytest.raises(ValueError, match=r"'whatsup' has two conformance examples: .*data_whatsup\.example and"):
+        benchmark_example("brand_new", "whatsup")(again)
+    assert "brand_new" not in declared._DECLARED and declared._DECLARED["whatsup"] is found["whatsup"]
 
 
 def test_a_subclass_inherits_the_builtin_example_unless_it_has_its_own(tmp_path):

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from tests.plugins.benchmarks.hf_standins import StandInSplit, stand_in_datasets
-from vlc_harness.benchmarks import InstanceScores, load_reference_rows
+from vlc_harness.benchmarks import InstanceScores
 from vlc_harness.datafetch import FetchError
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics.cell import declared_ids
@@ -24,7 +24,7 @@ from vlc_harness.params import build
 from vlc_harness_builtins.benchmarks.bivlc import I2T_ONLY_METRIC, ROWS_FILE, SOURCES_FILE, BiVLC, coco_filenames
 from vlc_harness_builtins.testing.data_bivlc import write_example
 
-REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "bivlc_reference.json"
+REFERENCE = BiVLC.references  # the card's rows
 COUNTS = {
     "replace_obj": 1200,
     "replace_rel": 462,
@@ -129,7 +129,7 @@ def test_golden_clip_rows_of_tables_3_and_4(shared_data, real_root):
         assert (row["group_score"] == "True") == all(booleans)
         results.append(InstanceScores(inst, scores))
     values = {(v.metric, v.category): v for v in b.compute(results)}
-    clip = [r for r in load_reference_rows(REFERENCE) if r.source == "CLIP" and r.metric in FULL]
+    clip = [r for r in REFERENCE if r.source == "CLIP" and r.metric in FULL]
     assert len(clip) == 7 + 9  # Table 3 (all) and Table 4 (replace, swap, add x I2T, T2I, group)
     for ref in clip:
         ours = values[(ref.metric, ref.category)]
@@ -188,7 +188,7 @@ def test_modes_never_mix(tmp_path):
 
 
 def test_reference_rows_are_fractions_with_citations():
-    rows = load_reference_rows(REFERENCE)
+    rows = REFERENCE
     assert len(rows) == 147
     assert all(0 <= r.value <= 1 and r.citation and r.table and r.matches for r in rows)
     human = {r.metric: r.value for r in rows if r.source == "Human"}

@@ -16,14 +16,14 @@ import yaml
 
 from tests.conftest import shared_data_dir
 from tests.plugins.benchmarks.hf_standins import StandInSplit, stand_in_datasets
-from vlc_harness.benchmarks import InstanceScores, load_reference_rows
+from vlc_harness.benchmarks import InstanceScores
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.params import build
 from vlc_harness_builtins.benchmarks.colorswap import ColorSwap
 from vlc_harness_builtins.testing.data_colorswap import write_example
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "colorswap_sample"
-REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "colorswap_reference.json"
+REFERENCE = ColorSwap.references  # the card's rows
 REGISTRY = Path(__file__).resolve().parents[3] / "registry.yaml"
 ITM_ABSTRACT = "Abstract (main ITM metric)"
 VLM_RESULTS = {  # github.com/Top34051/colorswap @ 4f2c9e4, vlm_results/
@@ -227,7 +227,7 @@ def test_golden_vlm_group_scores_of_the_abstract(tmp_path):
     b = bench(root, version="custom")
     instances = b.load_instances()
     assert len(instances) == 300
-    refs = {r.source: r for r in load_reference_rows(REFERENCE) if r.metric == "group_score" and r.matches != "chance"}
+    refs = {r.source: r for r in REFERENCE if r.metric == "group_score" and r.matches != "chance"}
     for model, source in (("gpt4v", "GPT-4V"), ("llava", "LLaVA")):
         outcomes = released_outcomes(folder, model)
         # VLM answers to the text and image questions are independent, so their four verdicts need not come
@@ -258,7 +258,7 @@ def test_golden_vlm_group_scores_of_the_abstract(tmp_path):
 def test_abstract_itm_rows_are_group_scores_no_registry_entry_claims():
     """CLIP 12%, SigLIP 30%, BLIP ITM 87% (arXiv:2402.04492 abstract). Their checkpoints and split are
     in the ITM table, which could not be read here, so no shipped entry may be compared with them."""
-    rows = [r for r in load_reference_rows(REFERENCE) if r.table == ITM_ABSTRACT]
+    rows = [r for r in REFERENCE if r.table == ITM_ABSTRACT]
     assert {r.source: r.value for r in rows} == {"CLIP": 0.12, "SigLIP": 0.30, "BLIP ITM": 0.87}
     assert {(r.metric, r.category, r.data_version) for r in rows} == {("group_score", "all", None)}
     assert all(r.matches.startswith("paper-only: ") and "checkpoint not read here" in r.matches for r in rows)
@@ -291,7 +291,7 @@ def _verify_registry(tmp_path: Path, root: Path, paper_match: str, right: int) -
 def test_verify_prints_our_group_score_next_to_the_abstract_row(vlc_cli, tmp_path):
     root = tmp_path / "data"
     write_example(root, 100)
-    (clip,) = [r for r in load_reference_rows(REFERENCE) if r.table == ITM_ABSTRACT and r.source == "CLIP"]
+    (clip,) = [r for r in REFERENCE if r.table == ITM_ABSTRACT and r.source == "CLIP"]
     common = ["-m", "replay", "--data-root", str(root), "--no-progress"]
     registry = _verify_registry(tmp_path, root, clip.matches, right=12)
     out = vlc_cli("verify", "--registry", str(registry), "--store", f"sqlite:///{tmp_path / 'a.sqlite'}", *common)

@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 
 from tests.conftest import shared_data_dir
-from vlc_harness.benchmarks import InstanceScores, load_reference_rows
+from vlc_harness.benchmarks import InstanceScores
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.params import build
 from vlc_harness_builtins.benchmarks.mmvp_vlm import HF_DATASET, HF_REVISION, MMVPVLM, PATTERNS, QUESTIONS
 from vlc_harness_builtins.testing.data_mmvp_vlm import write_example
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "mmvp_vlm_sample"
-REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "mmvp_vlm_reference.json"
+REFERENCE = MMVPVLM.references  # the card's rows
 
 
 def bench(root: Path, **params) -> MMVPVLM:
@@ -124,7 +124,7 @@ def test_malformed_data_is_refused_with_what_to_do(root, tmp_path):
 
 
 def test_reference_rows_are_the_papers_table_with_consistent_averages():
-    rows = load_reference_rows(REFERENCE)
+    rows = REFERENCE
     models = [r for r in rows if r.matches != "chance"]
     assert len(models) == 10 * 10 and {r.matches for r in rows if r.source == "Random chance"} == {"chance"}
     for source in {r.source for r in models}:

@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 from tests.conftest import shared_data_dir
-from vlc_harness.benchmarks import InstanceScores, load_reference_rows
+from vlc_harness.benchmarks import InstanceScores
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.params import build
 from vlc_harness_builtins.benchmarks.valse import INSTRUMENTS, PIECES, SHA256, UPSTREAM, Valse
 from vlc_harness_builtins.testing.data_valse import write_example
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "valse_sample"
-REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "valse_reference.json"
+REFERENCE = Valse.references  # the card's rows
 
 
 def bench(root: Path, **params) -> Valse:
@@ -110,7 +110,7 @@ def test_pinned_files_and_missing_data(root, tmp_path):
 
 def test_the_papers_avg_is_the_mean_of_its_11_instrument_columns():
     """The Avg. of VALSE's Table 2 (CLIP 64.0, LXMERT 59.6) recomputed from the rows' 11 acc_r columns."""
-    rows = [r for r in load_reference_rows(REFERENCE) if r.matches != "chance"]
+    rows = [r for r in REFERENCE if r.matches != "chance"]
     avg = {r.source: r.value * 100 for r in rows if (r.metric, r.category) == ("pairwise_accuracy_macro", "all")}
     assert set(avg) == {
         "CLIP",

@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import shared_data_dir
 from tests.plugins.benchmarks.hf_standins import StandInSplit, stand_in_datasets
-from vlc_harness.benchmarks import InstanceScores, load_reference_rows
+from vlc_harness.benchmarks import InstanceScores
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics.cell import cell_metrics
 from vlc_harness.metrics.outcomes import outcomes_from_matrices
@@ -23,7 +23,7 @@ from vlc_harness_builtins.benchmarks.vismin import COUNTS, HF_DATASET, HF_REVISI
 from vlc_harness_builtins.testing.data_vismin import write_example
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "vismin_sample"
-REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "vismin_reference.json"
+REFERENCE = VisMin.references  # the card's rows
 SCORES = ("text_score", "image_score", "group_score")
 TABLE_COLUMNS = [(c, m) for c in ("object", "attribute", "relation", "counting") for m in SCORES]
 """The paper table's 12 columns in its order (Object, Attribute, S. Relation, Count; T, I, G each)."""
@@ -101,7 +101,7 @@ def test_average_is_the_headline_and_its_interval_follows_the_categories(root):
 
 def test_the_tables_avg_is_the_mean_of_its_12_columns():
     """Golden: each row of the paper table (index.html @29ce2c0) recomputed from its 12 columns."""
-    rows = [r for r in load_reference_rows(REFERENCE) if r.matches != "chance"]
+    rows = [r for r in REFERENCE if r.matches != "chance"]
     by_source: dict[str, dict[tuple[str, str], float]] = {}
     for r in rows:
         by_source.setdefault(r.source, {})[(r.category, r.metric)] = r.value

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tests.plugins.benchmarks.hf_standins import StandInSplit, stand_in_datasets
-from vlc_harness.benchmarks import InstanceScores, load_reference_rows
+from vlc_harness.benchmarks import InstanceScores
 from vlc_harness.datafetch import FetchError
 from vlc_harness.errors import DataUnavailable, ScoreError
 from vlc_harness.metrics.cell import declared_ids
@@ -22,7 +22,7 @@ from vlc_harness.params import build
 from vlc_harness_builtins.benchmarks.winoground import TAGS, TAGS_SHA256, Winoground
 from vlc_harness_builtins.testing.data_winoground import write_example
 
-REFERENCE = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks" / "winoground_reference.json"
+REFERENCE = Winoground.references  # the card's rows
 TAG_COUNTS = {
     "Complex Reasoning": 78,
     "Unusual Image": 56,
@@ -129,7 +129,7 @@ def test_specs_chance_and_reference_rows(tmp_path):
     assert (specs["text_score"].chance, specs["image_score"].chance) == (0.25, 0.25)
     assert specs["group_score"].chance == pytest.approx(1 / 6)
     assert not Winoground.captions_redistributable
-    rows = load_reference_rows(REFERENCE)
+    rows = REFERENCE
     assert len(rows) == 36 and all(r.metric in specs and 0 <= r.value <= 1 and r.citation for r in rows)
     human = {r.metric: r.value for r in rows if r.source == "Human"}
     assert human == {"text_score": 0.895, "image_score": 0.885, "group_score": 0.855}

@@ -468,9 +468,10 @@ def test_t2v_metrics_types_are_absent_without_the_package(monkeypatch):
     adapter.register_models(registrar)
     assert "t2v_metrics" not in registrar.names()
     notes = []
-    registrar.unavailable = lambda name, why: notes.append((name, why))  # a core that can explain it
+    registrar.unavailable = lambda name, why, cls=None: notes.append((name, why, cls))  # a core that can explain it
     adapter.register_models(registrar)
     assert notes and notes[0][0] == "t2v_metrics" and "separate environment" in notes[0][1]
+    assert notes[0][2] is adapter.T2vMetrics  # its params stay in the registry's schema
 
 
 FAKE_T2V = """

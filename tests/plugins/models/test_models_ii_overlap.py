@@ -3,12 +3,22 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
 import yaml
 
-from vlc_harness.overlap import POOLS, SHARED, UNDISCLOSED, entry_overlap, overlap, overlap_table, shared_reason
+from vlc_harness.overlap import (
+    POOLS,
+    SHARED,
+    UNDISCLOSED,
+    Pool,
+    entry_overlap,
+    overlap,
+    overlap_table,
+    shared_reason,
+)
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -116,16 +126,17 @@ def test_marks_say_which_pools_overlap_and_why():
 
 def test_every_builtin_benchmark_declares_known_image_pools(vlc_plugins):
     for name, reg in vlc_plugins.benchmarks.entries.items():
-        if not reg.plugin.startswith("plugins."):
+        if not reg.cls.__module__.startswith("vlc_harness_builtins."):
             continue
         for pool in reg.cls.image_pools:
-            assert pool in POOLS, (name, pool)
+            assert pool in POOLS or pool in reg.cls.own_pools, (name, pool)
     pools = {name: reg.cls.image_pools for name, reg in vlc_plugins.benchmarks.entries.items()}
     assert pools["sugarcrepe"] == ("coco-val2017",)
     assert "coco-val2017" in pools["bivlc"]
     assert pools["aro_coco_order"] == ("coco-karpathy-test",)
     assert pools["sugarcrepe_pp"] == ("coco-val2017",)  # SugarCrepe's images (scpp VLMs/download_coco_images.sh)
     assert pools["whatsup"] == ("whatsup-controlled", "coco-val2017", "vg")  # aro_datasets.py COCO_QA / VG_QA
+    assert "whatsup-controlled" in vlc_plugins.benchmarks.get("whatsup").cls.own_pools  # its card brings it
     assert pools["vismin"] == ("coco-val2017", "vismin-generated")  # vismin README: COCO 2017 validation split
 
 
@@ -197,3 +208,45 @@ def test_a_test_board_carries_the_overlap_marks(tmp_path, sample_root, vlc_run, 
     # a cell without scores (ARO data absent here) still says whether the pools overlap
     vg = rows["coco-tuned"].cells["aro-vg-relation"]
     assert vg.status != "ok" and vg.overlap.marked  # Visual Genome holds COCO 2014 images
+
+
+def pool_users(vlc_plugins) -> tuple[Counter[str], set[str]]:
+    """How many built-in benchmarks draw on each pool, and the pools some registry model is trained on."""
+    benchmarks = Counter(
+        pool
+        for reg in vlc_plugins.benchmarks.entries.values()
+        if reg.cls.__module__.startswith("vlc_harness_builtins.")
+        for pool in reg.cls.image_pools
+    )
+    data = yaml.safe_load((REPO / "registry.yaml").read_text())
+    trained = {pool for e in data["models"] for pool in (e.get("meta") or {}).get("trained_on") or ()}
+    return benchmarks, trained
+
+
+def one_benchmarks_pools(vlc_plugins, pools=POOLS, shared=SHARED) -> list[str]:
+    """Pools of the shared vocabulary that only one built-in benchmark draws on, no registry model is
+    trained on and no other pool is related to (part of, holding, or listed as sharing images with):
+    they belong in that benchmark's card (``own_pools``)."""
+    benchmarks, trained = pool_users(vlc_plugins)
+    related = {name for name, p in pools.items() if p.part_of} | {x for p in pools.values() for x in p.part_of}
+    related |= {x for pair in shared for x in pair}
+    return sorted(n for n in pools if benchmarks[n] == 1 and n not in trained and n not in related)
+
+
+def test_the_shared_vocabulary_holds_no_pool_only_one_benchmark_brings(vlc_plugins):
+    assert one_benchmarks_pools(vlc_plugins) == []
+    whatsup = vlc_plugins.benchmarks.get("whatsup").cls.own_pools["whatsup-controlled"]
+    planted = {**POOLS, "whatsup-controlled": whatsup}  # as it was before cards declared their pools
+    assert one_benchmarks_pools(vlc_plugins, planted) == ["whatsup-controlled"]
+
+
+def test_a_benchmarks_own_pool_overlaps_through_its_part_of():
+    own = {"demo-crops": Pool("crops of COCO val2017 images", ("coco-val2017",))}
+    mark = overlap(["coco-val2014"], ["demo-crops"], own)
+    assert mark.pairs == (("coco-val2014", "demo-crops", "demo-crops is part of coco-val2014"),)
+    assert overlap(["coco-karpathy-train"], ["demo-crops"], own).status == "none"  # need not hold restval's
+    assert overlap(["webli"], ["demo-crops"], own).status == "none"
+    with pytest.raises(ValueError, match="unknown image pool 'demo-crops'"):
+        overlap(["coco-val2014"], ["demo-crops"])  # without the benchmark that brings it
+    with pytest.raises(ValueError, match="meta.trained_on: unknown image pool 'demo-crops'"):
+        overlap(["demo-crops"], ["coco-val2017"], own)  # trained_on names shared pools only

@@ -357,11 +357,12 @@ def test_registry_open_clip_entries_load_with_the_activation_of_their_weights(op
 
 def test_entries_loaded_otherwise_by_their_papers_say_so():
     """The board row keeps the activation the weights were trained with; the paper's loading is in
-    ``paper_params`` and its rows are real rows of the reference files."""
+    ``paper_params`` and its rows are real rows of the benchmarks' cards."""
+    from vlc_harness.plugins import get_plugins
     from vlc_harness.verify import board_paper_match
 
-    root = Path(__file__).resolve().parents[3] / "plugins" / "benchmarks"
-    matches = {row["matches"] for f in root.glob("*_reference.json") for row in json.loads(f.read_text())["rows"]}
+    registered = get_plugins().benchmarks.entries.values()
+    matches = {row.matches for reg in registered for row in reg.cls.references}
     entries = {e["id"]: e for e in _registry_entries()}
     expected = {
         "negclip-vit-b-32": {"quick_gelu": False},
