@@ -1,22 +1,25 @@
 """Installing a registry's pinned plugin packages with pip, and checking what is installed.
 
 ``name==version`` pins go to pip as a requirements file with their hashes, under
-``--no-deps --require-hashes -c constraints.txt``: a plugin's own dependencies must already be
-installed (the harness's extras), and no plugin can move the scoring stack's pins. A git pin
-(``git+https://...@<commit>``) is installed ``--no-deps`` at its commit in a call of its own:
-pip cannot hash a VCS checkout, so ``--require-hashes`` does not apply to it, and it needs the
-network (it cannot be installed offline). ``pip check`` runs afterwards; only problems the install
-brought (new lines, or lines naming an installed package) fail it, since an environment may carry
-known ones from before (``t2v_metrics`` installed ``--no-deps``).
+``--no-deps --require-hashes --only-binary :all: -c constraints.txt``: a plugin's own dependencies must
+already be installed (the harness's extras), no plugin can move the scoring stack's pins, and only wheels
+install. An sdist runs its build backend at install (``prepare_metadata_for_build_wheel`` included), with
+build dependencies that pip fetches without hashes, so it is never a candidate: a pin whose hashes are an
+sdist's finds no wheel with those hashes, and pip's refusal is explained (:func:`explain`: publish a
+wheel). Git pins are refused when the registry is read (:mod:`vlc_harness.plugin_packages`): pip builds
+them from source. ``pip check`` runs afterwards; only problems the install brought (new lines, or lines
+naming an installed package) fail it, since an environment may carry known ones from before
+(``t2v_metrics`` installed ``--no-deps``).
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from vlc_harness.errors import RegistryError
@@ -45,36 +48,32 @@ def requirements_text(packages: Iterable[PluginPackage]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
+WHEELS_ONLY = ("--only-binary", ":all:")
+"""pip's option that makes a wheel the only candidate: no sdist, no build code, no build dependency."""
+
+
 @dataclass
 class InstallPlan:
-    """The pip commands that install a registry's pins: ``requirements`` is written to the file
-    the first command names (``{requirements}`` until :meth:`commands` fills it in)."""
+    """The pip command that installs a registry's pins: ``requirements`` is written to the file
+    it names (``{requirements}`` until :meth:`commands` fills it in)."""
 
     requirements: str
-    git: list[PluginPackage] = field(default_factory=list)
     constraints: Path = Path("constraints.txt")
     python: str = sys.executable
     extra: tuple[str, ...] = ()
     """More pip options (``--no-index --find-links DIR`` for a local index)."""
 
     def commands(self, requirements_file: str = "{requirements}") -> list[list[str]]:
-        """Each pip command, in order."""
-        pip = [self.python, "-m", "pip", "install", "--no-deps", "-c", str(self.constraints), *self.extra]
-        out = []
-        if self.requirements:
-            out.append([*pip, "--require-hashes", "-r", requirements_file])
-        for package in self.git:  # a VCS URL: pip refuses it under --require-hashes
-            out.append([*pip, package.requirement()])
-        return out
+        """Each pip command, in order (one, or none when there is nothing to install)."""
+        pip = [self.python, "-m", "pip", "install", "--no-deps", *WHEELS_ONLY, "-c", str(self.constraints)]
+        return [[*pip, *self.extra, "--require-hashes", "-r", requirements_file]] if self.requirements else []
 
 
 def install_plan(
     packages: Iterable[PluginPackage], constraints: Path, python: str = sys.executable, extra: tuple[str, ...] = ()
 ) -> InstallPlan:
     """What installing ``packages`` runs (nothing is run here)."""
-    packages = list(packages)
-    git = [p for p in packages if p.commit is not None]
-    return InstallPlan(requirements_text(packages), git, constraints, python, extra)
+    return InstallPlan(requirements_text(packages), constraints, python, extra)
 
 
 class InstallFailed(Exception):
@@ -87,6 +86,7 @@ def run_install(plan: InstallPlan, packages: Iterable[PluginPackage]) -> list[st
     Raises :class:`InstallFailed` with pip's output when a command fails, or when ``pip check``
     reports a problem the install brought.
     """
+    packages = list(packages)
     names = {canonical_name(p.package) for p in packages}
     before = set(pip_check(plan.python))
     done = []
@@ -96,7 +96,8 @@ def run_install(plan: InstallPlan, packages: Iterable[PluginPackage]) -> list[st
         for command in plan.commands(str(req)):
             result = subprocess.run(command, capture_output=True, text=True)
             if result.returncode != 0:
-                raise InstallFailed(f"{' '.join(command)} failed:\n{result.stdout}{result.stderr}".rstrip())
+                output = f"{result.stdout}{result.stderr}".rstrip()
+                raise InstallFailed(f"{' '.join(command)} failed:\n{output}{explain(output, packages)}")
             done.append(" ".join(command))
     after = pip_check(plan.python)
     brought = [line for line in after if line not in before or canonical_name(line.split(" ")[0]) in names]
@@ -104,6 +105,28 @@ def run_install(plan: InstallPlan, packages: Iterable[PluginPackage]) -> list[st
         raise InstallFailed("pip check after the install:\n" + "\n".join(brought))
     done.append("pip check: no new problems" + (f" ({len(after)} from before)" if after else ""))
     return done
+
+
+NO_WHEEL = re.compile(r"No matching distribution found for (?P<req>\S+)")
+HASH_MISMATCH = "DO NOT MATCH THE HASHES"
+
+
+def explain(output: str, packages: Iterable[PluginPackage]) -> str:
+    """What pip's failure means for the pins (empty when it is neither case): under ``--only-binary :all:``
+    a pin with no wheel of its version says "No matching distribution", and one whose hashes are not the
+    wheel's (an sdist's) says the hashes do not match. The fix of both is a wheel."""
+    named = [m["req"] for m in NO_WHEEL.finditer(output)]
+    if HASH_MISMATCH in output:
+        mismatched = output.split(HASH_MISMATCH, 1)[1]
+        named += [p.pin for p in packages if p.version is not None and p.pin in mismatched]
+    if not named:
+        return ""
+    return (
+        f"\n\n{', '.join(dict.fromkeys(named))}: no wheel with the pinned hashes. Plugin packages install from "
+        "wheels only (pip --only-binary :all:): an sdist runs its build code at install, and pip fetches its "
+        "build dependencies without hashes. If the package is published as an sdist only, or its pinned hashes "
+        "are the sdist's: publish a wheel (pip wheel --no-deps -w dist .) and pin the wheel's sha256."
+    )
 
 
 def pip_check(python: str = sys.executable) -> list[str]:

@@ -4,28 +4,26 @@ Format::
 
     plugins:
       - package: vlc-my-clip                       # the distribution's name
-        pin: vlc-my-clip==0.1.0                    # name==version, with its wheel's or sdist's hashes
+        pin: vlc-my-clip==0.1.0                    # name==version, with its wheels' hashes
         hashes: [sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08]
         models: [my_clip]                          # the types it registers
-      - package: vlc-lab-bench
-        pin: git+https://github.com/lab/vlc-lab-bench@0123456789abcdef0123456789abcdef01234567
-        benchmarks: [lab_bench]                    # a git URL at a 40-hex commit: no hashes
       - package: lab-tokenizer                     # a plugin's own dependency, pinned the same way
         pin: lab-tokenizer==2.1.0
         hashes: [sha256:60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752]
         dependency_of: vlc-my-clip                 # no types: it registers none
 
-``vlc-harness plugins install`` installs exactly these pins (:mod:`vlc_harness.plugin_install`);
-an entry (a model or a benchmark) whose type a listed package provides while that package is not
-installed loads, and its cells are ``unavailable`` (reason code ``package_missing``) with the install
-line as their reason (:func:`missing_package_reason`).
+``vlc-harness plugins install`` installs exactly these pins, from wheels only
+(:mod:`vlc_harness.plugin_install`). A git pin (``git+https://...``) is refused here: pip builds it from
+source, running its build code and build dependencies that no hash fixes, on every machine that installs
+it (publish a wheel instead). An entry (a model or a benchmark) whose type a listed package provides
+while that package is not installed loads, and its cells are ``unavailable`` (reason code
+``package_missing``) with the install line as their reason (:func:`missing_package_reason`).
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib.metadata
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -36,8 +34,12 @@ from vlc_harness.errors import RegistryError
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$")
 """A distribution name (PEP 508)."""
 VERSION_PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[A-Za-z0-9][A-Za-z0-9.+!_-]*)$")
-GIT_PIN = re.compile(r"^git\+(?P<url>https://[^\s@#]+)@(?P<commit>[0-9a-f]{40})$")
 HASH_PATTERN = re.compile(r"^sha256:[0-9a-f]{64}$")
+GIT_REFUSED = (
+    "git pins are not accepted: pip builds them from source, running the package's build code and build "
+    "dependencies that no hash fixes wherever it installs. Publish a wheel (PyPI) and pin 'NAME==VERSION' "
+    "with the wheel's sha256"
+)
 KEYS = {"package", "pin", "hashes", "models", "benchmarks", "dependency_of"}
 INSTALL_COMMAND = "vlc-harness plugins install"
 
@@ -65,20 +67,14 @@ class PluginPackage:
     """For a plugin's own dependency (it provides no types): the listed plugin package that needs it."""
 
     @property
-    def commit(self) -> str | None:
-        """The pinned commit of a git pin; ``None`` for a version pin."""
-        match = GIT_PIN.match(self.pin)
-        return match["commit"] if match else None
-
-    @property
     def version(self) -> str | None:
-        """The pinned version of a ``name==version`` pin; ``None`` for a git pin."""
+        """The pinned version (``None`` only for a pin that did not pass :func:`parse_plugins`)."""
         match = VERSION_PIN.match(self.pin)
         return match["version"] if match else None
 
     def requirement(self) -> str:
-        """The pin as pip reads it: ``name==version`` or ``name @ git+https://...@commit``."""
-        return self.pin if self.version is not None else f"{self.package} @ {self.pin}"
+        """The pin as pip reads it: ``name==version``."""
+        return self.pin
 
     def install_hint(self) -> str:
         """What an entry of a type this package provides says while the package is not installed."""
@@ -127,21 +123,17 @@ def _package(raw: Any, path: list[Any], err: ErrorFactory, source: str) -> Plugi
         raise err([*path, "package"], "required: a distribution name (letters, digits, '.', '_', '-')")
     pin = raw.get("pin")
     if not isinstance(pin, str):
-        raise err([*path, "pin"], f"required: '{name}==VERSION' with hashes, or 'git+https://...@<40-hex commit>'")
+        raise err([*path, "pin"], f"required: '{name}==VERSION', with the sha256 of its wheels under 'hashes'")
     hashes = _hashes(raw.get("hashes"), [*path, "hashes"], err)
-    version, git = VERSION_PIN.match(pin), GIT_PIN.match(pin)
-    if version:
-        if canonical_name(version["name"]) != canonical_name(name):
-            raise err([*path, "pin"], f"pins {version['name']!r}, not the package {name!r}")
-        if not hashes:
-            raise err([*path, "hashes"], "a name==version pin needs its sha256 hashes (pip's --require-hashes)")
-    elif git:
-        if hashes:
-            raise err([*path, "hashes"], "a git pin is fixed by its commit; pip cannot check hashes of a VCS URL")
-    elif pin.startswith("git+"):
-        raise err([*path, "pin"], f"{pin!r}: a git pin is 'git+https://HOST/PATH@<commit>' with the full 40-hex commit")
-    else:
-        raise err([*path, "pin"], f"{pin!r}: expected '{name}==VERSION' (exact) or 'git+https://...@<40-hex commit>'")
+    version = VERSION_PIN.match(pin)
+    if pin.startswith("git+"):
+        raise err([*path, "pin"], f"{pin!r}: {GIT_REFUSED}")
+    if not version:
+        raise err([*path, "pin"], f"{pin!r}: expected '{name}==VERSION' (exact), with its wheels' sha256 hashes")
+    if canonical_name(version["name"]) != canonical_name(name):
+        raise err([*path, "pin"], f"pins {version['name']!r}, not the package {name!r}")
+    if not hashes:
+        raise err([*path, "hashes"], "a name==version pin needs its wheels' sha256 hashes (pip's --require-hashes)")
     models = _types(raw.get("models"), [*path, "models"], err)
     benchmarks = _types(raw.get("benchmarks"), [*path, "benchmarks"], err)
     dependency_of = raw.get("dependency_of", "")
@@ -194,7 +186,7 @@ class PackageState:
     package: PluginPackage
     state: str
     installed: str | None = None
-    """The installed version (and commit, for a git pin), if any."""
+    """The installed version, if any."""
 
     def line(self) -> str:
         """One line of ``vlc-harness plugins check``."""
@@ -207,26 +199,12 @@ class PackageState:
 
 
 def package_state(package: PluginPackage) -> PackageState:
-    """Is ``package`` installed in this environment at its pin (a git pin: at its commit, by PEP 610's
-    ``direct_url.json``)?"""
+    """Is ``package`` installed in this environment at its pinned version?"""
     try:
         dist = importlib.metadata.distribution(package.package)
     except importlib.metadata.PackageNotFoundError:
         return PackageState(package, "missing")
-    if package.version is not None:
-        same = dist.version == package.version
-        return PackageState(package, "ok" if same else "other", dist.version)
-    commit = _installed_commit(dist)
-    installed = f"{dist.version} at commit {commit or 'unknown (not installed from git)'}"
-    return PackageState(package, "ok" if commit == package.commit else "other", installed)
-
-
-def _installed_commit(dist: importlib.metadata.Distribution) -> str | None:
-    try:
-        direct = json.loads(dist.read_text("direct_url.json") or "{}")
-    except ValueError:
-        return None
-    return (direct.get("vcs_info") or {}).get("commit_id")
+    return PackageState(package, "ok" if dist.version == package.version else "other", dist.version)
 
 
 def is_installed(package: PluginPackage) -> bool:

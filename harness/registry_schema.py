@@ -96,12 +96,12 @@ PLUGIN_PACKAGE: dict[str, Any] = {
         "package": {"type": "string", "description": "The distribution's name on the package index."},
         "pin": {
             "type": "string",
-            "description": "'NAME==VERSION' (with hashes) or 'git+https://...@<40-hex commit>' (no hashes).",
+            "description": "'NAME==VERSION', with the sha256 of its wheels under hashes (git pins are refused).",
         },
         "hashes": {
             "type": "array",
             "items": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
-            "description": "sha256 of each wheel or sdist pip may install for a NAME==VERSION pin.",
+            "description": "sha256 of each wheel pip may install for a NAME==VERSION pin (never an sdist).",
         },
         "models": {"type": "array", "items": {"type": "string"}, "description": "Model types it provides."},
         "benchmarks": {"type": "array", "items": {"type": "string"}, "description": "Benchmark types it provides."},

@@ -38,7 +38,7 @@ def install_command(
     registries: tuple[str, ...], constraints: Path | None, dry_run: bool, pip_options: tuple[str, ...]
 ) -> None:
     """Install exactly the registry's pinned plugin packages into this environment (pip --no-deps
-    --require-hashes under the constraints; git pins --no-deps at their commit), then pip check."""
+    --require-hashes --only-binary :all: under the constraints: wheels only, no build code), then pip check."""
     from vlc_harness.plugin_install import InstallFailed, install_plan, run_install
 
     packages = list(_packages(registries).values())

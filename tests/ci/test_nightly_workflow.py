@@ -65,3 +65,12 @@ def test_the_workflow_passes_options_the_command_takes():
     assert parsed["registry"] == Path("registry.yaml") and str(parsed["site"]) == "$SITE"
     assert parsed["release"] == "2026-11"
     assert 'echo "code=$code" >> "$GITHUB_OUTPUT"' in night["run"] and night["run"].rstrip().endswith('exit "$code"')
+
+
+def test_the_runner_installs_the_hashed_lock_and_nothing_unhashed():
+    """Every pip install on the runner is the lock (hashes, wheels only) or the checkout alone (issue 37)."""
+    lines = [line.strip() for line in runs(workflow()["jobs"]["nightly"]).splitlines() if "pip install" in line]
+    assert lines == [
+        "pip install --no-deps --require-hashes --only-binary :all: -r lock/nightly.txt",
+        "pip install --no-deps --no-build-isolation -e .",
+    ]

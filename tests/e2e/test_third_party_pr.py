@@ -8,10 +8,11 @@ tests/e2e/test_packaging.py: ``--without-pip``, this environment's packages thro
 the harness checkout through its editable finder): ``vlc-harness plugins install`` then each step
 of ``vlc-harness ci pr-check`` as ``.github/workflows/pr.yml`` runs them. The nightly is played in a
 second fresh virtualenv, on the merged registry: ``vlc-harness ci nightly`` with its own install step
-(the harness checkout, editable, then ``vlc-harness plugins install``), offline through pip's
-environment (``PIP_NO_INDEX``, ``PIP_FIND_LINKS``, and ``PIP_NO_BUILD_ISOLATION=0``: the checkout is
-built with the installed setuptools; its dependencies are installed already), which publishes the
-lab's row on the site.
+(a hashed lock, the harness checkout ``--no-deps --no-build-isolation``, then ``vlc-harness plugins
+install``), offline through pip's environment (``PIP_NO_INDEX``, ``PIP_FIND_LINKS``), which publishes the
+lab's row on the site. The real lock (lock/nightly.txt) needs PyPI; the night here is given the lock of
+its offline world (``--lock``): the one wheel its index holds, by its sha256 (the harness's own
+dependencies are this environment's already).
 """
 
 from __future__ import annotations
@@ -25,6 +26,11 @@ import sys
 import sysconfig
 import time
 from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, from PyPI (a dev dependency there)
+    import tomli as tomllib
 
 import pytest
 
@@ -167,19 +173,27 @@ def test_a_labs_package_lands_by_pull_request_and_reaches_the_board(tmp_path):
     git(repo, "checkout", "-q", "main")
     git(repo, "merge", "-q", "--ff-only", "lab-pr")
     python, env = _side_venv(tmp_path / "nightly", index)
-    env["PIP_NO_BUILD_ISOLATION"] = "0"  # pip's spelling of --no-build-isolation (its options' env quirk)
+    lock = tmp_path / "nightly-lock.txt"
+    lock.write_text(
+        "#    uv pip compile pyproject.toml --output-file nightly-lock.txt\n"
+        f"vlc-my-clip==0.1.0 \\\n    --hash=sha256:{sha256}\n"
+    )
     assert _installed(python, env, "vlc-my-clip") is None and _installed(python, env, "vlc-harness") is None
     site, night = tmp_path / "site", tmp_path / "night.json"
     nightly = [str(python), "-m", "vlc_harness", "ci", "nightly", "--registry", registry]
     nightly += ["--site", str(site), "--data-root", str(data), "--store", f"sqlite:///{tmp_path / 'store.sqlite'}"]
+    nightly += ["--lock", str(lock)]
     _run([*nightly, "--summary", str(night), "--markdown", str(tmp_path / "night.md")], repo, env, "nightly")
     payload = json.loads(night.read_text())
     assert payload["exit_code"] == 0, (tmp_path / "night.md").read_text()
     install = payload["steps"]["install"]
     assert not install["skipped"] and install["exit_code"] == 0
-    assert install["lines"][0].startswith("ok: `") and install["lines"][0].endswith(f" -e {REPO}`")
+    hashed = f"{python} -m pip install --no-deps --require-hashes --only-binary :all: -r {lock}"
+    assert install["lines"][0] == f"ok: `{hashed}`"
+    assert install["lines"][1] == f"ok: `{python} -m pip install --no-deps --no-build-isolation -e {REPO}`"
     assert install["lines"][-1] == f"ok: `{python} -m vlc_harness plugins install --registry {registry}`"
-    assert _installed(python, env, "vlc-my-clip") == "0.1.0" and _installed(python, env, "vlc-harness") == "0.1.0"
+    version = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert _installed(python, env, "vlc-my-clip") == "0.1.0" and _installed(python, env, "vlc-harness") == version
     assert "My Clip" in (site / "index.html").read_text()
     rows = (site / "downloads" / "leaderboard.csv").read_text().splitlines()
     assert any(row.startswith("my-clip,My Clip,model,") and ",shapes-mini," in row for row in rows)

@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from tests.conftest import commit, git
+from vlc_harness import plugin_install
 from vlc_harness.errors import RegistryError
 from vlc_harness.plugin_install import read_plugin_packages
 from vlc_harness.reasons import Reason
@@ -32,27 +33,34 @@ def write(tmp_path, text, name="r.yaml"):
     return path
 
 
-def test_hash_and_git_pins_parse(tmp_path):
-    text = (
-        MY_CLIP + f"  - package: vlc-lab-bench\n    pin: git+https://github.com/lab/b@{COMMIT}\n    benchmarks: [lab]\n"
-    )
-    packages = read_plugin_packages([write(tmp_path, text)])
-    clip, bench = packages["vlc-my-clip"], packages["vlc-lab-bench"]
-    assert (clip.version, clip.commit, clip.hashes, clip.models) == ("0.1.0", None, (SHA,), ("my_clip",))
+def test_hashed_pins_parse(tmp_path):
+    packages = read_plugin_packages([write(tmp_path, MY_CLIP)])
+    clip = packages["vlc-my-clip"]
+    assert (clip.version, clip.hashes, clip.models) == ("0.1.0", (SHA,), ("my_clip",))
+    assert clip.requirement() == "vlc-my-clip==0.1.0"
     assert clip.install_hint() == "install vlc-my-clip==0.1.0 (`vlc-harness plugins install`)"
-    assert (bench.version, bench.commit, bench.benchmarks) == (None, COMMIT, ("lab",))
-    assert bench.requirement() == f"vlc-lab-bench @ git+https://github.com/lab/b@{COMMIT}"
+
+
+@pytest.mark.parametrize("pin", [f"git+https://github.com/lab/b@{COMMIT}", "git+https://h/a@main"])
+def test_a_git_pin_is_refused_and_nothing_is_installed(tmp_path, vlc_cli, monkeypatch, pin):
+    """pip would build it from source, running its build code and unhashed build dependencies (issue 37):
+    the registry refuses it, so no command ever reaches pip (docs/third_party.md says to publish a wheel)."""
+    path = write(tmp_path, MY_CLIP + f"  - package: vlc-lab-bench\n    pin: {pin}\n    benchmarks: [lab]\n")
+    with pytest.raises(RegistryError, match=r"r.yaml:7: plugins\[1\].pin: .*git pins are not accepted.*Publish a"):
+        read_plugin_packages([path])
+    monkeypatch.setattr(plugin_install.subprocess, "run", lambda *a, **k: pytest.fail(f"ran {a}"))
+    with pytest.raises(RegistryError, match="git pins are not accepted"):
+        vlc_cli("plugins", "install", "--registry", str(path))
 
 
 @pytest.mark.parametrize(
     ("item", "expected"),
     [
-        ("{package: a, pin: a==1, models: [x]}", "r.yaml:2: plugins[0].hashes: a name==version pin needs its sha256"),
+        ("{package: a, pin: a==1, models: [x]}", "r.yaml:2: plugins[0].hashes: a name==version pin needs its"),
         ("{package: a, pin: 'a>=1', hashes: [H], models: [x]}", "plugins[0].pin: 'a>=1': expected 'a==VERSION'"),
         ("{package: a, pin: b==1, hashes: [H], models: [x]}", "plugins[0].pin: pins 'b', not the package 'a'"),
         ("{package: a, pin: a==1, hashes: [sha256:12], models: [x]}", "plugins[0].hashes[0]: 'sha256:12' is not"),
-        ("{package: a, pin: 'git+https://h/a@main', models: [x]}", "plugins[0].pin: 'git+https://h/a@main': a git pin"),
-        ("{package: a, pin: 'git+https://h/a@C', hashes: [H], models: [x]}", "plugins[0].hashes: a git pin is fixed"),
+        ("{package: a, pin: 'git+https://h/a@C', hashes: [H], models: [x]}", "plugins[0].pin: 'git+https://h/a@"),
         ("{package: a, pin: a==1, hashes: [H]}", "plugins[0]: names no types"),
         ("{package: a, pin: a==1, hashes: [H], dependency_of: zz}", "plugins[0].dependency_of: 'zz' is not a package"),
         ("{package: a, pin: a==1, hashes: [H], models: [x], dependency_of: a}", "plugins[0].dependency_of: a depen"),
@@ -73,20 +81,16 @@ def test_a_type_listed_twice_is_an_error(tmp_path):
         read_plugin_packages([write(tmp_path, text)])
 
 
-def test_install_dry_run_prints_the_pip_commands(tmp_path, vlc_cli):
-    text = (
-        MY_CLIP + f"  - package: vlc-lab-bench\n    pin: git+https://github.com/lab/b@{COMMIT}\n    benchmarks: [lab]\n"
-    )
+def test_install_dry_run_prints_the_pip_command(tmp_path, vlc_cli):
     constraints = write(tmp_path, "numpy==2.0\n", "constraints.txt")
-    out = vlc_cli("plugins", "install", "--registry", str(write(tmp_path, text)), "--constraints", str(constraints),
+    out = vlc_cli("plugins", "install", "--registry", str(write(tmp_path, MY_CLIP)), "--constraints", str(constraints),
                   "--dry-run")  # fmt: skip
     assert out.exit_code == 0, out.output
     lines = out.output.splitlines()
-    assert lines[0].endswith(f"-m pip install --no-deps -c {constraints} --require-hashes -r {{requirements}}")
-    assert lines[1].endswith(
-        f"-m pip install --no-deps -c {constraints} vlc-lab-bench @ git+https://github.com/lab/b@{COMMIT}"
+    assert lines[0].endswith(
+        f"-m pip install --no-deps --only-binary :all: -c {constraints} --require-hashes -r {{requirements}}"
     )
-    assert f"vlc-my-clip==0.1.0 --hash={SHA}" in lines
+    assert lines[1:] == ["# {requirements}:", f"vlc-my-clip==0.1.0 --hash={SHA}"]
 
 
 def test_check_says_ok_other_and_missing(tmp_path, vlc_cli):

@@ -3,17 +3,19 @@
 
 Steps (``vlc-harness ci nightly [options]``):
 
-1. install (:mod:`.install`): ``pip install -e '.[EXTRAS]'`` with the extras the registry's model and
-   benchmark types declare (each class's ``requires``: :class:`~vlc_harness.requires.Requires`), the
-   ``--no-deps`` packages they declare (``t2v_metrics``), the spaCy pipeline ARO's Order tasks tag with, and the
-   plugin packages the registry's ``plugins:`` section pins (``vlc-harness plugins install``). The
-   registry is then read again, so that the types those packages register are known to the later
-   steps. ``--no-install`` skips the step (a machine already set up); ``--print-install`` prints the
-   commands and stops. Every pip command honours pip's own environment: ``PIP_INDEX_URL`` (a
-   mirror), or ``PIP_NO_INDEX=1 PIP_FIND_LINKS=DIR`` (a local folder of wheels) with
-   ``PIP_NO_BUILD_ISOLATION=0`` (pip's spelling of ``--no-build-isolation``: the checkout is built
-   with the installed setuptools) installs offline when the dependencies are installed already
-   (tests/e2e/test_third_party_pr.py does). ``spacy download`` and git pins need the network.
+1. install (:mod:`.install`): the hashed lock (``pip install --no-deps --require-hashes --only-binary
+   :all: -r lock/nightly.txt``, or ``--lock PATH``), which holds every extra a built-in type declares;
+   the checkout ``--no-deps --no-build-isolation`` (built with the locked setuptools); the hashed lines
+   of ``lock/no-deps.txt`` for the ``--no-deps`` packages (``t2v_metrics``) and the spaCy pipeline the
+   registry's types declare (each class's ``requires``: :class:`~vlc_harness.requires.Requires`); and
+   the plugin packages the registry's ``plugins:`` section pins (``vlc-harness plugins install``:
+   wheels with hashes only). Nothing is installed when the lock lacks an extra the types need or a
+   needed line of ``lock/no-deps.txt`` lacks its hash. The registry is then read again, so that the
+   types those packages register are known to the later steps. ``--no-install`` skips the step (a
+   machine already set up); ``--print-install`` prints the commands and stops. Every pip command
+   honours pip's own environment: ``PIP_INDEX_URL`` (a mirror), or ``PIP_NO_INDEX=1
+   PIP_FIND_LINKS=DIR`` (a local folder of wheels) installs offline what the lock names when the rest is
+   installed already (tests/e2e/test_third_party_pr.py does, with a lock of its own).
 2. ``vlc-harness data fetch --registry R --images`` (:mod:`.fetch`): present files are kept.
    Afterwards every pinned file (a sha256 in the benchmark's data files) must be present and
    intact: one that is not fails the night and is named. Unpinned and manual-only data that could

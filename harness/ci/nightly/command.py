@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from vlc_harness.ci.nightly.fetch import fetch
-from vlc_harness.ci.nightly.install import CHECKOUT, install, install_commands
+from vlc_harness.ci.nightly.install import CHECKOUT, LOCK, install, install_commands
 from vlc_harness.ci.nightly.markdown import markdown
 from vlc_harness.ci.nightly.steps import Step, cli
 from vlc_harness.ci.summary import append
@@ -31,6 +31,7 @@ class NightOptions:
     site: Path = Path("site")
     release: str | None = None
     no_install: bool = False
+    lock: Path = LOCK
 
 
 def night(options: NightOptions) -> tuple[int, dict[str, Any], list[Step]]:
@@ -41,7 +42,7 @@ def night(options: NightOptions) -> tuple[int, dict[str, Any], list[Step]]:
     from vlc_harness.registry import load_registry
 
     registry = load_registry([Path(options.registry)], get_plugins())
-    steps = [install(registry, not options.no_install, Path(options.registry))]
+    steps = [install(registry, not options.no_install, Path(options.registry), options.lock)]
     if steps[0].code:
         return _finish(steps, None)
     if not options.no_install:  # a package the install added registers its types now
@@ -106,6 +107,9 @@ PATH = click.Path(path_type=Path)
     help="Append the night's Markdown here (the job summary); else stdout.",
 )
 @click.option("--no-install", is_flag=True, help="Skip the install step (a machine set up).")
+@click.option(
+    "--lock", type=PATH, default=LOCK, help="The hashed lock to install. Default: the checkout's lock/nightly.txt."
+)
 @click.option("--print-install", is_flag=True, help="Print the install commands and stop.")
 def nightly_command(
     registry: Path,
@@ -117,6 +121,7 @@ def nightly_command(
     markdown_file: Path | None,
     no_install: bool,
     print_install: bool,
+    lock: Path,
 ) -> None:
     """The nightly leaderboard (.github/workflows/nightly.yml): install what the registry needs,
     fetch its data, run the grid, render the site.
@@ -129,10 +134,10 @@ def nightly_command(
         from vlc_harness.plugins import get_plugins
         from vlc_harness.registry import load_registry
 
-        for cmd in install_commands(load_registry([registry], get_plugins()), registry):
+        for cmd in install_commands(load_registry([registry], get_plugins()), registry, lock):
             print(" ".join(cmd))
         return
-    code, payload, steps = night(NightOptions(registry, store, data_root, site, release, no_install))
+    code, payload, steps = night(NightOptions(registry, store, data_root, site, release, no_install, lock))
     if summary is not None:
         summary.parent.mkdir(parents=True, exist_ok=True)
         summary.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")

@@ -1,12 +1,13 @@
-"""The night's install step: the extras, no-deps packages, spaCy models and plugin packages the
-registry's entries need (each type's ``requires`` declaration), installed into this environment from
-the harness checkout."""
+"""The night's install step: the hashed lock (``lock/nightly.txt``, every extra the nightly may need),
+the checkout, and the no-deps packages, spaCy pipelines and plugin packages the registry's entries need
+(each type's ``requires`` declaration, its ``plugins:`` section), each with hashes and from wheels only."""
 
 from __future__ import annotations
 
 import importlib
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,15 @@ from vlc_harness.requires import Requires
 
 CHECKOUT = Path(__file__).resolve().parents[3]
 """The checkout this package runs from (``harness/ci/nightly/install.py``: an editable install, as the
-workflow's): the install step installs it with extras under its ``constraints.txt``."""
+workflow's): the install step installs it ``--no-deps`` after its lock."""
+LOCK = CHECKOUT / "lock" / "nightly.txt"
+"""What the nightly installs, hashed (:mod:`vlc_harness.lockfile`)."""
+NO_DEPS = CHECKOUT / "lock" / "no-deps.txt"
+"""The ``--no-deps`` packages and spaCy pipelines, one hashed line each, recorded by a maintainer."""
+NO_DEPS_FILE = "{no-deps requirements}"
+"""Stands for the temporary file of the lines of :data:`NO_DEPS` the registry needs."""
+PIP = [sys.executable, "-m", "pip", "install", "--no-deps"]
+HASHED = ["--require-hashes", "--only-binary", ":all:"]
 
 
 def needs(registry: Any) -> Requires:
@@ -34,34 +43,65 @@ def needs(registry: Any) -> Requires:
     return total
 
 
-def install_commands(registry: Any, registry_path: Path | None = None) -> list[list[str]]:
-    """The commands that install what the registry's entries need (run from the repository root): the
-    extras of its types, their no-deps packages, spaCy's pipelines, and the plugin packages its ``plugins:``
-    section pins (``vlc-harness plugins install``: hashes required, no dependencies, under the constraints)."""
+def install_commands(registry: Any, registry_path: Path | None = None, lock: Path = LOCK) -> list[list[str]]:
+    """The commands that install what the registry's entries need (run from the repository root): the lock
+    (hashes required, wheels only), the checkout itself without dependencies (built with the locked
+    setuptools, nothing fetched), the hashed lines of :data:`NO_DEPS` for the ``--no-deps`` packages and
+    spaCy pipelines of its types (written to :data:`NO_DEPS_FILE` when run), and the plugin packages its
+    ``plugins:`` section pins (``vlc-harness plugins install``: hashes required, wheels only, no
+    dependencies, under the constraints)."""
     wanted = needs(registry)
-    extras = sorted(wanted.extras)
-    pip = [sys.executable, "-m", "pip", "install", "-c", str(CHECKOUT / "constraints.txt")]
-    commands = [[*pip, "-e", f"{CHECKOUT}[{','.join(extras)}]" if extras else str(CHECKOUT)]]
-    if wanted.no_deps:
-        commands.append([*pip, "--no-deps", *sorted(wanted.no_deps)])
-    commands += [[sys.executable, "-m", "spacy", "download", m] for m in sorted(wanted.spacy_models)]
+    commands = [[*PIP, *HASHED, "-r", str(lock)], [*PIP, "--no-build-isolation", "-e", str(CHECKOUT)]]
+    if wanted.no_deps or wanted.spacy_models:
+        commands.append([*PIP, *HASHED, "-r", NO_DEPS_FILE])
     if getattr(registry, "packages", None) and registry_path is not None:
         commands.append([sys.executable, "-m", "vlc_harness", "plugins", "install", "--registry", str(registry_path)])
     return commands
 
 
-def install(registry: Any, enabled: bool, registry_path: Path | None = None) -> Step:
-    """Run :func:`install_commands` (``enabled`` false: name them only)."""
+def no_deps_requirements(registry: Any, lock: Path = LOCK) -> str:
+    """The hashed requirements of the registry's ``--no-deps`` packages and spaCy pipelines, from
+    :data:`NO_DEPS`; raises :class:`ValueError` when the lock lacks an extra its types declare, or
+    :data:`NO_DEPS` a line or a hash they need."""
+    from vlc_harness import lockfile
+
+    wanted = needs(registry)
+    unlocked = sorted(set(wanted.extras) - set(lockfile.read(lock).extras))
+    if unlocked:
+        raise ValueError(
+            f"the registry's types need the extras {', '.join(unlocked)}, which {lock} does not lock: add them "
+            "to the lock's command (vlc_harness.lockfile.LOCK_COMMAND) and regenerate it (README)"
+        )
+    names = [*sorted(wanted.no_deps), *sorted(wanted.spacy_models)]
+    try:
+        return lockfile.select(NO_DEPS, names) if names else ""
+    except ValueError as exc:
+        raise ValueError(f"{exc}: record each sha256 as docs/maintainers.md says") from None
+
+
+def install(registry: Any, enabled: bool, registry_path: Path | None = None, lock: Path = LOCK) -> Step:
+    """Run :func:`install_commands` (``enabled`` false: name them only). Nothing runs when the lock or
+    :data:`NO_DEPS` cannot give what the registry needs (:func:`no_deps_requirements`)."""
     step = Step("install", skipped=not enabled)
-    for cmd in install_commands(registry, registry_path):
-        shown = " ".join(cmd)
-        if not enabled:
-            step.lines.append(f"skipped (--no-install): `{shown}`")
-            continue
-        done = subprocess.run(cmd, cwd=CHECKOUT)
-        step.lines.append(f"{'ok' if done.returncode == 0 else f'failed (exit {done.returncode})'}: `{shown}`")
-        if done.returncode:
-            step.code = ExitCode.FAILED
-            break
+    commands = install_commands(registry, registry_path, lock)
+    if not enabled:
+        step.lines += [f"skipped (--no-install): `{' '.join(cmd)}`" for cmd in commands]
+        return step
+    try:
+        requirements = no_deps_requirements(registry, lock)
+    except ValueError as exc:
+        step.code = ExitCode.FAILED
+        step.lines.append(f"refused, nothing installed: {exc}")
+        return step
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "no-deps.txt"
+        path.write_text(requirements, encoding="utf-8")
+        for cmd in commands:
+            shown = " ".join(cmd) + (f" ({requirements.strip()})" if NO_DEPS_FILE in cmd else "")
+            done = subprocess.run([str(path) if part == NO_DEPS_FILE else part for part in cmd], cwd=CHECKOUT)
+            step.lines.append(f"{'ok' if done.returncode == 0 else f'failed (exit {done.returncode})'}: `{shown}`")
+            if done.returncode:
+                step.code = ExitCode.FAILED
+                break
     importlib.invalidate_caches()
     return step
