@@ -8,18 +8,21 @@ import importlib
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vlc_harness.ci.nightly.steps import Step
 from vlc_harness.exit_codes import ExitCode
 from vlc_harness.requires import Requires
+
+if TYPE_CHECKING:
+    from vlc_harness.registry import Registry
 
 CHECKOUT = Path(__file__).resolve().parents[3]
 """The checkout this package runs from (``harness/ci/nightly/install.py``: an editable install, as the
 workflow's): the install step installs it with extras under its ``constraints.txt``."""
 
 
-def needs(registry: Any) -> Requires:
+def needs(registry: Registry) -> Requires:
     """What the registry's entries need installed, from each type's declaration
     (:class:`~vlc_harness.requires.Requires`, with what each entry's params add). An entry whose plugin
     package is not installed yet adds nothing: ``vlc-harness plugins install`` brings its package."""
@@ -34,7 +37,7 @@ def needs(registry: Any) -> Requires:
     return total
 
 
-def install_commands(registry: Any, registry_path: Path | None = None) -> list[list[str]]:
+def install_commands(registry: Registry, registry_path: Path | None = None) -> list[list[str]]:
     """The commands that install what the registry's entries need (run from the repository root): the
     extras of its types, their no-deps packages, spaCy's pipelines, and the plugin packages its ``plugins:``
     section pins (``vlc-harness plugins install``: hashes required, no dependencies, under the constraints)."""
@@ -50,7 +53,7 @@ def install_commands(registry: Any, registry_path: Path | None = None) -> list[l
     return commands
 
 
-def install(registry: Any, enabled: bool, registry_path: Path | None = None) -> Step:
+def install(registry: Registry, enabled: bool, registry_path: Path | None = None) -> Step:
     """Run :func:`install_commands` (``enabled`` false: name them only)."""
     step = Step("install", skipped=not enabled)
     for cmd in install_commands(registry, registry_path):
