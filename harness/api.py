@@ -167,9 +167,9 @@ def evaluate(
         if isinstance(b, BenchmarkEntry):
             bench_entries.append(b)
         elif isinstance(b, Mapping):
-            cls = plugins.benchmarks.get(str(b["type"])).cls
+            bench_cls = plugins.benchmarks.get(str(b["type"])).cls
             bench_entries.append(
-                BenchmarkEntry(str(b.get("id", b["type"])), str(b["type"]), build(cls.Params, b.get("params")))
+                BenchmarkEntry(str(b.get("id", b["type"])), str(b["type"]), build(bench_cls.Params, b.get("params")))
             )
         else:
             (selected,) = select_benchmarks(reg, plugins, [b])

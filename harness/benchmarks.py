@@ -90,7 +90,7 @@ class Benchmark:
     """The benchmark's reference in Markdown (data layout, versions, metric definitions, known differences):
     its card file's body."""
 
-    Params: ClassVar[type] = NoParams
+    Params: ClassVar[type[Any]] = NoParams
     metrics: ClassVar[tuple[Family, ...]] = ()
     """The metric declaration: metric families with their options (see :mod:`vlc_harness.metrics`).
     Override :meth:`metric_families` instead when the declaration depends on params."""

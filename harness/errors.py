@@ -49,7 +49,7 @@ class _Coded(HarnessError):
     def __init__(self, message: str = "", code: str | None = None) -> None:
         super().__init__(message)
         if code is not None:
-            self.code = Reason(code)
+            self.code = Reason(code)  # type: ignore[call-arg]  # a lookup by value; mypy reads __new__
 
     def __reduce__(self) -> tuple[Any, ...]:  # the code survives pickling (a Ray worker's error)
         return type(self), (str(self), self.code)

@@ -28,13 +28,14 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
     import click
 
     from vlc_harness.benchmarks import Benchmark
     from vlc_harness.catalog import Registrar
-    from vlc_harness.metrics.family import Family
+    from vlc_harness.metrics.family import Family, FamilyExample
     from vlc_harness.models import Model
 
 PROJECT = "vlc_harness"
@@ -86,7 +87,9 @@ def register_commands(cli: click.Group) -> None:
 
 
 @hookspec(firstresult=True)
-def conformance_example(cls: type, tmp_path: Path) -> Any:
+def conformance_example(
+    cls: type[Model] | type[Benchmark] | type[Family], tmp_path: Path
+) -> dict[str, Any] | tuple[dict[str, Any], Path] | FamilyExample | Sequence[FamilyExample] | None:
     """A tiny offline example of a registered type, for the shared conformance checks.
 
     Return what the type's own ``conformance_example(tmp_path)`` would (a model: its params; a

@@ -76,7 +76,7 @@ class BenchmarkMeta:
 LINK_KEYS = ("homepage", "paper", "download")
 
 
-def check_meta(cls: type, raw: Mapping[str, Any] | None, path: str) -> dict[str, Any]:
+def check_meta(cls: type[Any], raw: Mapping[str, Any] | None, path: str) -> dict[str, Any]:
     """The validated ``meta`` (only the keys given, as plain values); raises :class:`ParamError`."""
     built = build(cls, raw, path)
     out = {f.name: getattr(built, f.name) for f in fields(built) if f.name in (raw or {})}

@@ -164,8 +164,8 @@ class Model:
     """True for models that look scores up by (benchmark, instance, i, j): ``precomputed``."""
     scoring_version: ClassVar[str] = "1"
     """Bump when the scoring code changes results: it is part of the fingerprint."""
-    Params: ClassVar[type] = NoParams
-    Run: ClassVar[type] = RunOptions
+    Params: ClassVar[type[Any]] = NoParams
+    Run: ClassVar[type[RunOptions]] = RunOptions
     requires: ClassVar[Requires] = Requires()
     """What the type needs installed and which distributions can change its scores."""
 
@@ -319,10 +319,10 @@ class PairScoringModel(Model):
         """Turn a decoded RGB image into the model's input (may run in a decode thread)."""
         return image
 
-    def score_pairs(self, groups: list[PairGroup]) -> list[list[float | Abstention | PairError]]:
+    def score_pairs(self, groups: list[PairGroup]) -> Sequence[Sequence[float | Abstention | PairError]]:
         """For each group, one score per text, in order (an :class:`Abstention` where the model
         declines a pair: only for models with ``can_abstain``; a :class:`PairError` where this
-        pair has no score)."""
+        pair has no score). Lists do: ``list[list[float]]`` for a model that always scores."""
         raise NotImplementedError
 
 
@@ -333,8 +333,8 @@ class TextOnlyModel(Model):
     image_blind = True
     needs_pixels = False
 
-    def score_texts(self, texts: list[str]) -> list[float | PairError]:
-        """One score per text, in order (a :class:`PairError` where a text has no score)."""
+    def score_texts(self, texts: list[str]) -> Sequence[float | PairError]:
+        """One score per text, in order (a :class:`PairError` where a text has no score); a list does."""
         raise NotImplementedError
 
 

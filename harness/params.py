@@ -41,7 +41,9 @@ def build(cls: type[T], data: Mapping[str, Any] | None, path: str = "params") ->
         data = {}
     if not isinstance(data, Mapping):
         raise ParamError(path, f"expected a mapping, got {_describe(data)}")
-    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"{cls!r} is not a dataclass: a params or run block is declared as one")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
     hints = typing.get_type_hints(cls)
     unknown = sorted(set(data) - set(fields))
     if unknown:
@@ -107,8 +109,8 @@ def _check(expected: Any, value: Any, path: str) -> Any:
         if not isinstance(value, Mapping):
             raise ParamError(path, f"expected a mapping, got {_describe(value)}")
         return dict(value)
-    if dataclasses.is_dataclass(expected):
-        return build(expected, value, path)  # type: ignore[arg-type]
+    if isinstance(expected, type) and dataclasses.is_dataclass(expected):
+        return build(expected, value, path)
     if expected is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)

@@ -270,6 +270,14 @@ def resolve_locator(locator: dict[str, str | None]) -> type:
     return obj
 
 
+def resolve_model(locator: dict[str, str | None]) -> type[Model]:
+    """The model class a :func:`class_locator` names (what a worker process builds its model from)."""
+    cls = resolve_locator(locator)
+    if not (isinstance(cls, type) and issubclass(cls, Model)):
+        raise PluginError(f"{locator['module']}.{locator['qualname']} is not a model class")
+    return cls
+
+
 _CACHED: Plugins | None = None
 
 

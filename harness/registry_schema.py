@@ -39,8 +39,8 @@ def registry_schema(plugins: Plugins) -> dict[str, Any]:
         defs[f"model.{name}.params"] = _object(cls.Params)
         defs[f"model.{name}.run"] = _object(cls.Run)
         model_cases.append(_case(name, {"params": f"model.{name}.params", "run": f"model.{name}.run"}))
-    for name, reg in sorted(plugins.benchmarks.entries.items()):
-        defs[f"benchmark.{name}.params"] = _object(reg.cls.Params)
+    for name, registered in sorted(plugins.benchmarks.entries.items()):
+        defs[f"benchmark.{name}.params"] = _object(registered.cls.Params)
         benchmark_cases.append(_case(name, {"params": f"benchmark.{name}.params"}))
     entry_id = {"type": "string", "pattern": ID_PATTERN.pattern, "description": "Unique id (letters, digits, . _ - /)."}
     defs["model"] = {
@@ -177,11 +177,11 @@ def _type(tp: Any) -> dict[str, Any]:
         args = [a for a in get_args(tp) if a is not Ellipsis]
         return {"type": "array", "items": _type(args[0]) if args else {}}
     if origin is dict or tp is dict:
-        args = get_args(tp)
-        mapping = {"type": "object", "additionalProperties": _type(args[1]) if args else {}}
+        key_value = get_args(tp)
+        mapping = {"type": "object", "additionalProperties": _type(key_value[1]) if key_value else {}}
         return {"anyOf": [mapping, {"type": "string", "pattern": "^@", "description": "@file: read from JSON/YAML"}]}
-    if dataclasses.is_dataclass(tp):
-        return _object(tp)  # type: ignore[arg-type]
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return _object(tp)
     # bool before int: JSON Schema's integer excludes booleans, as the loader does
     names = {bool: "boolean", int: "integer", float: "number", str: "string"}
     return {"type": names[tp]} if tp in names else {}

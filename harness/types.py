@@ -101,14 +101,16 @@ class MetricSpec:
     """A metric a benchmark reports: its id, tie rule, averaging rule and direction.
 
     ``tie_rule`` says how a tie between the gold item and a competitor counts ("wrong": strict
-    ``>``, the default; "right": the reference code counts ties as correct; "half"). The rule and
-    ``averaging`` are written into every result so a number always carries its definition.
+    ``>``, the default; "right": the reference code counts ties as correct; "first-index", "half",
+    "random" for the expected value of a random tie break, "n/a" where no tie can happen, or a rule
+    a plugin's metric family names). The rule and ``averaging`` are written into every result so a
+    number always carries its definition.
     """
 
     id: str
     description: str
     averaging: str
-    tie_rule: TieRule = "wrong"
+    tie_rule: str = "wrong"
     higher_is_better: bool = True
     direction: str | None = None
     chance: float | None = None

@@ -27,7 +27,7 @@ def _better_first(values: list[tuple[Any, float | None]], higher: bool) -> list[
     """Items by value, best first; those without a value last (stable)."""
     known = [(item, v) for item, v in values if v is not None and not math.isnan(v)]
     missing = [item for item, v in values if v is None or math.isnan(v)]
-    known.sort(key=lambda pair: -pair[1] if higher else pair[1])  # type: ignore[operator]
+    known.sort(key=lambda pair: -pair[1] if higher else pair[1])
     return [item for item, _ in known] + missing
 
 
@@ -38,7 +38,8 @@ def benchmark_context(board: Board, col: BenchmarkColumn) -> dict[str, Any]:
     if headline is not None:
         published = by_rank_then_value(published, col.id, headline.metric, headline.higher_is_better)
     missing = [(r, r.cells[col.id]) for r in board.rows if r.cells.get(col.id) and not r.cells[col.id].published]
-    present = {m["metric"] for r in published for m in (r.cells[col.id].cell.metrics if r.cells[col.id].cell else [])}
+    stored = [r.cells[col.id].cell for r in published]
+    present = {m["metric"] for cell in stored if cell is not None for m in cell.metrics}
     order = [mc.metric for mc in col.metrics]
     shown = [s for s in col.specs.values() if s.id in declared_metrics(present or set(col.specs))]
     shown.sort(key=lambda s: (order.index(s.id) if s.id in order else len(order), list(col.specs).index(s.id)))
@@ -98,11 +99,11 @@ def rank_notes(rows: list[Row], bench: str, metric: str, higher: bool) -> list[s
     rank is worse, naming the models significantly better than it and not than the others."""
     notes = []
     names = {r.id: r.name for r in rows}
-    ranked = [(r, r.cells[bench].values[metric]) for r in rows if metric in r.cells[bench].values]
-    ranked = [(r, v) for r, v in ranked if v.rank]
-    for row, value in ranked:
+    values = [(r, r.cells[bench].values[metric]) for r in rows if metric in r.cells[bench].values]
+    ranked = [(r, v, v.rank) for r, v in values if v.rank]
+    for row, value, rank in ranked:
         shown = metric_value(value.shown, metric)
-        peers = [(r, v) for r, v in ranked if v.rank < value.rank and _not_better(v, value, metric, higher)]  # type: ignore[operator]
+        peers = [(r, v) for r, v, k in ranked if k < rank and _not_better(v, value, metric, higher)]
         if not peers:
             continue
         equal = all(metric_value(v.shown, metric) == shown for _, v in peers)
@@ -243,6 +244,7 @@ def _plot(col: BenchmarkColumn, published: list[Row]) -> Any:
     if all((m, "all") in col.humans for m in col.gap):
         human = (col.humans[(col.gap[0], "all")], col.humans[(col.gap[1], "all")])
     chance = None
-    if all(col.specs.get(m) and col.specs[m].chance is not None for m in col.gap):
-        chance = (col.specs[col.gap[0]].chance, col.specs[col.gap[1]].chance)
+    first, second = (col.specs.get(m) for m in col.gap)
+    if first is not None and second is not None and first.chance is not None and second.chance is not None:
+        chance = (first.chance, second.chance)
     return scatter(points, human, chance, (metric_title(col.gap[0]), metric_title(col.gap[1])), families)

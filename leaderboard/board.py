@@ -25,7 +25,7 @@ model's row and its cells), :mod:`vlc_leaderboard.reported` (the papers' values 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vlc_harness.registry import Registry
 from vlc_harness.results import CellRecord
@@ -45,6 +45,9 @@ from vlc_leaderboard.rows import (
     cell_view,
     model_row,
 )
+
+if TYPE_CHECKING:
+    from vlc_harness.plugins import Plugins
 
 __all__ = [
     "KINDS",
@@ -75,7 +78,7 @@ class Board:
 
 
 def build_board(
-    cells: list[CellRecord], registry: Registry, plugins: Any, references: bool = True, include_adhoc: bool = True
+    cells: list[CellRecord], registry: Registry, plugins: Plugins, references: bool = True, include_adhoc: bool = True
 ) -> Board:
     """Assemble the board from the latest cell of every (model, benchmark).
 

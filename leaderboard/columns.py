@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.plugin_packages import provider
@@ -20,6 +20,9 @@ from vlc_harness.status import Status
 from vlc_harness.types import MetricSpec, ReferenceRow
 from vlc_leaderboard.declared import Drill, drilldown
 from vlc_leaderboard.tables import benchmark_of
+
+if TYPE_CHECKING:
+    from vlc_harness.plugins import Plugins
 
 
 @dataclass
@@ -65,7 +68,7 @@ def not_described(bench_id: str, registry: Registry) -> str:
     in the registry's ``plugins:``) was not installed, or its type is not installed here at all."""
     entry = registry.benchmarks.get(bench_id)
     package = provider(registry.packages, "benchmarks", entry.type) if entry is not None else None
-    if package is not None:
+    if entry is not None and package is not None:
         return (
             f"Not evaluated: its benchmark type {entry.type} comes from the plugin package {package.package} "
             f"({package.requirement()}), which was not installed on the machine that built this board."
@@ -74,7 +77,7 @@ def not_described(bench_id: str, registry: Registry) -> str:
 
 
 def benchmark_column(
-    bench_id: str, cells: list[CellRecord], registry: Registry, plugins: Any, references: bool
+    bench_id: str, cells: list[CellRecord], registry: Registry, plugins: Plugins, references: bool
 ) -> BenchmarkColumn:
     """The column of ``bench_id`` from its cells (any model's) and its registry entry; ``references=False``
     leaves the papers' rows (and so humans) out."""

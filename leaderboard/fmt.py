@@ -46,9 +46,9 @@ def pct(value: float | None, digits: int = 1) -> str:
 
 def metric_title(metric: str) -> str:
     """A short human-readable title for a metric id (``i2t_accuracy_macro`` -> ``I2T accuracy``)."""
-    for suffix, words in _VARIANTS.items():
+    for suffix, variant in _VARIANTS.items():
         if metric.endswith(suffix) and len(metric) > len(suffix):
-            return f"{metric_title(metric[: -len(suffix)])} ({words})"
+            return f"{metric_title(metric[: -len(suffix)])} ({variant})"
     if metric in METRIC_TITLES:
         return METRIC_TITLES[metric]
     words = [_WORDS.get(w, w) for w in metric.split("_") if w]

@@ -115,7 +115,7 @@ def glossary(board: Board) -> list[dict[str, str]]:
 def index_context(board: Board) -> dict[str, Any]:
     """The index's columns: the model's own, then per benchmark its metrics, its gap and its
     drilldown (hidden until toggled)."""
-    groups = []
+    groups: list[dict[str, Any]] = []
     keys: set[str] = {c.key for c in MODEL_COLUMNS}
     for col in (c for c in board.benchmarks if c.metrics):  # no metrics: left out, said in the scope
         base = slug(col.id)

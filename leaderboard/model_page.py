@@ -152,7 +152,7 @@ def _metric_rows(cv: CellView) -> list[tuple[str, ...]]:
         return []
     declared = declared_metrics({m["metric"] for m in cell.metrics}) | {"coverage"}
     titles: dict[str, str] = {}
-    out = []
+    out: list[tuple[str, ...]] = []
     for m in cell.metrics:
         metric = m["metric"]
         if metric not in declared:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vlc_harness.overlap import OverlapMark, entry_overlap
 from vlc_harness.registry import Registry
@@ -19,6 +19,9 @@ from vlc_harness.status import Status
 from vlc_leaderboard.columns import BenchmarkColumn
 from vlc_leaderboard.intervals import no_interval_reason
 from vlc_leaderboard.public import page_slug, public_id, public_reason
+
+if TYPE_CHECKING:
+    from vlc_harness.plugins import Plugins
 
 KINDS = ("model", "blind", "baseline")
 """Row kinds of registry models: vision-language models, image-blind text-only ones, baselines."""
@@ -105,7 +108,8 @@ class Value:
     @property
     def shown(self) -> float:
         """The number shown first: the ties-broken value where ties dominate, else the value."""
-        return self.expected_ties_half if self.ties_broken_first else self.value  # type: ignore[return-value]
+        half = self.expected_ties_half
+        return half if half is not None and self.ties_broken_first else self.value
 
     @property
     def shown_ci95(self) -> tuple[float, float] | None:
@@ -162,9 +166,10 @@ class CellView:
         pair = [self.values[m] for m in metrics]
         if not any(v.ties_broken_first or v.tie_dominated_unbroken for v in pair):
             return pair[0].value, pair[1].value
-        if any(v.expected_ties_half is None for v in pair):
+        first, second = (v.expected_ties_half for v in pair)
+        if first is None or second is None:
             return None
-        return pair[0].expected_ties_half, pair[1].expected_ties_half  # type: ignore[return-value]
+        return first, second
 
     def gap_ties_broken(self, metrics: tuple[str, str] | None) -> bool:
         """The gap is taken between ties-broken values (either direction is dominated by ties)."""
@@ -243,7 +248,7 @@ class Row:
         return public_id(self.id)
 
 
-def model_row(model_id: str, registry: Registry, plugins: Any, cells: list[CellRecord]) -> Row:
+def model_row(model_id: str, registry: Registry, plugins: Plugins, cells: list[CellRecord]) -> Row:
     """The row of ``model_id`` (its cells not filled yet): display name, meta and kind."""
     entry = registry.models.get(model_id)
     meta = dict(entry.meta) if entry else {}

@@ -22,15 +22,15 @@ def pair_codes(values: list[np.ndarray | None], groups: list[Any], higher_is_bet
     (replicates that pair up), never across."""
     m = len(values)
     codes = np.full((m, m), "-", dtype="<U1")
-    by_group: dict[Any, list[int]] = {}
+    by_group: dict[Any, list[tuple[int, np.ndarray]]] = {}
     for i, (reps, group) in enumerate(zip(values, groups)):
         if reps is not None:
-            by_group.setdefault(group, []).append(i)
+            by_group.setdefault(group, []).append((i, reps))
     for members in by_group.values():
         if len(members) < 2:
             continue
-        matrix = significance(np.stack([values[i] for i in members]), higher_is_better)  # type: ignore[misc]
-        index = np.asarray(members)
+        matrix = significance(np.stack([reps for _, reps in members]), higher_is_better)
+        index = np.asarray([i for i, _ in members])
         codes[np.ix_(index, index)] = np.vectorize(PAIR_CODES.get)(matrix)
     first, second = np.triu_indices(m, 1)
     return "".join(codes[first, second].tolist())

@@ -13,9 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vlc_harness.errors import StoreError
+
+if TYPE_CHECKING:
+    from vlc_harness.registry import Registry
+    from vlc_harness.store import Store
 
 GIVEN = "given"
 """The files came from ``--registry`` or ``$VLC_HARNESS_REGISTRY``."""
@@ -44,7 +48,7 @@ def given_registry_files(paths: tuple[str, ...]) -> list[Path]:
     return [Path(p) for p in paths]
 
 
-def choose_registry(paths: tuple[str, ...], store: Any | None) -> RegistryChoice:
+def choose_registry(paths: tuple[str, ...], store: Store | None) -> RegistryChoice:
     """The registry files a command reading ``store`` (``None``: there is no store yet) uses."""
     given = given_registry_files(paths)
     if given:
@@ -62,7 +66,7 @@ def choose_registry(paths: tuple[str, ...], store: Any | None) -> RegistryChoice
     return RegistryChoice((), BUILT_IN, f"{gone}registry: none (the built-in types; --registry names one)")
 
 
-def existing_store(url: str) -> Any | None:
+def existing_store(url: str) -> Store | None:
     """The store at ``url`` when there is one to read, else ``None``: a SQLite file that does not
     exist yet is not created. A store that cannot be opened raises :class:`StoreError`."""
     from sqlalchemy.engine import make_url
@@ -80,7 +84,7 @@ def existing_store(url: str) -> Any | None:
     return open_store(url)
 
 
-def other_registry_note(choice: RegistryChoice, registry: Any, store: Any) -> str | None:
+def other_registry_note(choice: RegistryChoice, registry: Registry, store: Store) -> str | None:
     """One line when ``store`` holds cells but none of them from the registry ``choice`` names:
     no run that recorded its registry read any of its files (by path or content), and no cell of a
     run that recorded none (inline specs, older runs) is one of its (model, benchmark) entries."""

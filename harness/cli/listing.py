@@ -28,8 +28,8 @@ def list_command(
     registry = app.registry(registries, store_url)
     rows: list[dict[str, Any]] = []
     if what == "models":
-        for e in registry.models.values():
-            rows.append({"id": e.id, "type": e.type, "params": e.params_dict(), "meta": e.meta})
+        for m in registry.models.values():
+            rows.append({"id": m.id, "type": m.type, "params": m.params_dict(), "meta": m.meta})
         if not rows:
             rows = [{"id": "", "type": t, "params": {}, "meta": {}} for t in app.plugins.models.names()]
     else:

@@ -16,12 +16,18 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from vlc_harness.errors import UserError
 from vlc_harness.paths import ENV_DATA, ENV_REGISTRY, ENV_STORE
+
+if TYPE_CHECKING:
+    from vlc_harness.cli.defaults import RegistryChoice
+    from vlc_harness.plugins import Plugins
+    from vlc_harness.registry import Registry
+    from vlc_harness.store import CellRecord, Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 UPGRADE_COMMAND = "vlc-harness store upgrade"
@@ -32,10 +38,10 @@ class App:
     """Lazily loaded shared state of one command: plugins, registry, store, data root."""
 
     def __init__(self) -> None:
-        self._plugins: Any = None
+        self._plugins: Plugins | None = None
 
     @property
-    def plugins(self) -> Any:
+    def plugins(self) -> Plugins:
         """The loaded plugins (entry points, allow/block lists applied)."""
         if self._plugins is None:
             from vlc_harness.plugins import get_plugins
@@ -43,7 +49,7 @@ class App:
             self._plugins = get_plugins()
         return self._plugins
 
-    def registry(self, paths: tuple[str, ...], store_url: str | None = None, *, required: bool = False) -> Any:
+    def registry(self, paths: tuple[str, ...], store_url: str | None = None, *, required: bool = False) -> Registry:
         """The registry a command reads, by the one rule every command follows
         (:func:`vlc_harness.cli.defaults.choose_registry`): the files given (``--registry``, else
         ``$VLC_HARNESS_REGISTRY``), else the files the store's latest run read (the store at
@@ -59,7 +65,9 @@ class App:
             if store is not None:
                 store.close()
 
-    def store_registry(self, paths: tuple[str, ...], store: Any | None, *, required: bool = False) -> tuple[Any, Any]:
+    def store_registry(
+        self, paths: tuple[str, ...], store: Store | None, *, required: bool = False
+    ) -> tuple[Registry, RegistryChoice]:
         """:meth:`registry` for a command that has ``store`` open already (``None``: no store yet; ``plan``
         hands its read-only one); the registry and how it was chosen (a
         :class:`~vlc_harness.cli.defaults.RegistryChoice`)."""
@@ -74,7 +82,7 @@ class App:
         registry = load_registry(list(choice.files), self.plugins) if choice.files else Registry()
         return registry, choice
 
-    def existing_store(self, url: str | None) -> Any | None:
+    def existing_store(self, url: str | None) -> Store | None:
         """The store at ``url`` (``--store`` or ``$VLC_HARNESS_STORE``; none: the user cache dir's) when there is
         one, else ``None`` (a missing SQLite file is not created); one that cannot be read is said
         on stderr and read as none, for commands that only take their defaults from it."""
@@ -88,7 +96,7 @@ class App:
             click.echo(f"note: the store is not read for defaults: {exc}", err=True)
             return None
 
-    def store(self, url: str | None) -> Any:
+    def store(self, url: str | None) -> Store:
         """Open the store at ``url`` (``--store`` or ``$VLC_HARNESS_STORE``; none: the user cache dir's).
 
         Opening migrates an older schema (:mod:`vlc_harness.store.migrations`) and never rebuilds
@@ -100,7 +108,7 @@ class App:
 
         return open_store(url or default_store_url())
 
-    def stale_cells(self, store: Any, data_root: Path | None = None) -> list[Any]:
+    def stale_cells(self, store: Store, data_root: Path | None = None) -> list[CellRecord]:
         """The latest cells of ``store`` whose metrics older metric code computed
         (:func:`vlc_harness.metrics.rebuild.stale_cells`), their benchmarks read under ``data_root``
         (default: the default data root)."""
@@ -109,7 +117,7 @@ class App:
 
         return stale_cells(store, self.plugins, resolve_data_root(data_root))
 
-    def note_stale(self, store: Any, how: str = "shown as stored") -> list[Any]:
+    def note_stale(self, store: Store, how: str = "shown as stored") -> list[CellRecord]:
         """Say on stderr how many of the cells a command reads are stale and what rebuilds them;
         return those cells."""
         stale = self.stale_cells(store)

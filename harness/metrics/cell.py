@@ -6,7 +6,7 @@ import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -31,6 +31,12 @@ VARIANTS = ("_ties_half", "_answered")
 """Suffixes of the values every declared metric may also be reported as (see :mod:`.engine`)."""
 
 
+class DeclaresMetrics(Protocol):
+    """What the metric code reads of a benchmark: its metric declaration (a :class:`Benchmark` is one)."""
+
+    def metric_families(self) -> Sequence[Family]: ...  # noqa: D102
+
+
 def declared_ids(ids: Any) -> set[str]:
     """The declared metric ids among ``ids``: without their ``_ties_half``/``_answered``
     variants and without ``coverage`` (reported for models that may abstain)."""
@@ -52,7 +58,7 @@ def bootstrap_samples() -> int:
     return bootstrap.SAMPLES if value is None or value == "" else int(value)
 
 
-def families_for(benchmark: Benchmark, outcomes: Outcomes | ChoiceOutcomes) -> list[Family]:
+def families_for(benchmark: DeclaresMetrics, outcomes: Outcomes | ChoiceOutcomes) -> list[Family]:
     """The benchmark's families that apply to these outcomes (answers: those that score choices;
     without text-text scores: none that reads them)."""
     families = list(benchmark.metric_families())
@@ -63,7 +69,7 @@ def families_for(benchmark: Benchmark, outcomes: Outcomes | ChoiceOutcomes) -> l
     return families
 
 
-def columns_for(benchmark: Benchmark, outcomes: Outcomes | ChoiceOutcomes, coverage: bool) -> list[Column]:
+def columns_for(benchmark: DeclaresMetrics, outcomes: Outcomes | ChoiceOutcomes, coverage: bool) -> list[Column]:
     """Every column of the benchmark's families, plus coverage for a model that may abstain."""
     columns = [c for family in families_for(benchmark, outcomes) for c in family.columns(outcomes)]
     if coverage and isinstance(outcomes, Outcomes):

@@ -72,7 +72,7 @@ class _Population:
     tie_rule: str
     note: str
     plan: Plan | None = None
-    vectors: dict[str, int] = field(default_factory=dict)
+    vectors: dict[tuple[str, str], int] = field(default_factory=dict)
     """Vector ids of ('num'|'den'|'ties', tag or '') in the evaluation's matrix."""
 
 

@@ -80,7 +80,7 @@ class OrderAccuracy(Family):
         out = [
             Column(
                 self.id,
-                wins.all(axis=1).astype(np.float64),
+                np.asarray(wins.all(axis=1), dtype=np.float64),
                 self.aggregations,
                 ties=tied,
                 tie_rule=self.tie_rule,
@@ -107,7 +107,7 @@ class OrderAccuracy(Family):
             out.append(
                 Column(
                     self.identical_id,
-                    flag.astype(np.float64),
+                    np.asarray(flag, dtype=np.float64),
                     (Micro(category=name),),
                     tie_rule="n/a",
                     abstention="keep",

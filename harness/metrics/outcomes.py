@@ -70,7 +70,10 @@ class Outcomes(_PerInstance):
 def _set_categories(outcomes: _PerInstance) -> None:
     """Fill ``categories`` (sorted names) and ``category`` (each instance's code)."""
     names = [inst.category for inst in outcomes.instances]
-    categories, codes = np.unique(np.asarray(names, dtype=object), return_inverse=True) if names else ([], [])
+    if names:
+        categories, codes = np.unique(np.asarray(names, dtype=object), return_inverse=True)
+    else:
+        categories, codes = np.array([], dtype=object), np.array([], dtype=np.int64)
     object.__setattr__(outcomes, "categories", tuple(str(c) for c in categories))
     object.__setattr__(outcomes, "category", np.asarray(codes, dtype=np.int64).reshape(-1))
 

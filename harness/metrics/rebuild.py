@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from vlc_harness.metrics.cell import NO_METRICS, cell_metrics, metrics_version
 from vlc_harness.metrics.outcomes import ChoiceOutcomes, Outcomes
 from vlc_harness.status import Status
 from vlc_harness.store.store import CellRecord, Outcome, Store
+
+if TYPE_CHECKING:
+    from vlc_harness.plugins import Plugins
 
 
 @dataclass
@@ -39,10 +42,10 @@ class RebuildReport:
 
 def rebuild_cells(
     store: Store,
-    plugins: Any,
+    plugins: Plugins,
     data_root: Path,
     cells: list[CellRecord],
-    done: Callable[[CellRecord], None] | None = None,
+    done: Callable[[CellRecord], object] | None = None,
 ) -> RebuildReport:
     """Recompute the metrics of ``cells`` from their stored outcomes (see the module docstring),
     in place; ``done(cell)`` is called after each (a progress bar)."""
@@ -57,7 +60,7 @@ def rebuild_cells(
 
 def _rebuild(
     store: Store,
-    plugins: Any,
+    plugins: Plugins,
     data_root: Path,
     cell: CellRecord,
     loaded: dict[tuple[str, str], Any],
@@ -97,7 +100,7 @@ def _benchmark_key(cell: CellRecord) -> tuple[str, str]:
     return cell.benchmark_type, repr(sorted(cell.provenance.get("benchmark_params", {}).items()))
 
 
-def _benchmark(plugins: Any, cell: CellRecord, data_root: Path) -> Any:
+def _benchmark(plugins: Plugins, cell: CellRecord, data_root: Path) -> Any:
     """The cell's benchmark with the params it ran with (nothing is read from the data root yet)."""
     from vlc_harness.params import build
 
@@ -113,12 +116,12 @@ def outcome_arrays(instances: list[Any], rows: dict[str, Outcome]) -> tuple[Outc
     if kept and rows[kept[0].id].scores is None:  # a multiple-choice cell: answers per order
         orders = max(len(rows[i.id].answers or []) for i in kept)
         correct = np.zeros((len(kept), orders), dtype=bool)
-        answered = np.zeros((len(kept), orders), dtype=bool)
+        answered_orders = np.zeros((len(kept), orders), dtype=bool)
         for k, inst in enumerate(kept):
             for a in rows[inst.id].answers or []:
                 correct[k, a["order"]] = a["choice"] is not None and a["choice"] == a["correct"]
-                answered[k, a["order"]] = a["choice"] is not None
-        return ChoiceOutcomes(kept, correct, answered), False
+                answered_orders[k, a["order"]] = a["choice"] is not None
+        return ChoiceOutcomes(kept, correct, answered_orders), False
     shape = (max((len(i.images) for i in kept), default=1), max((len(i.texts) for i in kept), default=1))
     tensor = np.full((len(kept), *shape), np.nan)
     answered = np.ones(len(kept), dtype=bool)
@@ -144,7 +147,7 @@ def _had_coverage(cell: CellRecord) -> bool:
     return any(m.get("metric") == "coverage" for m in cell.metrics)
 
 
-def stale_cells(store: Store, plugins: Any, data_root: Path) -> list[CellRecord]:
+def stale_cells(store: Store, plugins: Plugins, data_root: Path) -> list[CellRecord]:
     """The latest cells (one per model and benchmark, as ``show`` and the board read them) whose
     metrics were computed under another metrics version than their benchmark's declaration gives
     now, at the cell's own resample count: v0.1 cells (none recorded) and cells from before a

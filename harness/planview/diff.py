@@ -23,9 +23,10 @@ def diff_plans(
     """
     models = {m["id"]: m for m in current["models"]}
     benchmarks = {b["id"]: b for b in current["benchmarks"]}
-    compared = base is not None and error is None
-    old_models = {m["id"]: m for m in base["models"]} if compared else {}
-    old_benchmarks = {b["id"]: b for b in base["benchmarks"]} if compared else {}
+    old = base if error is None else None
+    compared = old is not None
+    old_models = {m["id"]: m for m in old["models"]} if old is not None else {}
+    old_benchmarks = {b["id"]: b for b in old["benchmarks"]} if old is not None else {}
     cells = []
     for m_id, model in models.items() if compared else ():
         for b_id, bench in benchmarks.items():

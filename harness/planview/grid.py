@@ -164,7 +164,7 @@ def plan_grid(
                 ident.identify()
             except Exception:  # kept in ident.found: plan_model decides the cells from it
                 pass
-        work = plan_model(entry, cls, chosen, memo, config, ident)  # type: ignore[arg-type]
+        work = plan_model(entry, cls, chosen, memo, config, identify=ident.identify)
         found, model = ident.found, ident.model
         model_plan = ModelPlan.of(found, UNITS.get(work.protocol.name, "pairs"))
         model_row = memo.model_row(work.fingerprint) if work.fingerprint else None
@@ -194,8 +194,11 @@ def _plan_missing_package(plan: GridPlan, entry: ModelEntry, chosen: list[Any]) 
 
 
 def _identity_unknown(cell: CellPlan, found: ModelFingerprint) -> bool:
-    """A cell that only the unknown identity kept from being planned (its data is here)."""
-    return bool(found.unknown) and cell.status == Status.UNAVAILABLE and cell.error == found.unknown
+    """A cell that only the unknown identity kept from being planned (its benchmark loaded: a cell
+    that its benchmark decided is not one, even where the two reasons read the same)."""
+    if not found.unknown or not cell.prepared.ready:
+        return False
+    return cell.status == Status.UNAVAILABLE and cell.error == found.unknown
 
 
 def _cell_row(

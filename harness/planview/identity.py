@@ -85,8 +85,8 @@ def identify_model(entry: ModelEntry, cls: type[Model], config: RunConfig) -> tu
 
 
 class LazyIdentity:
-    """Stands in for the model in :func:`~vlc_harness.run.plan.plan_model`: the model is built and
-    identified on the first identify() (once), so a model none of whose cells can run here is never
+    """Gives :func:`~vlc_harness.run.plan.plan_model` the model's identity (its :meth:`identify`): the
+    model is built and identified on the first call (once), so a model none of whose cells can run here is never
     identified (no import of its library, no hub probe)."""
 
     def __init__(self, entry: ModelEntry, cls: type[Model], config: RunConfig) -> None:
@@ -95,12 +95,14 @@ class LazyIdentity:
         self.found.not_identified = NOT_IDENTIFIED
         self.model: Model | None = None
 
-    def identify(self) -> Any:
+    def identify(self) -> Identity:
         """The model's identity, resolved on the first call; raises what identify() raised."""
         if self.model is None:
             self.found, self.model = identify_model(*self._args)
         if self.found.error is not None:
             raise self.found.error
+        if self.found.identity is None:
+            raise TypeError(f"{self.found.type}: identify() returned None, not an Identity")
         return self.found.identity
 
 

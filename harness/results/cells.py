@@ -43,7 +43,7 @@ class StoredValue:
             str(row["metric"]),
             str(row["category"]),
             float(row["value"]),
-            tuple(ci) if ci else None,  # type: ignore[arg-type]
+            tuple(ci) if ci else None,
             int(row.get("n") or 0),
             int(row.get("ties") or 0),
             row.get("tie_rule", ""),

@@ -13,7 +13,7 @@ nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from vlc_harness.metrics.aggregate import AUDIT_TAGS, IDENTICAL_TEXT, Macro, PerCategory, Plan
@@ -50,7 +50,7 @@ def _per_category_texts(family: Any, metric: str) -> set[str]:
     return {a.averaging() for a in family.aggregations if isinstance(a, PerCategory) and a.metric_id(metric) == metric}
 
 
-def derived_means(bench: Any, known: Mapping[Key, float], sample: list[Mapping[str, Any]]) -> dict[Key, float]:
+def derived_means(bench: Any, known: Mapping[Key, float], sample: Sequence[Mapping[str, Any]]) -> dict[Key, float]:
     """Values that are unweighted means (as declared) of values in ``known`` (a paper's human
     numbers per category, say), for the keys ``known`` lacks.
 

@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from vlc_harness.results.verdicts import InstanceVerdicts, instance_verdicts
-from vlc_harness.store import CellRecord, Outcome, Store
+from vlc_harness.store import CellRecord, Outcome
+
+
+class ReadableStore(Protocol):
+    """What :class:`StoredResults` reads of a store (a :class:`~vlc_harness.store.Store` is one)."""
+
+    def latest_cells(self, include_incomplete: bool = ..., with_replicates: bool = ...) -> list[CellRecord]: ...  # noqa: D102
+
+    def run_provenance(self, run_id: int) -> dict[str, Any]: ...  # noqa: D102
+
+    def outcomes(self, cell_id: int) -> Iterable[Outcome]: ...  # noqa: D102
 
 
 class StoredResults:
@@ -17,7 +27,7 @@ class StoredResults:
     ``store`` is an open :class:`~vlc_harness.store.Store` (or anything with its read methods).
     """
 
-    def __init__(self, store: Store | Any) -> None:
+    def __init__(self, store: ReadableStore) -> None:
         self._store = store
 
     def cells(
@@ -44,7 +54,10 @@ class StoredResults:
         return self._store.run_provenance(run_id)
 
     def instance_outcomes(self, cell: CellRecord) -> list[Outcome]:
-        """The cell's stored per-instance outcomes (score matrices, answers or errors), in stored order."""
+        """The cell's stored per-instance outcomes (score matrices, answers or errors), in stored order
+        (none for a cell that was never stored: it has no row id)."""
+        if cell.id is None:
+            return []
         return list(self._store.outcomes(cell.id))
 
     def verdicts(

@@ -115,7 +115,7 @@ def instance_verdicts(
     return InstanceVerdicts(
         column.metric,
         column.tie_rule,
-        tuple(outcomes.instances[k].id for k in keep),
+        tuple(outcomes.instances[k].id for k in keep.tolist()),
         credit[keep] >= 1 - _EPS,
         credit[keep] <= _EPS,
         ties[keep],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -52,16 +53,12 @@ def prefetch(
                 break
         while pending:
             item, future = pending.popleft()
-            nxt = next(iterator, _END)
-            if nxt is not _END:
-                pending.append((nxt, pool.submit(fn, nxt)))  # type: ignore[arg-type]
+            for nxt in itertools.islice(iterator, 1):  # the next item, if any
+                pending.append((nxt, pool.submit(fn, nxt)))
             try:
                 yield item, future.result(), None
             except Exception as exc:
                 yield item, None, exc
-
-
-_END = object()
 
 
 def is_out_of_memory(exc: BaseException) -> bool:

@@ -148,7 +148,7 @@ def _run_texts(model: TextOnlyModel, job: Job, phases: Phases) -> Iterator[Event
 
 
 def _decoded(
-    model: Model, tasks: Sequence[ImageTask], depth: int, phases: Phases
+    model: EmbeddingModel | PairScoringModel, tasks: Sequence[ImageTask], depth: int, phases: Phases
 ) -> Iterator[tuple[ImageTask, Any, Any]]:
     """``(task, preprocessed image, error)`` in order, decoded ahead in background threads; the
     time spent waiting for them counts as ``decode_wait_s``."""
@@ -156,7 +156,7 @@ def _decoded(
         for task in tasks:
             yield task, None, None
         return
-    preprocess = model.preprocess  # type: ignore[attr-defined]
+    preprocess = model.preprocess
     stream = prefetch(lambda task: preprocess(load_image(task.path, task.transform)), tasks, depth)
     while True:
         with phases.timing("decode_wait_s"):

@@ -37,7 +37,7 @@ def finish(work: ModelWork, store: Store, run_id: int | None, stopped: str | Non
     return out
 
 
-def record(work: ModelWork, cell: CellPlan, run_id: int | None, status: str, **kw: Any) -> CellRecord:
+def record(work: ModelWork, cell: CellPlan, run_id: int | None, status: Status, **kw: Any) -> CellRecord:
     """A cell record with the fields every cell has."""
     p = cell.prepared
     kw.setdefault("metrics_version", NO_METRICS)

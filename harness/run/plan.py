@@ -8,6 +8,7 @@ and it lists the work the model is missing, as one job. No process starts here.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,11 +95,13 @@ def plan_model(
     store: Store,
     config: RunConfig,
     live_model: Model | None = None,
+    identify: Callable[[], Identity] | None = None,
 ) -> ModelWork:
     """One model's plan over the prepared benchmarks (see the module docstring).
 
     The model is built for ``config`` (:func:`~vlc_harness.models.build_model`) to be identified,
-    unless ``live_model`` stands in for it; ``config.recompute_metrics`` reuses no stored cell.
+    unless ``live_model`` stands in for it, or ``identify`` gives its identity (a plan without a run:
+    nothing is built); ``config.recompute_metrics`` reuses no stored cell.
     """
     protocol = protocol_for(cls)
     work = ModelWork(entry, cls, protocol, [CellPlan(p) for p in prepared], live_model)
@@ -113,8 +116,10 @@ def plan_model(
     if not any(c.status is None for c in work.cells):
         return work
     try:  # in this process, without loading the model (see Model.identify)
-        model = live_model if live_model is not None else build_model(cls, entry.params, entry.run, config)
-        work.identity = model.identify()
+        if identify is None:
+            model = live_model if live_model is not None else build_model(cls, entry.params, entry.run, config)
+            identify = model.identify
+        work.identity = identify()
     except Unavailable as exc:
         return _decide(work, Status.UNAVAILABLE, str(exc), exc.code)
     except Exception as exc:  # a plugin's bug fails its cells, never the run

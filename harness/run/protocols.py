@@ -173,9 +173,10 @@ class _ImagePairs(_Scores):
             if not tasks or tasks[-1].key != key:
                 path, transform = sources[key]
                 tasks.append(ImageTask(key, path, transform, [], [] if origins else None))
-            tasks[-1].texts.append(text)
-            if origins:
-                tasks[-1].origins.append(pairs[(key, text)])  # type: ignore[union-attr]
+            task = tasks[-1]
+            task.texts.append(text)
+            if task.origins is not None:
+                task.origins.append(pairs[(key, text)])
         return Job(tasks=tasks, batch_size=batch_size)
 
 
@@ -195,10 +196,12 @@ class Embed(_ImagePairs):
 
 def needed_text_pairs(cells: list[CellPlan]) -> list[tuple[str, str]]:
     """Every text pair (as the store keys it) the cells' text-text metrics read, each once, in the
-    order the instances need them; instances whose images are missing are left out (they fail)."""
+    order the instances need them; instances whose images are missing are left out (they fail), as
+    are cells whose benchmark did not load (it has no instances)."""
     out: dict[tuple[str, str], None] = {}
     for cell in cells:
-        readers = text_pair_readers(cell.prepared.benchmark.metric_families())
+        benchmark = cell.prepared.benchmark
+        readers = text_pair_readers(benchmark.metric_families()) if benchmark is not None else []
         if not readers:
             continue
         for inst in cell.prepared.instances:
@@ -235,7 +238,8 @@ class Choose(Protocol):
         kinds = {q.kind for i in instances[:1] for q in benchmark.questions(i)}
         if not kinds:
             return f"{model_id} answers multiple-choice questions; {benchmark_id} declares no multiple-choice form"
-        answerable = self.cls.question_kinds  # type: ignore[attr-defined]
+        assert issubclass(self.cls, ChoiceModel), "protocol_for gives Choose to choice models only"
+        answerable = self.cls.question_kinds
         unanswered = kinds - set(answerable)
         if unanswered:
             answers = ", ".join(answerable)
@@ -246,6 +250,8 @@ class Choose(Protocol):
         asked: dict[str, QuestionTask] = {}
         for cell in cells:
             benchmark = cell.prepared.benchmark
+            if benchmark is None:  # it did not load: no instances, nothing to ask
+                continue
             for inst in cell.prepared.instances:
                 keys = cell.keys[inst.id]
                 if not isinstance(keys, str):
@@ -270,10 +276,8 @@ class Choose(Protocol):
 
 def question_task(inst: Instance, q: Question, keys: list[str]) -> QuestionTask:
     """The worker task of one question of an instance (its ``key`` is the store key)."""
-    images = [
-        (keys[i], str(inst.images[i].path), dict(inst.images[i].transform) if inst.images[i].transform else None)
-        for i in q.images
-    ]
+    sources = [(keys[i], inst.images[i]) for i in q.images]
+    images = [(key, str(src.path), dict(src.transform) if src.transform else None) for key, src in sources]
     return QuestionTask(q.key(inst, keys), q.kind, images, q.candidates(inst), q.asked(inst))
 
 

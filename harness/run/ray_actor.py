@@ -54,9 +54,9 @@ def _actor_class() -> Any:
             ) -> None:
                 from vlc_harness.models import build_model
                 from vlc_harness.params import build
-                from vlc_harness.plugins import resolve_locator
+                from vlc_harness.plugins import resolve_model
 
-                cls = resolve_locator(locator)
+                cls = resolve_model(locator)
                 self.model = build_model(cls, build(cls.Params, params), build(cls.Run, run), config)
                 self.loaded = False
 

@@ -38,6 +38,8 @@ class Recorder:
     """What event handlers need: the store, the model's row and sink, the progress bar."""
 
     def __init__(self, store: Store, work: ModelWork, bar: Any, job: Job) -> None:
+        if work.model_row is None:
+            raise ValueError(f"{work.label}: no model row in the store to record its results under")
         self.store, self.run, self.bar = store, work, bar
         self.row = work.model_row
         self.device: str | None = None

@@ -85,10 +85,11 @@ class Schedule:
         work.model_row = self.store.register_model(
             work.fingerprint, work.entry.type, identity_record(work.content, work.identity)
         )
-        slot, worker = self._started.pop(id(work), None) or (None, None)
-        if slot is None:
+        started = self._started.pop(id(work), None)  # started ahead (prestart): its slot and worker
+        if started is None:
             slot = self._free.get()
-            worker = self._start(work, slot)
+            started = slot, self._start(work, slot)
+        slot, worker = started
         sharded = work.live_model is None and not work.cls.paid_requests  # API models pace themselves
         spare = self._spare(self._shards - 1) if sharded else []
         try:

@@ -31,12 +31,12 @@ def serve(conn: Connection) -> None:
     """Build the model from the ``init`` message, then serve requests until ``stop`` or EOF."""
     from vlc_harness.models import build_model
     from vlc_harness.params import build
-    from vlc_harness.plugins import resolve_locator
+    from vlc_harness.plugins import resolve_model
     from vlc_harness.run.compute import load_model, run_job
 
     try:
         _, locator, params, run, config = conn.recv()
-        cls = resolve_locator(locator)
+        cls = resolve_model(locator)
         model = build_model(cls, build(cls.Params, params), build(cls.Run, run), config)
     except BaseException as exc:  # report, never hang the parent
         conn.send(("error", describe(exc), reason_of(exc)))

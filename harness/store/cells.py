@@ -12,7 +12,7 @@ from sqlalchemy.exc import IntegrityError
 
 from vlc_harness.status import Status
 from vlc_harness.store import replicates, schema
-from vlc_harness.store.base import _writes, now
+from vlc_harness.store.base import _writes, inserted_id, now
 
 _CHUNK = 500
 
@@ -58,7 +58,7 @@ class CellRecord:
     """Set on a stored cell that a run reused as it was (not stored: a property of the run)."""
 
     def __post_init__(self) -> None:
-        self.status = Status(self.status)
+        self.status = Status(self.status)  # type: ignore[call-arg]  # a lookup by value; mypy reads __new__
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ class CellRows:
                     started_at=now(), status="running", provenance=json.dumps(provenance, sort_keys=True)
                 )
             )
-            return int(result.inserted_primary_key[0])
+            return inserted_id(result)
 
     @_writes
     def finish_run(self, run_id: int, status: str, extra: dict[str, Any] | None = None) -> None:
@@ -168,7 +168,7 @@ class CellRows:
                     replicates=replicates.encode(record.replicates or {}),
                 )
             )
-            cell_id = int(result.inserted_primary_key[0])
+            cell_id = inserted_id(result)
             rows = [
                 {
                     "cell": cell_id,

@@ -14,7 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from vlc_harness.choices import question_key
 from vlc_harness.errors import ScoreError
 from vlc_harness.store import schema
-from vlc_harness.store.base import _writes, now
+from vlc_harness.store.base import _writes, inserted_id, now
 
 ABSTAINED_KIND = "yes_no"
 """Question kind under which a pair-scoring model's abstentions are stored in ``answers``."""
@@ -53,7 +53,7 @@ class ScoreRows:
                         created_at=now(),
                     )
                 )
-                return int(result.inserted_primary_key[0])
+                return inserted_id(result)
         except IntegrityError:  # the other process inserted it first
             with self.engine.connect() as conn:
                 return int(conn.execute(find).scalar_one())
@@ -95,12 +95,14 @@ class ScoreRows:
     def _insert_ignore(self, table: Any) -> Any:
         name = self.engine.dialect.name
         if name == "sqlite":
-            from sqlalchemy.dialects.sqlite import insert as dialect_insert
-        elif name == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert as dialect_insert
-        else:
-            return insert(table).prefix_with("IGNORE") if name == "mysql" else insert(table)
-        return dialect_insert(table).on_conflict_do_nothing()
+            from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+            return sqlite_insert(table).on_conflict_do_nothing()
+        if name == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+            return postgresql_insert(table).on_conflict_do_nothing()
+        return insert(table).prefix_with("IGNORE") if name == "mysql" else insert(table)
 
     def scores_for(self, model: int, image_keys: Iterable[str] | None = None) -> dict[tuple[str, str], float]:
         """Stored scores of a model (optionally only for some image keys)."""

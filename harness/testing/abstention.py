@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from types import SimpleNamespace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -66,10 +66,20 @@ def decline(rng: np.random.Generator, scores: np.ndarray, k: int) -> None:
         scores[k, i, j] = np.nan
 
 
+@dataclass(frozen=True)
+class Declared:
+    """Metric families standing in for a benchmark: all that the metric code reads of one."""
+
+    families: tuple[Family, ...]
+
+    def metric_families(self) -> tuple[Family, ...]:
+        return self.families
+
+
 def values_of(families: Sequence[Family], outcomes: Any) -> dict[tuple[str, str], Any]:
     """Every value of the declarations on the outcomes (coverage and ``_answered`` included), by
     (metric, category)."""
-    bench = SimpleNamespace(metric_families=lambda: tuple(families))
+    bench = Declared(tuple(families))
     return {(v.metric, v.category): v for v in evaluate(outcomes, columns_for(bench, outcomes, True), 0, True).values}
 
 
@@ -108,7 +118,7 @@ def _score_pair(
     text_answer = None if text is None else text.copy()
     if text is not None and text_answer is not None:
         text_answer[k] = rng.integers(0, 3, text.shape[1:])
-    for j in np.flatnonzero(declined):
+    for j in np.flatnonzero(declined).tolist():
         decline(rng, scores, j)
     abstaining = score_outcomes(instances, scores, ~declined, text)
     now = declined.copy()

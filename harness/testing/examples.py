@@ -19,8 +19,10 @@ from typing import Any
 
 import pluggy
 
+from vlc_harness.benchmarks import Benchmark
 from vlc_harness.errors import PluginError
-from vlc_harness.metrics.family import FamilyExample
+from vlc_harness.metrics.family import Family, FamilyExample
+from vlc_harness.models import Model
 from vlc_harness.plugins import get_plugins, new_manager
 
 TESTING_GROUP = "vlc_harness_testing"
@@ -48,7 +50,7 @@ def testing_plugins() -> pluggy.PluginManager:
     return pm
 
 
-def example_for(cls: type, tmp_path: Path) -> Any:
+def example_for(cls: type[Model] | type[Benchmark] | type[Family], tmp_path: Path) -> Any:
     """``cls``'s conformance example, built under ``tmp_path``.
 
     The first answer of the ``conformance_example`` hook, asked of the testing plugins and then of
@@ -63,7 +65,7 @@ def example_for(cls: type, tmp_path: Path) -> Any:
     return cls.conformance_example(tmp_path)
 
 
-def family_examples(cls: type, tmp_path: Path) -> list[FamilyExample]:
+def family_examples(cls: type[Family], tmp_path: Path) -> list[FamilyExample]:
     """A metric family's conformance examples (:func:`example_for`), as a list (empty: none)."""
     found = example_for(cls, tmp_path)
     if found is None:

@@ -119,7 +119,7 @@ def request_text(body: dict[str, Any]) -> str:
 
 def request_images(body: dict[str, Any]) -> list[str]:
     """The image URLs (base64 data URLs) of a request, in order."""
-    urls = []
+    urls: list[str] = []
     for message in body.get("messages", []):
         content = message.get("content")
         if isinstance(content, list):

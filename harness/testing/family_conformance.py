@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -28,6 +27,7 @@ from vlc_harness.plugins import get_plugins
 from vlc_harness.testing.abstention import (
     ORDER_SUFFIX,
     SIZE,
+    Declared,
     decline,
     random_scores,
     random_text_scores,
@@ -86,7 +86,7 @@ def outcome_set(example: FamilyExample, seed: int) -> Any:
         return ChoiceOutcomes(instances, (rng.random((SIZE, example.orders)) < 0.5) & asked, asked)
     scores = random_scores(rng, instances)
     text = random_text_scores(rng, instances) if example.text_scores else None
-    for k in np.flatnonzero(declined):
+    for k in np.flatnonzero(declined).tolist():
         decline(rng, scores, k)
     return score_outcomes(instances, scores, ~declined, text)
 
@@ -128,7 +128,7 @@ def test_family_example(vlc_family_type: str, tmp_path: Path) -> None:
         first, second = outcome_set(example, seed=index), outcome_set(example, seed=index)
         for family in example.families:
             _same_columns(family.columns(first), family.columns(second), len(first))
-        bench = SimpleNamespace(metric_families=lambda example=example: tuple(example.families))
+        bench = Declared(tuple(example.families))
         runs = [evaluate(o, columns_for(bench, o, True), SAMPLES, True) for o in (first, second)]
         dumped = [json.dumps([v.as_dict() for v in r.values], sort_keys=True, default=str) for r in runs]
         assert dumped[0] == dumped[1], "the same outcomes gave other values"

@@ -166,7 +166,7 @@ def conformance_selection(config: pytest.Config, plugins: Any) -> dict[str, list
     def local(cls: type) -> bool:
         module = sys.modules.get(cls.__module__)
         file = getattr(module, "__file__", None)
-        return bool(file) and Path(file).resolve().is_relative_to(root)
+        return isinstance(file, str) and bool(file) and Path(file).resolve().is_relative_to(root)
 
     mine = {param: sorted(n for n, r in entries.items() if local(r.cls)) for param, entries in catalogs.items()}
     if not any(mine.values()):
@@ -202,7 +202,8 @@ NO_TYPES = "<none>"
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Deselect the model (benchmark, family) checks of a package that defines no model (benchmark, family)."""
-    keep, drop = [], []
+    keep: list[pytest.Item] = []
+    drop: list[Any] = []
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
         none = NO_TYPES in (params.get(param) for param in KINDS)

@@ -117,10 +117,9 @@ def order_case(
         shuffle_within_trigrams(words, rng),
         shuffle_trigrams(words, rng),
     )
-    perturbed = tuple(pre_caption(t, max_words) for t in raw)
+    a, b, c, d = (pre_caption(t, max_words) for t in raw)
     return OrderCase(
-        texts=(original, *perturbed),  # type: ignore[arg-type]
-        identical=tuple(t == original for t in perturbed),  # type: ignore[arg-type]
+        texts=(original, a, b, c, d), identical=(a == original, b == original, c == original, d == original)
     )
 
 

@@ -124,7 +124,7 @@ def _checked(row: dict[str, Any]) -> dict[str, Any]:
     kind = TYPES[str(kind).strip().lower()]
     options = OPTIONS[kind]
     by_option = {o.lower(): o for o in options}
-    answers = [None] * 4
+    answers: list[str | None] = [None] * 4
     for (q, i), field in ANSWER_FIELDS.items():
         answer = by_option.get(str(row[field]).strip().lower())
         if answer is None:

@@ -185,6 +185,8 @@ class SeeTrue(Benchmark):
         from vlc_harness.datafetch import FetchError
 
         target = self.image_dir()
+        if target is None:
+            raise FetchError(f"{self.type_name} declares no image folder to extract images.zip into")
         if (target / SAMPLE_IMAGE).is_file():
             return f"present  {target}"
         if target.name != "images":

@@ -90,7 +90,7 @@ def generate(seed: int, n_scenes: int, namespace: str = NAMESPACE) -> Generated:
                 continue
             neg_name = f"{index:05d}_{kind}.png"
             pictures[neg_name] = neg.picture
-            texts = (pic.caption, neg.picture.caption)
+            texts: tuple[str, ...] = (pic.caption, neg.picture.caption)
             by_kind[kind].append(Item(kind, index, (name, neg_name), texts, {"matches": MATCHED_PAIRS}, neg.edit))
             record["negatives"][kind] = {"image": neg_name, **_picture_json(neg.picture), "edit": neg.edit}
         for kind in POSITIVE_KINDS:

@@ -64,9 +64,9 @@ class BlipItm(PairScoringModel):
 
         check_precision(self.params.precision, device)
         identity = getattr(self, "_identity", None) or checkpoint_identity(self.params.checkpoint, self.params.revision)
-        revision = pinned_revision(identity)
+        revision = pinned_revision(identity) or "main"  # None: a local folder, where no revision is read
         model = BlipForImageTextRetrieval.from_pretrained(self.params.checkpoint, revision=revision)
-        self._model = model.to(device).eval()
+        self._model = model.to(device).eval()  # type: ignore[arg-type]  # transformers' .to (functools.wraps) reads as unbound
         self._tokenizer = AutoTokenizer.from_pretrained(self.params.checkpoint, revision=revision)
         self._processor = AutoImageProcessor.from_pretrained(self.params.checkpoint, revision=revision)
         self._enc = enc_token_id(self._tokenizer, model.config.text_config) if self.params.protocol == "aro" else None

@@ -93,7 +93,9 @@ class BlipCaptionScorer(VlmScorer):
         import torch
         from transformers import AutoProcessor, BlipForConditionalGeneration
 
-        self.model = BlipForConditionalGeneration.from_pretrained(checkpoint, revision=revision).to(device).eval()
+        # revision None: a local folder, where no revision is read
+        model = BlipForConditionalGeneration.from_pretrained(checkpoint, revision=revision or "main")
+        self.model = model.to(device).eval()  # type: ignore[arg-type]  # transformers' .to (functools.wraps) reads as unbound
         self.processor = AutoProcessor.from_pretrained(checkpoint, revision=revision)
         self.tokenizer = self.processor.tokenizer
         self.family, self.device, self.precision, self.torch = "blip", device, precision, torch
@@ -194,6 +196,7 @@ class CaptioningLikelihood(GenerativePairModel):
         family, revision = self._family_name, pinned_revision(self._checkpoint_id)
         question = "" if p.question == "auto" else p.question
         if family == "clip_flant5":
+            assert self._source is not None, "identify() resolves the clip_flant5 source"
             self._scorer: VlmScorer = self._source.scorer(device, p.precision)
             self._prompt = self._scorer.render(question)
         elif family == "blip":

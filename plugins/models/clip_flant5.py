@@ -95,13 +95,14 @@ class ClipFlanT5Scorer(VlmScorer):
         from transformers import AutoTokenizer, CLIPVisionConfig, CLIPVisionModel
 
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        vision_config = CLIPVisionConfig.from_pretrained(vision_tower, revision=vision_revision)
+        hub_revision = vision_revision or "main"  # None: a local folder, where no revision is read
+        vision_config = CLIPVisionConfig.from_pretrained(vision_tower, revision=hub_revision)
         with torch.device("meta"):
             t5, projector, vision = build_modules(config, vision_config)
         if load_published(t5, projector, vision, read_state_dict(folder), assign=True):
             materialize_position_ids(vision)
         else:
-            vision = CLIPVisionModel.from_pretrained(vision_tower, revision=vision_revision)
+            vision = CLIPVisionModel.from_pretrained(vision_tower, revision=hub_revision)
         self.tokenizer = AutoTokenizer.from_pretrained(tokenizer, revision=tokenizer_revision)
         cut_vocabulary(t5, len(self.tokenizer))
         self.image_processor = pil_image_processor(vision_tower, vision_revision)  # transformers 4.49's, as t2v_metrics
@@ -226,6 +227,7 @@ class ClipFlanT5(GenerativePairModel):
 
     type_name = "clip_flant5"
     Params = ClipFlanT5Params
+    _scorer: ClipFlanT5Scorer
 
     def identify(self) -> Identity:
         """The checkpoint, its vision tower (image processor, maybe weights) and the tokenizer."""

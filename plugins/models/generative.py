@@ -81,6 +81,9 @@ class GenerativePairModel(PairScoringModel):
     requires = TRANSFORMERS
 
     Run = GenerativeRun
+    run: GenerativeRun
+    _scorer: VlmScorer
+    """Built by the subclass's :meth:`load`."""
 
     def _requests(self, groups: list[PairGroup]) -> list[Request]:
         raise NotImplementedError

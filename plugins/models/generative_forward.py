@@ -178,7 +178,7 @@ class ForwardPasses:
         """Encoder over (image tokens, prompt); the decoder teacher-forces each answer. Requests of
         one image with the same prompt share one encoder pass (unless ``reuse='none'``)."""
         torch = self.torch
-        keys = (
+        keys: list[object] = (
             list(range(len(requests)))
             if reuse == "none"
             else [(r.group, tuple(p)) for r, p in zip(requests, prompts, strict=True)]

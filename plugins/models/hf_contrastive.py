@@ -156,6 +156,8 @@ class HfContrastive(EmbeddingModel):
         maximum, at most the tower's positions (SigLIP 2's Gemma tokenizer claims more) and 512."""
         positions = getattr(getattr(self._model.config, "text_config", None), "max_position_embeddings", None)
         if self._siglip:
+            if positions is None:
+                raise ValueError(f"{self.params.checkpoint}: its text config names no max_position_embeddings")
             return int(positions)
         limit = min(int(getattr(self._tokenizer, "model_max_length", 77) or 77), 512)
         return min(limit, int(positions)) if positions else limit

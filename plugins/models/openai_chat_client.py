@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from vlc_harness.errors import WeightsUnavailable, reason_of
 from vlc_harness.kit.ratelimit import BoundedPool, CostBudget, RateLimiter, RetryPolicy, call_with_retries
-from vlc_harness.models import Identity, RunOptions, Usage
+from vlc_harness.models import Identity, Model, RunOptions, Usage
 from vlc_harness.reasons import Reason
 from vlc_harness.requires import Requires
 from vlc_harness_builtins.models.openai_chat_format import (
@@ -94,8 +94,9 @@ class Meter:
         return usage if usage else None
 
 
-class ChatAPI:
-    """What both protocols share: the client, pacing, retries, cost, images and identity."""
+class ChatAPI(Model):
+    """What both protocols share: the client, pacing, retries, cost, images and identity (a model
+    base: a type derives from it and from its protocol's base class)."""
 
     requires = Requires(extras=("api",), scoring=("Pillow",))  # images are re-encoded before sending
 
@@ -105,7 +106,7 @@ class ChatAPI:
     protocol_variant = ""
 
     def __init__(self, params: Any, run: Any) -> None:
-        super().__init__(params, run)  # type: ignore[call-arg]
+        super().__init__(params, run)
         self._setup_error: Reply | None = Reply(error="not sent: the model was not loaded")
         self._key: str | None = None
         self._pool: BoundedPool | None = None

@@ -116,7 +116,7 @@ def estimate_prompt_tokens(messages: list[dict[str, Any]], detail: str | None) -
     for message in messages:
         total += 4
         content = message["content"]
-        parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        parts: list[dict[str, Any]] = [{"type": "text", "text": content}] if isinstance(content, str) else content
         for part in parts:
             if part["type"] == "text":
                 total += math.ceil(len(part["text"]) / 4) + 1

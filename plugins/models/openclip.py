@@ -75,6 +75,7 @@ class OpenClip(EmbeddingModel):
     similarity = "cosine"
     Params = OpenClipParams
     Run = OpenClipRun
+    run: OpenClipRun
 
     @classmethod
     def check_params(cls, params: OpenClipParams) -> None:

@@ -41,7 +41,7 @@ import pickle
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from vlc_harness import hookimpl
 from vlc_harness.errors import WeightsUnavailable
@@ -187,7 +187,7 @@ class OpenClipTuned(OpenClip):
     """A compositionality-tuned CLIP checkpoint (a file from the authors) in an open_clip architecture."""
 
     type_name = "open_clip_tuned"
-    Params = OpenClipTunedParams
+    Params: ClassVar[type[Any]] = OpenClipTunedParams  # not an OpenClipParams: its own fields
 
     def identify(self) -> Identity:
         """sha256 of the local file (checked against ``sha256``), or the hub commit of a hub file."""

@@ -62,6 +62,14 @@ class PrecomputedParams:
         if self.sha256 is not None and not SHA256.match(self.sha256):
             raise ParamError("params.sha256", f"expected 64 lowercase hex digits, got {self.sha256!r}")
 
+    def scores_file(self) -> Path:
+        """The local file, or the ``url``'s file downloaded into the cache (unless there) and checked."""
+        if self.url is not None and self.sha256 is not None:
+            return download(self.url, self.sha256)
+        if self.path is not None:
+            return Path(self.path)
+        raise ParamError("params", "give exactly one of path (a local file) and url (with sha256)")
+
 
 def cached_file(sha256: str) -> Path:
     """Where a downloaded scores file is kept: the cache folder, by content."""
@@ -157,9 +165,7 @@ class Precomputed(PairScoringModel, ReplaysScores):
 
     def load(self, device: str) -> None:
         """Read and validate the file (downloading a ``url`` first); duplicates and malformed lines are errors."""
-        p = self.params
-        path = Path(p.path) if p.url is None else download(p.url, p.sha256)
-        self._scores = read_scores(path)
+        self._scores = read_scores(self.params.scores_file())
         self._instances: dict[tuple[str, str], set[str]] = {}
         for key in self._scores:
             self._instances.setdefault(key[:2], set()).add(key[2])
@@ -193,7 +199,7 @@ class Precomputed(PairScoringModel, ReplaysScores):
     @classmethod
     def submitted_scores(cls, params: PrecomputedParams) -> dict[ScoreKey, float]:
         """The file downloaded into the cache (unless there) and checked against its sha256, then read."""
-        return read_scores(Path(params.path) if params.url is None else download(params.url, params.sha256))
+        return read_scores(params.scores_file())
 
     def _missing_message(self, origin: ScoreKey) -> str:
         benchmark, version, instance, i, j = origin

@@ -65,7 +65,7 @@ def resize_center_crop(
     short, long = (width, height) if width <= height else (height, width)
     new_short, new_long = size, int(size * long / short)
     new_w, new_h = (new_short, new_long) if width <= height else (new_long, new_short)
-    resized = image.convert("RGB").resize((new_w, new_h), Image.BICUBIC)
+    resized = image.convert("RGB").resize((new_w, new_h), Image.Resampling.BICUBIC)
     top, left = int(round((new_h - size) / 2.0)), int(round((new_w - size) / 2.0))
     cropped = resized.crop((left, top, left + size, top + size))
     pixels = torch.from_numpy(np.asarray(cropped, dtype=np.uint8).copy()).permute(2, 0, 1).float().div(255)
@@ -114,16 +114,17 @@ def expand_to_square(image: Any, fill: tuple[int, ...]) -> Any:
     return square
 
 
-class T2vMetricsInputs:
+class T2vMetricsInputs(VlmScorer):
     """Mixin: t2v_metrics' prompt, tokens, image tensors and generation penalty for one recipe.
 
-    Put it before a :class:`VlmScorer` (sub)class (:func:`t2v_metrics_scorer` does); ``recipe`` and
+    Put it before a :class:`VlmScorer` (sub)class (:func:`t2v_metrics_scorer` does: its methods call
+    that class's through ``super()``, so it derives from :class:`VlmScorer` too); ``recipe`` and
     the PIL image processor are set by :meth:`use_recipe` after the base class has loaded the model.
     """
 
     recipe: T2vRecipe
 
-    def use_recipe(self: Any, recipe: T2vRecipe, checkpoint: str, revision: str | None) -> None:
+    def use_recipe(self, recipe: T2vRecipe, checkpoint: str, revision: str | None) -> None:
         """Load the PIL image processor and the generation penalty the recipe needs."""
         self.recipe = recipe
         self.pil_processor = pil_image_processor(checkpoint, revision)
@@ -143,17 +144,17 @@ class T2vMetricsInputs:
 
     # -- text -----------------------------------------------------------------------------------
 
-    def render(self: Any, question: str, prompt: str = "auto") -> str:
+    def render(self, question: str, prompt: str = "auto") -> str:
         """The recipe's conversation around the question, or the checkpoint's chat template."""
         if self.recipe.conversation:
             return self.recipe.conversation.replace("{question}", question)
         return VlmScorer.render(self, question, "auto")
 
-    def prompt_ids(self: Any, prompt: str, n_image: int) -> list[int]:
+    def prompt_ids(self, prompt: str, n_image: int) -> list[int]:
         """``tokenizer_image_token`` (each side of ``<image>`` on its own, BOS once) where the recipe
         says so, with the question's trailing-space token left to the answer; else the base's."""
         if not self.recipe.chunks:
-            return super().prompt_ids(prompt, n_image)  # type: ignore[misc]
+            return super().prompt_ids(prompt, n_image)
         if prompt.count("<image>") != 1:
             raise ValueError(f"the prompt must hold exactly one <image>: {prompt!r}")
         before, after = prompt.split("<image>")
@@ -166,7 +167,7 @@ class T2vMetricsInputs:
 
     # -- images ---------------------------------------------------------------------------------
 
-    def preprocess(self: Any, image: Any) -> dict[str, Any]:
+    def preprocess(self, image: Any) -> dict[str, Any]:
         """The recipe's image tensors (PIL-backend processor after padding or resizing; InstructBLIP's
         crop side is the processor's, 224 for the published checkpoint as t2v_metrics hard-codes)."""
         kind = self.recipe.image
@@ -186,17 +187,17 @@ class T2vMetricsInputs:
 
     # -- scoring and the self-check -------------------------------------------------------------
 
-    def token_logprobs(self: Any, images: Sequence[Any], requests: Sequence[Request], reuse: str) -> list[list[float]]:
+    def token_logprobs(self, images: Sequence[Any], requests: Sequence[Request], reuse: str) -> list[list[float]]:
         """The base's, without the prefix cache when a penalty needs each row's whole sequence."""
         if self.penalty is not None and reuse == "prefix":
             reuse = "vision"
-        return super().token_logprobs(images, requests, reuse)  # type: ignore[misc]
+        return super().token_logprobs(images, requests, reuse)
 
-    def _embed(self: Any, ids: Any, feats: Any) -> Any:
+    def _embed(self, ids: Any, feats: Any) -> Any:
         self._last_ids = ids
-        return super()._embed(ids, feats)  # type: ignore[misc]
+        return super()._embed(ids, feats)
 
-    def reference_logprobs(self: Any, image: dict[str, Any], requests: Sequence[Request]) -> list[list[float]]:
+    def reference_logprobs(self, image: dict[str, Any], requests: Sequence[Request]) -> list[list[float]]:
         """The model's own forward over these prompt tokens and image tensors, one request at a time."""
         import inspect
 
@@ -262,7 +263,7 @@ class _PenalisedRunner:
 
 def t2v_metrics_scorer(
     base: type[VlmScorer], recipe: T2vRecipe, checkpoint: str, revision: str | None, *args: Any
-) -> Any:
+) -> T2vMetricsInputs:
     """A scorer of class ``base`` with :class:`T2vMetricsInputs` in front, following ``recipe``."""
     cls = type(f"T2vMetrics{base.__name__}", (T2vMetricsInputs, base), {})
     scorer = cls(checkpoint, revision, *args)

@@ -43,6 +43,7 @@ class VqaLikelihood(ChoiceModel):
     question_kinds = ("vqa",)
     Params = VqaLikelihoodParams
     Run = GenerativeRun
+    run: GenerativeRun
 
     def identify(self) -> Identity:
         """Resolved hub commit or local folder hash; the protocol names the family (or model type)."""

@@ -48,7 +48,7 @@ class FamilyVqaScore(VqaScore):
     prompt_template: ClassVar[str] = ""
     """The prompt a published checkpoint's chat template renders (``{question}`` and the image
     placeholder) when ``prompt`` is ``auto``: the user turn holds the image, then the question."""
-    Params = FamilyVqaParams
+    Params: ClassVar[type[Any]] = FamilyVqaParams  # not a VqaScoreParams: its own fields
 
     def _model_type(self, identity: str) -> str:
         model_type = str(checkpoint_config(self.params.checkpoint, identity).get("model_type", ""))

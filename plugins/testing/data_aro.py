@@ -32,7 +32,7 @@ EXAMPLE_OBJECTS = ("dog", "table", "man", "shirt", "cup", "boat", "cat", "chair"
 def write_vg_example(root: Path, relation: bool) -> Path:
     """Write a generated VG-Relation or VG-Attribution file (upstream schema) and stand-in images."""
     records: list[dict[str, Any]] = []
-    groups = EXAMPLE_RELATIONS if relation else EXAMPLE_PAIRS
+    groups: tuple[tuple[str, int] | tuple[str, str, int], ...] = EXAMPLE_RELATIONS if relation else EXAMPLE_PAIRS
     for g, group in enumerate(groups):
         count = group[-1]
         for k in range(count):
@@ -86,7 +86,7 @@ def write_order_example(root: Path, annotation_file: str, image_pattern: str, im
     """Write a generated Karpathy-style file, its tag table and stand-in images; returns the params."""
 
     captions = [c for c, _ in EXAMPLE_CAPTIONS]
-    annotations = [
+    annotations: list[dict[str, Any]] = [
         {"image": image_pattern.format(100 + k), "caption": captions[2 * k : 2 * k + 2]}
         for k in range(len(captions) // 2)
     ]

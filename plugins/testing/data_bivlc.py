@@ -22,7 +22,9 @@ def write_example(root: Path, per_subset: int = 2, with_negative_images: bool = 
     (root / "bivlc" / "negative_images").mkdir(parents=True, exist_ok=True)
     (root / "coco" / "val2017").mkdir(parents=True, exist_ok=True)
     colours = ["red", "blue", "green", "yellow", "white"]
-    rows, sources, names = [], [], []
+    rows: list[dict[str, str]] = []
+    sources: list[dict[str, str]] = []
+    names: list[str] = []
     k = 0
     for s_index, subset in enumerate(s for members in TYPES.values() for s in members):
         kind, sub = subset.split("_")

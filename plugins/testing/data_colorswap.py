@@ -20,7 +20,7 @@ def write_example(root: Path, n: int = 6, split: str = "test") -> list[dict[str,
     colours = ["red", "blue", "green", "yellow", "white", "black"]
     objects = [("umbrella", "dress"), ("cup", "plate"), ("car", "door"), ("hat", "scarf")]
     sources = ["midjourney", "dalle3", "stable_diffusion"]
-    records = []
+    records: list[dict[str, Any]] = []
     for i in range(n):
         a, b = colours[i % 6], colours[(i + 3) % 6]
         x, y = objects[i % 4]

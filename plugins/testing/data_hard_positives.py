@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from vlc_harness.testing import write_standin_images
 from vlc_harness_builtins.benchmarks.hard_positives import ORIGINAL, REPLACE_FILES, SWAP_FILE, SWAPPED
@@ -27,7 +28,7 @@ def write_example(root: Path, forms: str = "replace+swap") -> Path:
             "replace_rel": [("next to", "near", "far from"), ("on", "on top of", "under"), ("in", "within", "out of")],
         }
         nouns = ("elephant", "grass", "dog", "table")
-        names = set()
+        names: set[str] = set()
         for category, triples in words.items():
             orig, swapped = [], []
             for k in range(4):
@@ -56,7 +57,8 @@ def write_example(root: Path, forms: str = "replace+swap") -> Path:
 def write_swap_example(base: Path, images: Path, count: int = 5) -> None:
     """Generated SWAP cases: ARO VG-Attribution records and their conjunct-swapped hard positives."""
     attrs = (("crouched", "open", "cat", "door"), ("brown", "gray", "hair", "tie"), ("white", "red", "plane", "sky"))
-    orig, swapped = [], []
+    orig: list[dict[str, Any]] = []
+    swapped: list[dict[str, Any]] = []
     for k in range(count):
         a1, a2, o1, o2 = attrs[k % len(attrs)]
         rec = {

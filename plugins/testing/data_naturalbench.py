@@ -17,7 +17,7 @@ from vlc_harness_builtins.testing.benchmark_examples import Example, benchmark_e
 
 def write_example(root: Path, groups: int = 4) -> list[dict[str, Any]]:
     """Write a generated NaturalBench export (invented questions, stand-in images), both question types."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for k in range(groups):
         multiple = k % 2 == 1
         yes, no = OPTIONS["multiple_choice" if multiple else "yes_no"]

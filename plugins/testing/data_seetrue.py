@@ -18,7 +18,7 @@ from vlc_harness_builtins.testing.benchmark_examples import Example, benchmark_e
 def write_example(root: Path) -> dict[str, Any]:
     """Write the generated CSV and its stand-in images under ``root``; returns the params."""
     (root / "seetrue").mkdir(parents=True, exist_ok=True)
-    rows = []
+    rows: list[list[Any]] = []
     for s, source in enumerate(("source_a", "source_b", "source_c")):
         for k in range(4):
             name = f"gen_{s}_{k}.png"

@@ -22,7 +22,7 @@ def write_example(root: Path, per_subset: int = 2) -> dict[str, list[dict[str, A
     colours = ["red", "blue", "green", "yellow"]
     written = {}
     for s, subset in enumerate(SUBSETS):
-        records = []
+        records: list[dict[str, Any]] = []
         for k in range(per_subset):
             a, b = colours[k % 4], colours[(k + 1 + s) % 4]
             records.append(

@@ -32,7 +32,7 @@ def write_example(root: Path, pairs: int = 2) -> dict[str, list[Any]]:
     data: dict[str, list[Any]] = {}
     for subset, images_dir in (("controlled_a", "controlled_images"), ("controlled_b", "controlled_clevr")):
         preps = CONTROLLED_PREPOSITIONS[subset]
-        records = []
+        records: list[Any] = []
         for a, b in objects[:pairs]:
             for prep in preps:
                 options = [f"A {a} {_phrase(p)} a {b}" for p in (prep, *[q for q in preps if q != prep])]

@@ -134,7 +134,8 @@ def build_tiny_vera(folder: Path, seed: int = 0, num_layers: int = 2) -> Path:
         num_layers=num_layers,
         num_heads=2,
         feed_forward_proj="gated-gelu",
-        tie_word_embeddings=False,
+        # T5 v1.1's marker (no decoder output scaling), which T5Config's __post_init__(**kwargs) reads
+        tie_word_embeddings=False,  # type: ignore[call-arg]
     )
     model = seeded(lambda: T5EncoderModel(config), seed)
     with torch.no_grad():

@@ -69,7 +69,8 @@ def generative_tokenizer(
     core.pre_tokenizer = pre_tokenizers.Sequence(
         [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation(behavior="isolated")]
     )
-    single, pairs = "$A", []
+    single = "$A"
+    pairs: list[tuple[str, int]] = []
     if add_bos and bos:
         single, pairs = f"{bos} {single}", [*pairs, (bos, vocab[bos])]
     if add_eos:
@@ -155,7 +156,7 @@ def save_tiny_llava(
     config = LlavaConfig(
         vision_config={"model_type": "clip_vision_model", **tiny_vision(image_size, patch_size)},
         text_config={"model_type": "llama", **tiny_llama(tok, hidden, layers)},
-        image_token_id=image_token_id,
+        image_token_index=image_token_id,
         vision_feature_layer=-2,
         vision_feature_select_strategy="default",
     )

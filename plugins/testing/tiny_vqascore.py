@@ -116,7 +116,12 @@ def save_tiny_internvl(folder: Path, seed: int = 0) -> Path:
     tok = PreTrainedTokenizerFast.from_pretrained(folder, extra_special_tokens=INTERNVL_TOKENS)
     tok.save_pretrained(folder)
     text = {"model_type": "qwen2", **tiny_llama(tok), "bos_token_id": None}
-    vision = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2}
+    vision: dict[str, Any] = {
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+    }
     vision |= {"image_size": [28, 28], "patch_size": [14, 14]}
     config = InternVLConfig(
         vision_config=vision,

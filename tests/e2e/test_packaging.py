@@ -15,6 +15,7 @@ import subprocess
 import sys
 import sysconfig
 import textwrap
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,13 @@ def _install(python: Path, env: dict[str, str], *wheels: Path) -> None:
     cmd = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q"]
     cmd.append("--no-build-isolation")  # an sdist builds with the setuptools this environment has
     _run([*cmd, *map(str, wheels)], python.parent, env)
+
+
+def test_the_wheel_marks_each_package_typed(built):
+    """PEP 561: type checkers read an installed package's annotations only beside its ``py.typed``."""
+    with zipfile.ZipFile(built["wheel"]) as wheel:
+        names = set(wheel.namelist())
+    assert {f"{p}/py.typed" for p in ("vlc_harness", "vlc_harness_builtins", "vlc_leaderboard")} <= names
 
 
 @pytest.mark.parametrize("form", ["wheel", "sdist"])

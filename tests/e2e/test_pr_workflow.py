@@ -57,11 +57,11 @@ def test_lint_reports_ruff_findings(tmp_path):
     (repo / "good.py").write_text('"""Fine."""\n\nVALUE = 1\n')
     out, summary = pr_check(repo, "lint")
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "## ✅ Lint (ruff, import contracts): passed" in summary
+    assert "## ✅ Lint (ruff, mypy, import contracts): passed" in summary
     (repo / "bad.py").write_text("import os\n")
     out, summary = pr_check(repo, "lint")
     assert out.returncode == 1
-    assert "## ❌ Lint (ruff, import contracts): failed" in summary and "F401" in summary
+    assert "## ❌ Lint (ruff, mypy, import contracts): failed" in summary and "F401" in summary
 
 
 def _scores(folder: Path, root: Path, drop: int) -> tuple[str, str]:

@@ -12,10 +12,20 @@ from vlc_harness.provenance import PACKAGES
 from vlc_harness.testing import in_ci
 
 CONSTRAINTS = Path(__file__).resolve().parents[2] / "constraints.txt"
-NOT_SCORING = {"t2v-metrics", "lazy-loader", "import-linter", "grimp", "packaging", "uv"}
+NOT_SCORING = {
+    "t2v-metrics",
+    "lazy-loader",
+    "import-linter",
+    "grimp",
+    "packaging",
+    "uv",
+    "mypy",
+    "types-pyyaml",
+    "types-tqdm",
+}
 """Pinned but part of no score: t2v_metrics for the tests (installed with --no-deps, never imported), the
-lazy exports of ``vlc_harness``, the import-contract linter with its graph builder, and the lock's reader
-(packaging) and writer (uv)."""
+lazy exports of ``vlc_harness``, the import-contract linter with its graph builder, the lock's reader
+(packaging) and writer (uv), and the type checker with its stubs."""
 SCORING_STACK = {
     "torch",
     "torchvision",

@@ -4,13 +4,16 @@ missing or altered fails the night, and is named."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vlc_harness.ci.nightly.steps import Step, cli
 from vlc_harness.exit_codes import ExitCode
 
+if TYPE_CHECKING:
+    from vlc_harness.registry import Registry
 
-def pinned_problems(registry: Any, data_root: Path) -> dict[str, list[str]]:
+
+def pinned_problems(registry: Registry, data_root: Path) -> dict[str, list[str]]:
     """Per benchmark id: each pinned file (a sha256 in its data files) missing or altered under ``data_root``."""
     from vlc_harness.datafiles import UNPINNED
     from vlc_harness.hashing import sha256_file
@@ -33,7 +36,7 @@ def pinned_problems(registry: Any, data_root: Path) -> dict[str, list[str]]:
     return out
 
 
-def fetch(registry: Any, common: list[str], data_root: Path) -> Step:
+def fetch(registry: Registry, common: list[str], data_root: Path) -> Step:
     """``data fetch --images``, then the pinned files checked: one missing fails the night (1)."""
     step = cli("fetch", ["data", "fetch", *common, "--images", "--no-progress"])
     if step.code == 2:

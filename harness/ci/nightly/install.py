@@ -9,11 +9,14 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vlc_harness.ci.nightly.steps import Step
 from vlc_harness.exit_codes import ExitCode
 from vlc_harness.requires import Requires
+
+if TYPE_CHECKING:
+    from vlc_harness.registry import Registry
 
 CHECKOUT = Path(__file__).resolve().parents[3]
 """The checkout this package runs from (``harness/ci/nightly/install.py``: an editable install, as the
@@ -28,7 +31,7 @@ PIP = [sys.executable, "-m", "pip", "install", "--no-deps"]
 HASHED = ["--require-hashes", "--only-binary", ":all:"]
 
 
-def needs(registry: Any) -> Requires:
+def needs(registry: Registry) -> Requires:
     """What the registry's entries need installed, from each type's declaration
     (:class:`~vlc_harness.requires.Requires`, with what each entry's params add). An entry whose plugin
     package is not installed yet adds nothing: ``vlc-harness plugins install`` brings its package."""
@@ -43,7 +46,7 @@ def needs(registry: Any) -> Requires:
     return total
 
 
-def install_commands(registry: Any, registry_path: Path | None = None, lock: Path = LOCK) -> list[list[str]]:
+def install_commands(registry: Registry, registry_path: Path | None = None, lock: Path = LOCK) -> list[list[str]]:
     """The commands that install what the registry's entries need (run from the repository root): the lock
     (hashes required, wheels only), the checkout itself without dependencies (built with the locked
     setuptools, nothing fetched), the hashed lines of :data:`NO_DEPS` for the ``--no-deps`` packages and
@@ -59,7 +62,7 @@ def install_commands(registry: Any, registry_path: Path | None = None, lock: Pat
     return commands
 
 
-def no_deps_requirements(registry: Any, lock: Path = LOCK) -> str:
+def no_deps_requirements(registry: Registry, lock: Path = LOCK) -> str:
     """The hashed requirements of the registry's ``--no-deps`` packages and spaCy pipelines, from
     :data:`NO_DEPS`; raises :class:`ValueError` when the lock lacks an extra its types declare, or
     :data:`NO_DEPS` a line or a hash they need."""
@@ -79,7 +82,7 @@ def no_deps_requirements(registry: Any, lock: Path = LOCK) -> str:
         raise ValueError(f"{exc}: record each sha256 as docs/maintainers.md says") from None
 
 
-def install(registry: Any, enabled: bool, registry_path: Path | None = None, lock: Path = LOCK) -> Step:
+def install(registry: Registry, enabled: bool, registry_path: Path | None = None, lock: Path = LOCK) -> Step:
     """Run :func:`install_commands` (``enabled`` false: name them only). Nothing runs when the lock or
     :data:`NO_DEPS` cannot give what the registry needs (:func:`no_deps_requirements`)."""
     step = Step("install", skipped=not enabled)

@@ -30,7 +30,7 @@ def cli(name: str, argv: list[str], show_stdout: bool = False) -> Step:
 
     step = Step(name)
     out, err = _Tee(sys.stdout), _Tee(sys.stderr)
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):  # type: ignore[type-var]
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             main(argv)
         except SystemExit as exc:

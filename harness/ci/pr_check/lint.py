@@ -1,6 +1,7 @@
-"""The PR check's ``lint`` step: ruff (check and format), the import contracts (import-linter) and the
-generated files (``vlc-harness dev generate --check``) over the repository, each command run from the
-checkout's own environment."""
+"""The PR check's ``lint`` step: ruff (check and format), the type check (mypy, through
+``scripts/typecheck.py``), the import contracts (import-linter) and the generated files
+(``vlc-harness dev generate --check``) over the repository, each command run from the checkout's own
+environment."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ BIN = Path(sys.executable).parent
 COMMANDS: tuple[tuple[str, list[str], str, str], ...] = (
     ("ruff check", [sys.executable, "-m", "ruff", "check", "--output-format", "concise", "."], "", ""),
     ("ruff format --check", [sys.executable, "-m", "ruff", "format", "--check", "."], "", ""),
+    ("python scripts/typecheck.py", [sys.executable, "scripts/typecheck.py"], "pyproject.toml", "[tool.mypy]"),
     ("lint-imports", [str(BIN / "lint-imports"), "--no-cache"], "pyproject.toml", "[tool.importlinter]"),
     (
         "lint-imports --config import-cycles.toml",
@@ -31,14 +33,18 @@ COMMANDS: tuple[tuple[str, list[str], str, str], ...] = (
     ),
 )
 """Each check by the name the summary shows, its command line (run in the checkout), and the file and the
-text in it that the check needs (import contracts where the checkout declares them; the generated files in
-a vlc-harness checkout; nothing: always run)."""
-WHAT = {"[tool.importlinter]": "no import contracts", 'name = "vlc-harness"': "not the vlc-harness repository"}
+text in it that the check needs (the type check and import contracts where the checkout declares them; the
+generated files in a vlc-harness checkout; nothing: always run)."""
+WHAT = {
+    "[tool.mypy]": "no mypy configuration",
+    "[tool.importlinter]": "no import contracts",
+    'name = "vlc-harness"': "not the vlc-harness repository",
+}
 
 
 def step_lint(ctx: Context) -> Section:
     """Every command of :data:`COMMANDS`; the step fails when one does, showing its output."""
-    section = Section("Lint (ruff, import contracts)")
+    section = Section("Lint (ruff, mypy, import contracts)")
     for name, argv, config, marker in COMMANDS:
         if config and marker not in _read(ctx.repo / config):
             section.lines.append(f"`{name}`: {WHAT[marker]} in {config}")

@@ -5,17 +5,20 @@ the plugin manager and asked through :class:`~vlc_harness.submitted.ReplaysScore
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vlc_harness.ci.pr_check.context import Context, vlc
 from vlc_harness.ci.summary import Section, table, tail
+
+if TYPE_CHECKING:
+    from vlc_harness.registry import Registry
 
 
 def step_submitted(ctx: Context) -> Section:
     """Submitted entries the PR adds or changes: download, sha256, completeness, metadata."""
     from vlc_harness.plugins import get_plugins
     from vlc_harness.registry import load_registry
-    from vlc_harness.submitted import check_submitted
+    from vlc_harness.submitted import ReplaysScores, check_submitted
 
     section = Section("Submitted scores")
     plugins = get_plugins()
@@ -39,8 +42,9 @@ def step_submitted(ctx: Context) -> Section:
             rows.append([f"`{entry.id}`", "metadata", "; ".join(problems)])
             continue
         rows.append([f"`{entry.id}`", "metadata", "display name, source, license and link given"])
+        assert issubclass(cls, ReplaysScores), "check_submitted reports a type that replays no scores"
         try:
-            scores = cls.submitted_scores(entry.params)  # a ReplaysScores: check_submitted found no problem
+            scores = cls.submitted_scores(entry.params)
         except Exception as exc:
             section.fail()
             rows.append([f"`{entry.id}`", "download", f"{type(exc).__name__}: {exc}"])
@@ -58,7 +62,9 @@ def step_submitted(ctx: Context) -> Section:
     return section
 
 
-def _completeness(ctx: Context, registry: Any, scores: Mapping[Any, float], bench_id: str, versions: set[str]) -> str:
+def _completeness(
+    ctx: Context, registry: Registry, scores: Mapping[Any, float], bench_id: str, versions: set[str]
+) -> str:
     """Whether ``scores`` cover every needed pair of a benchmark (its annotations are fetched if absent)."""
     from vlc_harness.plugins import get_plugins
     from vlc_harness.run.prepare import prepare
