@@ -83,14 +83,19 @@ def _split(path: Path) -> tuple[dict[str, Any], str]:
     """The front matter as a mapping and the body, stripped."""
     import yaml
 
+    from vlc_harness.errors import RegistryError
+    from vlc_harness.safe_yaml import load_yaml
+
     lines = path.read_text(encoding="utf-8").splitlines()
     if not lines or lines[0].strip() != FENCE or FENCE not in (line.strip() for line in lines[1:]):
         raise ValueError(f"card {path}: no YAML front matter (a '---' line, the fields, a '---' line, the prose)")
     end = next(k for k in range(1, len(lines)) if lines[k].strip() == FENCE)
     try:
-        front = yaml.safe_load("\n".join(lines[1:end])) or {}
+        front = load_yaml("\n".join(lines[1:end]), f"card {path}") or {}
     except yaml.YAMLError as exc:
         raise ValueError(f"card {path}: the front matter is not valid YAML: {exc}") from None
+    except RegistryError as exc:  # past the limits of vlc_harness.safe_yaml
+        raise ValueError(str(exc)) from None
     if not isinstance(front, dict):
         raise ValueError(f"card {path}: the front matter is not a mapping of card fields")
     return front, "\n".join(lines[end + 1 :]).strip()

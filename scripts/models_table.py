@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
+from vlc_harness.safe_yaml import read_yaml_file
 
 REPO = Path(__file__).resolve().parents[1]
 REGISTRY = REPO / "registry.yaml"
@@ -30,7 +30,7 @@ MARKDOWN_ESCAPES = (("|", "\\|"), ("*", "\\*"), ("__", "\\_\\_"), ("<", "&lt;"))
 def model_entries(registry: Path | None = None) -> list[dict[str, Any]]:
     """The model entries of ``registry`` (default: registry.yaml) as written, YAML anchors resolved,
     in file order."""
-    return list((yaml.safe_load((registry or REGISTRY).read_text()) or {}).get("models") or [])
+    return list((read_yaml_file(registry or REGISTRY) or {}).get("models") or [])
 
 
 def cell(text: str) -> str:
