@@ -17,7 +17,15 @@ from typing import Any
 import yaml
 
 from vlc_harness.errors import RegistryError
-from vlc_harness.registry_paths import Fail, check_tree, inside, refuse_climbing, refuse_elsewhere, refuse_hidden
+from vlc_harness.registry_paths import (
+    Fail,
+    check_tree,
+    inside,
+    refuse_climbing,
+    refuse_elsewhere,
+    refuse_hidden,
+    refuse_linked_out,
+)
 from vlc_harness.safe_yaml import load_yaml, read_yaml_file
 
 
@@ -86,7 +94,7 @@ def resolve_entry(raw: Any, base: Path, path: list[Any], err: Fail, confined: bo
             out[key] = {k: resolve_value(v, base, [*path, key, k], err, confined) for k, v in raw[key].items()}
     meta = raw.get("meta")
     if confined and isinstance(meta, Mapping) and "paper_params" in meta:
-        check_tree(meta["paper_params"], [*path, "meta", "paper_params"], err)
+        check_tree(meta["paper_params"], base, [*path, "meta", "paper_params"], err)
     return out
 
 
@@ -99,7 +107,7 @@ def resolve_value(value: Any, base: Path, path: list[Any], err: Fail, confined: 
     ``confined`` (a registry file): a path that leaves ``base`` is refused (:mod:`.registry_paths`)."""
     if not isinstance(value, str):
         if confined:
-            check_tree(value, path, err)
+            check_tree(value, base, path, err)
         return value
     if not confined and value.startswith("~"):
         value = os.path.expanduser(value)
@@ -118,7 +126,7 @@ def resolve_value(value: Any, base: Path, path: list[Any], err: Fail, confined: 
         except (RegistryError, yaml.YAMLError) as exc:
             raise err(path, f"@file {exc}" if isinstance(exc, RegistryError) else f"file {file}: {exc}") from None
         if confined:
-            check_tree(content, path, err)
+            check_tree(content, base, path, err)
         return content
     if not rest or Path(rest).is_absolute() or ":" in rest.split("/")[0]:
         return value
@@ -131,4 +139,5 @@ def resolve_value(value: Any, base: Path, path: list[Any], err: Fail, confined: 
     if confined:
         refuse_hidden(rest, path, err)
         refuse_climbing(rest, path, err)
+        refuse_linked_out(rest, base, path, err)
     return value

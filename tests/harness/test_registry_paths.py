@@ -102,6 +102,8 @@ def test_at_files_must_resolve_inside_the_folder(tmp_path, vlc_plugins, value, p
         ("{arch: ViT-B-32, pretrained: ~/.ssh/id_rsa}", "pretrained", "'~'"),
         ("{arch: ViT-B-32, pretrained: ../creds/.git-credentials}", "pretrained", "outside the registry's folder"),
         ("{arch: ViT-B-32, pretrained: ./out.pt}", "pretrained", "outside the registry's folder"),  # link out
+        ("{arch: ViT-B-32, pretrained: out}", "pretrained", "outside the registry's folder"),  # a bare name, linked out
+        ("{arch: ViT-B-32, pretrained: ./cfg.pt}", "pretrained", "hidden"),  # a link to .git/config inside
         ("{arch: 'local-dir:/home/runner/work', pretrained: null}", "arch", "absolute path"),
         ("{arch: ViT-B-32, pretrained: 'file:///etc/passwd'}", "pretrained", "absolute path"),
         ("{arch: ViT-B-32, pretrained: 'ckpts/../../../etc/passwd'}", "pretrained", "'..'"),
@@ -111,6 +113,10 @@ def test_at_files_must_resolve_inside_the_folder(tmp_path, vlc_plugins, value, p
 def test_paths_in_params_stay_inside_the_folder(tmp_path, vlc_plugins, params, key, problem):
     creds, folder = _layout(tmp_path)
     (folder / "out.pt").symlink_to(creds)
+    (folder / "out").symlink_to(creds)
+    (folder / ".git").mkdir()
+    (folder / ".git" / "config").write_text("[http]\n\textraheader = AUTHORIZATION: basic x\n")
+    (folder / "cfg.pt").symlink_to(folder / ".git" / "config")
     path = _one_model(folder, params, "open_clip")
     with pytest.raises(RegistryError) as raised:
         load_registry([path], vlc_plugins)
