@@ -92,15 +92,20 @@ def _split(path: Path) -> tuple[dict[str, Any], str]:
     """The front matter as a mapping and the body, stripped."""
     import yaml
 
+    from vlc_harness.errors import RegistryError
+    from vlc_harness.safe_yaml import load_yaml
+
     lines = path.read_text(encoding="utf-8").splitlines()
     if not lines or lines[0].strip() != FENCE or FENCE not in (line.strip() for line in lines[1:]):
         raise ValueError(f"card {path}: no YAML front matter (a '---' line, the fields, a '---' line, the prose)")
     end = next(k for k in range(1, len(lines)) if lines[k].strip() == FENCE)
     rest, rows = _take_rows(path, lines[1:end])
     try:
-        front = yaml.safe_load("\n".join(rest)) or {}
+        front = load_yaml("\n".join(rest), f"card {path}") or {}
     except yaml.YAMLError as exc:
         raise ValueError(f"card {path}: the front matter is not valid YAML: {exc}") from None
+    except RegistryError as exc:  # past the limits of vlc_harness.safe_yaml
+        raise ValueError(str(exc)) from None
     if not isinstance(front, dict):
         raise ValueError(f"card {path}: the front matter is not a mapping of card fields")
     if rows is not None:

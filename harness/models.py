@@ -19,10 +19,9 @@ Protocols (one per registry entry):
   every image gets the same score for a text, so text-to-image choices tie (and ties are wrong).
 * :class:`ChoiceModel` (``choose``): multiple-choice answers from models that give no scores.
 
-API models (``paid_requests``) also report their :class:`Usage` (requests, tokens, cost) through
-:meth:`Model.take_usage` and respect the run's cost allowance given to :meth:`Model.begin_job`.
-A pair-scoring model that may decline to score a pair (``can_abstain``) returns an
-:class:`Abstention` in place of that pair's score. A type replaying submitted scores adds :class:`ReplaysScores`.
+API models (``paid_requests``) also report their :class:`Usage` (requests, tokens, cost) through ``take_usage`` and
+respect the run's cost allowance given to :meth:`Model.begin_job`. A pair-scoring model that may decline to score a
+pair (``can_abstain``) returns an :class:`Abstention` for it; a type replaying submitted scores adds ``ReplaysScores``.
 """
 
 from __future__ import annotations
@@ -125,10 +124,9 @@ class Usage:
 class Abstention:
     """In place of a pair's score: the model declined to score it, or its request failed.
 
-    Without ``error`` it is a real answer (an API reply with neither Yes nor No among its top
-    tokens): stored as an abstention, never asked again, counted wrong. With ``error`` the request
-    failed (rate limit, timeout): nothing is stored, the cell is ``partial``, a rerun asks again;
-    ``code`` says why (``Reason.AUTH``; default
+    Without ``error`` it is a real answer (an API reply with neither Yes nor No among its top tokens): stored as an
+    abstention, never asked again, counted wrong. With ``error`` the request failed (rate limit, timeout): nothing is
+    stored, the cell is ``partial``, a rerun asks again; ``code`` says why (``Reason.AUTH``; default
     ``Reason.REQUEST_FAILED``).
     """
 
@@ -143,8 +141,7 @@ class PairError:
 
     For a fault that touches only some pairs (a precomputed file that lacks a pair). Nothing is
     stored for the pair; only the instances that need it fail, each listed with ``reason``;
-    ``code`` is the reason code (``Reason.SCORES_MISSING`` for a scores file
-    that lacks the pair).
+    ``code`` is the reason code (``Reason.SCORES_MISSING`` for a scores file that lacks the pair).
     """
 
     reason: str
@@ -193,6 +190,11 @@ class Model:
         """Raise ``ValueError`` when params cannot work (an unknown architecture name), so that a
         registry load fails at once, naming the entry, rather than a cell later. Must be cheap and
         offline; the default checks nothing."""
+
+    @classmethod
+    def check_run(cls, params: Any, run: Any) -> None:
+        """As :meth:`check_params`, for run options that only some params allow (an API key's variable and
+        its hosts): raise ``ParamError`` naming ``run.<key>`` or ``params.<key>``; the default checks nothing."""
 
     weights: ClassVar[str] = "none"
     """What :meth:`identify` names as the weights by default: ``none`` for a model whose code is

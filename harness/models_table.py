@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from vlc_harness.safe_yaml import read_yaml_file
+
 BEGIN = "<!-- models-table:begin -->"
 END = "<!-- models-table:end -->"
 MARKDOWN_ESCAPES = (("|", "\\|"), ("*", "\\*"), ("__", "\\_\\_"), ("<", "&lt;"))
@@ -19,9 +21,7 @@ MARKDOWN_ESCAPES = (("|", "\\|"), ("*", "\\*"), ("__", "\\_\\_"), ("<", "&lt;"))
 
 def model_entries(registry: Path) -> list[dict[str, Any]]:
     """The model entries of ``registry`` as written, YAML anchors resolved, in file order."""
-    import yaml
-
-    return list((yaml.safe_load(registry.read_text(encoding="utf-8")) or {}).get("models") or [])
+    return list((read_yaml_file(registry) or {}).get("models") or [])
 
 
 def cell(text: str) -> str:

@@ -18,9 +18,9 @@ Format::
 Several files may be given (``--registry`` is repeatable): a later file adds entries or replaces
 an entry with the same id whole, so a private overlay needs no edit of the shared file.
 
-A param value ``@path`` reads a JSON/YAML file (an open_clip model config, say), and a relative
-path (``./ckpt.pt``, ``weights/epoch_3.pt``) is resolved against the registry file's folder, not
-the current one. ``meta`` is validated too (:mod:`vlc_harness.meta`).
+A param value ``@path`` reads a JSON/YAML file (an open_clip model config, say), and a relative path (``./ckpt.pt``)
+is resolved against the registry file's folder, never leaving it (:mod:`.registry_paths`). ``meta`` is validated
+too (:mod:`.meta`); ids sharing a published file are an error (:mod:`.site_names`); YAML is bounded (:mod:`.safe_yaml`).
 
 An inline model spec (``-m TYPE:key=value,...`` or ``-m 'TYPE:{yaml mapping}'``) makes a one-off
 entry without any file (paths resolve from the current folder), and keys ``run.<option>`` set run
@@ -46,6 +46,8 @@ from vlc_harness.params import ParamError, build, normalise
 from vlc_harness.plugin_packages import PluginPackage, missing_package_reason, parse_plugins, unregistered_type
 from vlc_harness.plugins import Plugins
 from vlc_harness.registry_errors import ErrorFactory, dotted_path, split_path
+from vlc_harness.safe_yaml import compose_and_load, read_bounded
+from vlc_harness.site_names import SiteFiles
 from vlc_harness.specs import parse_inline, resolve_entry
 from vlc_harness.types import canonical_json
 
@@ -136,12 +138,13 @@ class Registry:
 def load_registry(paths: list[Path], plugins: Plugins) -> Registry:
     """Load and merge registry files in order; later files add or replace entries by id."""
     registry = Registry()
+    files = SiteFiles()
     for path in paths:
         path = Path(path)
         if not path.is_file():
             raise RegistryError(f"registry file {path} does not exist", hint="pass --registry PATH")
-        text = path.read_text(encoding="utf-8")
-        models, benchmarks = parse_registry_text(text, str(path), plugins, registry.packages)
+        text = read_bounded(path)
+        models, benchmarks = parse_registry_text(text, str(path), plugins, registry.packages, files)
         registry.models.update(models)
         registry.benchmarks.update(benchmarks)
         registry.files.append(str(path))
@@ -151,8 +154,7 @@ def load_registry(paths: list[Path], plugins: Plugins) -> Registry:
 def read_document(text: str, source: str) -> tuple[Mapping[str, Any], ErrorFactory]:
     """One registry file's YAML, its top-level keys checked, and its error factory (file, line, key path)."""
     try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
+        node, data = compose_and_load(text, source)
     except yaml.YAMLError as exc:
         raise RegistryError(f"{source}: not valid YAML: {exc}") from None
     err = ErrorFactory(source, node)
@@ -167,34 +169,49 @@ def read_document(text: str, source: str) -> tuple[Mapping[str, Any], ErrorFacto
 
 
 def parse_registry_text(
-    text: str, source: str, plugins: Plugins, packages: dict[str, PluginPackage] | None = None
+    text: str,
+    source: str,
+    plugins: Plugins,
+    packages: dict[str, PluginPackage] | None = None,
+    files: SiteFiles | None = None,
 ) -> tuple[dict[str, ModelEntry], dict[str, BenchmarkEntry]]:
     """Validate one registry document; every error names the file, line and key path.
 
     Its ``plugins:`` packages are added to ``packages`` (those of the files read before it), which
-    decide what an entry of a type no installed plugin registers is.
+    decide what an entry of a type no installed plugin registers is; its ids are added to
+    ``files`` (the published file names of the files read before it), where two may not collide.
     """
     data, err = read_document(text, source)
     packages = packages if packages is not None else {}
     packages.update(parse_plugins(data.get("plugins"), err, source))
     base = Path(source).resolve().parent if Path(source).is_file() else Path.cwd()
+    files = files if files is not None else SiteFiles()
     models: dict[str, ModelEntry] = {}
     for i, raw in enumerate(_entry_list(data, "models", err)):
+        at = ["models", i]
         entry = _model_entry(
-            resolve_entry(raw, base, ["models", i], err), ["models", i], err, plugins, source, packages=packages
+            resolve_entry(raw, base, at, err, confined=True), at, err, plugins, source, packages=packages
         )
         if entry.id in models:
             raise err(["models", i, "id"], f"duplicate model id {entry.id!r} in the same file")
+        _published(files, err, ["models", i, "id"], entry.id)
         models[entry.id] = entry
     benchmarks: dict[str, BenchmarkEntry] = {}
     for i, raw in enumerate(_entry_list(data, "benchmarks", err)):
-        bentry = _benchmark_entry(
-            resolve_entry(raw, base, ["benchmarks", i], err), ["benchmarks", i], err, plugins, source, packages
-        )
+        at = ["benchmarks", i]
+        bentry = _benchmark_entry(resolve_entry(raw, base, at, err, confined=True), at, err, plugins, source, packages)
         if bentry.id in benchmarks:
             raise err(["benchmarks", i, "id"], f"duplicate benchmark id {bentry.id!r} in the same file")
+        _published(files, err, ["benchmarks", i, "id"], bentry.id)
         benchmarks[bentry.id] = bentry
     return models, benchmarks
+
+
+def _published(files: SiteFiles, err: ErrorFactory, path: list[Any], entry_id: str) -> None:
+    """Add an id's published file names; one another id already has is an error naming both."""
+    clash = files.add(path[0], entry_id, err.where(path))
+    if clash is not None:
+        raise err(path, clash.describe())
 
 
 def parse_inline_model(spec: str, plugins: Plugins) -> ModelEntry:
@@ -233,7 +250,7 @@ def _common(raw: Any, path: list[Any], err: ErrorFactory, allowed: set[str], che
     for key in ("id", "type"):
         if not isinstance(raw.get(key), str) or not raw.get(key):
             raise err([*path, key], "required string is missing")
-    if check_id and not ID_PATTERN.match(raw["id"]):
+    if check_id and not ID_PATTERN.fullmatch(raw["id"]):
         raise err([*path, "id"], f"{raw['id']!r} is not a valid id (letters, digits, '.', '_', '-', '/')")
     for key in ("params", "run", "meta"):
         if key in raw and raw[key] is not None and not isinstance(raw[key], Mapping):
@@ -268,10 +285,25 @@ def _model_entry(
         cls.check_params(params)
     except ValueError as exc:
         raise err([*path, "params"], str(exc)) from None
+    _check_run(cls, params, run, path, err)
     meta = _meta(ModelMeta, raw.get("meta"), [*path, "meta"], err)
     if meta.get("paper_params"):  # the paper's loading must be params of the same type (vlc_harness.verify)
-        _build(cls.Params, {**(raw.get("params") or {}), **meta["paper_params"]}, [*path, "meta", "paper_params"], err)
+        at = [*path, "meta", "paper_params"]
+        paper = _build(cls.Params, {**(raw.get("params") or {}), **meta["paper_params"]}, at, err)
+        _check_run(cls, paper, run, path, err, at)
     return ModelEntry(raw["id"], raw["type"], params, run, meta, source)
+
+
+def _check_run(
+    cls: Any, params: Any, run: Any, path: list[Any], err: ErrorFactory, at: list[Any] | None = None
+) -> None:
+    """Run options allowed only with these params (an API key's variable and its hosts), named at their key."""
+    try:
+        cls.check_run(params, run)
+    except ParamError as exc:
+        raise err(at or split_path(f"{dotted_path(path)}.{exc.path}", path), exc.problem) from None
+    except ValueError as exc:
+        raise err(at or [*path, "run"], str(exc)) from None
 
 
 def _benchmark_entry(

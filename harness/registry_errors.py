@@ -35,12 +35,13 @@ class ErrorFactory:
         self.root = root
 
     def __call__(self, path: list[Any], problem: str) -> RegistryError:
-        where = self.source
-        line = self._line(path)
-        if line is not None:
-            where += f":{line}"
         key = dotted_path(path)
-        return RegistryError(f"{where}: {key + ': ' if key else ''}{problem}")
+        return RegistryError(f"{self.where(path)}: {key + ': ' if key else ''}{problem}")
+
+    def where(self, path: list[Any]) -> str:
+        """The file and the line of a key path: ``registry.yaml:12`` (the file alone without a node)."""
+        line = self._line(path)
+        return self.source if line is None else f"{self.source}:{line}"
 
     def _line(self, path: list[Any]) -> int | None:
         node = self.root

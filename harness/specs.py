@@ -2,22 +2,31 @@
 
 A param value ``@path`` reads a JSON/YAML file; a relative path is made absolute against the
 registry file's folder (an inline spec's against the current folder), so a checkpoint named in a
-registry is found wherever the command runs.
+registry is found wherever the command runs. In a registry file every path must stay inside its
+folder (:mod:`vlc_harness.registry_paths`); an inline spec may name any path. YAML is read within
+the limits of :mod:`vlc_harness.safe_yaml`.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from vlc_harness.errors import RegistryError
-
-Fail = Callable[[list[Any], str], Exception]
-"""Builds the error for a key path (the registry's file-and-line error factory)."""
+from vlc_harness.registry_paths import (
+    Fail,
+    check_tree,
+    inside,
+    refuse_climbing,
+    refuse_elsewhere,
+    refuse_hidden,
+    refuse_linked_out,
+)
+from vlc_harness.safe_yaml import load_yaml, read_yaml_file
 
 
 def parse_inline(spec: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
@@ -27,7 +36,7 @@ def parse_inline(spec: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
     raw: dict[str, Any] = {}
     if rest.startswith("{"):
         try:
-            loaded = yaml.safe_load(rest)
+            loaded = load_yaml(rest, f"inline spec {spec!r}")
         except yaml.YAMLError as exc:
             raise RegistryError(f"inline spec {spec!r}: not a valid YAML mapping: {exc}") from None
         if not isinstance(loaded, Mapping):
@@ -42,7 +51,9 @@ def parse_inline(spec: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
                     hint="write 'TYPE:key=value,key=value' or 'TYPE:{key: value}'",
                 )
             value = value.strip()
-            raw[key.strip()] = value if value.startswith("@") else (yaml.safe_load(value) if value else None)
+            raw[key.strip()] = (
+                value if value.startswith("@") else (load_yaml(value, f"inline spec {spec!r}") if value else None)
+            )
     params: dict[str, Any] = {}
     run: dict[str, Any] = {}
     for key, value in raw.items():
@@ -68,17 +79,22 @@ def read_value_file(path: Path, spec: str) -> Any:
     """The JSON/YAML content of a ``@file`` value of an inline spec."""
     if not path.is_file():
         raise RegistryError(f"inline model spec {spec!r}: file {path} does not exist")
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return read_yaml_file(path)
 
 
-def resolve_entry(raw: Any, base: Path, path: list[Any], err: Fail) -> Any:
-    """An entry with ``@file`` params read and relative paths made absolute against ``base``."""
+def resolve_entry(raw: Any, base: Path, path: list[Any], err: Fail, confined: bool = False) -> Any:
+    """An entry with ``@file`` params read and relative paths made absolute against ``base``;
+    ``confined`` (a registry file's entry): every path in ``params``, ``run`` and
+    ``meta.paper_params`` must stay inside ``base``."""
     if not isinstance(raw, Mapping):
         return raw
     out = dict(raw)
     for key in ("params", "run"):
         if isinstance(raw.get(key), Mapping):
-            out[key] = {k: resolve_value(v, base, [*path, key, k], err) for k, v in raw[key].items()}
+            out[key] = {k: resolve_value(v, base, [*path, key, k], err, confined) for k, v in raw[key].items()}
+    meta = raw.get("meta")
+    if confined and isinstance(meta, Mapping) and "paper_params" in meta:
+        check_tree(meta["paper_params"], base, [*path, "meta", "paper_params"], err)
     return out
 
 
@@ -86,21 +102,42 @@ PATH_PREFIXES = ("local-dir:",)
 """Param prefixes followed by a local path (``hf-hub:`` names a hub repository, not a path)."""
 
 
-def resolve_value(value: Any, base: Path, path: list[Any], err: Fail) -> Any:
-    """``@file`` read, a relative local path made absolute against ``base``, other values as given."""
+def resolve_value(value: Any, base: Path, path: list[Any], err: Fail, confined: bool = False) -> Any:
+    """``@file`` read, a relative local path made absolute against ``base``, other values as given;
+    ``confined`` (a registry file): a path that leaves ``base`` is refused (:mod:`.registry_paths`)."""
     if not isinstance(value, str):
+        if confined:
+            check_tree(value, base, path, err)
         return value
-    value = os.path.expanduser(value) if value.startswith("~") else value
-    if value.startswith("@"):
-        file = base / value[1:]
+    if not confined and value.startswith("~"):
+        value = os.path.expanduser(value)
+    prefix = next((p for p in ("@", *PATH_PREFIXES) if value.startswith(p)), "")
+    rest = value[len(prefix) :]
+    if confined:
+        refuse_elsewhere(rest, path, err)
+    if prefix == "@":
+        file = inside(base / rest, base, value, path, err) if confined else base / rest
+        if confined:
+            refuse_hidden(rest, path, err)
         if not file.is_file():
             raise err(path, f"file {file} does not exist")
-        return yaml.safe_load(file.read_text(encoding="utf-8"))
-    prefix = next((p for p in PATH_PREFIXES if value.startswith(p)), "")
-    rest = value[len(prefix) :]
+        try:
+            content = read_yaml_file(file)
+        except (RegistryError, yaml.YAMLError) as exc:
+            raise err(path, f"@file {exc}" if isinstance(exc, RegistryError) else f"file {file}: {exc}") from None
+        if confined:
+            check_tree(content, base, path, err)
+        return content
     if not rest or Path(rest).is_absolute() or ":" in rest.split("/")[0]:
         return value
     explicit = rest.startswith(("./", "../"))
     if explicit or (("/" in rest or Path(rest).suffix) and (base / rest).exists()):
-        return prefix + str((base / rest).resolve())
+        target = inside(base / rest, base, value, path, err) if confined else (base / rest).resolve()
+        if confined:
+            refuse_hidden(rest, path, err)
+        return prefix + str(target)
+    if confined:
+        refuse_hidden(rest, path, err)
+        refuse_climbing(rest, path, err)
+        refuse_linked_out(rest, base, path, err)
     return value

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-import re
 
+from vlc_harness.site_names import file_name
 from vlc_harness.types import MetricSpec
 
 METRIC_TITLES = {
@@ -32,9 +32,9 @@ SCORE_METRICS = ("mean_score",)
 """Metric id prefixes whose values are raw model scores, not fractions (never shown as percent)."""
 
 
-def slug(text: str) -> str:
-    """A file-name-safe form of an id (ids may hold ``:``, ``/`` or spaces)."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "_"
+slug = file_name
+"""A file-name-safe form of an id (ids may hold ``:``, ``/`` or spaces): the core's one rule
+(:func:`vlc_harness.site_names.file_name`), by which the registry refuses two ids sharing a page or a download."""
 
 
 def pct(value: float | None, digits: int = 1) -> str:

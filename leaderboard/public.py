@@ -15,6 +15,7 @@ import hashlib
 import re
 
 from vlc_harness.results import public_reason
+from vlc_harness.site_names import file_name
 
 __all__ = ["LOCAL", "has_local_path", "page_slug", "public_id", "public_reason", "redact_paths"]
 
@@ -69,7 +70,7 @@ def page_slug(model_id: str) -> str:
     an id that held a local path gets its redacted form plus a short hash, so two checkpoints
     named alike in different folders keep different pages."""
     public = public_id(model_id)
-    base = re.sub(r"[^A-Za-z0-9._-]+", "_", public).strip("_") or "_"
+    base = file_name(public)  # the core's rule, which the registry checks for collisions
     if public != model_id:
         base += "-" + hashlib.sha256(model_id.encode("utf-8")).hexdigest()[:8]
     return base

@@ -92,9 +92,9 @@ class CostTable:
     @classmethod
     def read(cls, path: Path = COST_TABLE) -> CostTable:
         """The table from a YAML file (:data:`COST_TABLE` by default)."""
-        import yaml
+        from vlc_harness.safe_yaml import read_yaml_file
 
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml_file(path)  # a pull request can edit the table: bounded like a registry
         rows = tuple(data["measured"])
         base = next((r for r in rows if r["id"] == data["estimate_from"]), None)
         if base is None:

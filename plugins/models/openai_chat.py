@@ -34,8 +34,11 @@ from the usage the server reports; ``vlc-harness run --max-cost USD`` stops befo
 could exceed the budget (its worst case: estimated prompt tokens plus ``max_tokens``).
 
 The API key is read from ``$OPENAI_API_KEY``, or from the variable that ``run.api_key_env``
-names; only the name is ever recorded, and error messages are redacted. A server on a loopback
-address needs no key. Example entries::
+names: ``OPENAI_API_KEY`` or ``VLC_API_KEY_<NAME>``, and it is sent only to a host bound to that
+variable outside the registry (``OPENAI_API_KEY``: api.openai.com, in code; any other: the
+environment's ``VLC_API_KEY_<NAME>_HOSTS``), else the entry is refused before any request
+(:mod:`vlc_harness.kit.api_keys`). Only the name is ever recorded, and error messages are
+redacted. A server on a loopback address needs no key (it is sent none). Example entries::
 
     - id: gpt-4o-sugarcrepe
       type: openai_choice

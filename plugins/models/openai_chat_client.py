@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vlc_harness.errors import WeightsUnavailable, reason_of
+from vlc_harness.kit.api_keys import key_for
 from vlc_harness.kit.ratelimit import BoundedPool, CostBudget, RateLimiter, RetryPolicy, call_with_retries
 from vlc_harness.models import Identity, Model, RunOptions, Usage
+from vlc_harness.params import ParamError
 from vlc_harness.reasons import Reason
 from vlc_harness.requires import Requires
 from vlc_harness_builtins.models.openai_chat_format import (
@@ -127,15 +129,26 @@ class ChatAPI(Model):
             details={"temperature": 0, "note": "a hosted model may change behind its name; pin a dated version"},
         )
 
+    @classmethod
+    def check_run(cls, params: Any, run: Any) -> None:
+        """The key's variable must be an API key's, bound to the base URL's host outside the registry
+        (:mod:`vlc_harness.kit.api_keys`); checked when a registry loads, and again by :meth:`load`."""
+        key_for(run.api_key_env, params.base_url)
+
     def load(self, device: str) -> None:
-        """Build the client (no request is sent); a missing key fails every request, clearly."""
+        """Build the client (no request is sent); a missing key, or one the base URL's host is not
+        bound to (an entry that skipped the registry's check), fails every request, clearly."""
         import openai
 
         self._setup_error = None
-        key = os.environ.get(self.run.api_key_env) or None
-        if key is None:
+        try:
+            send = key_for(self.run.api_key_env, self.params.base_url)
+        except ParamError as exc:
+            send, self._setup_error = False, Reply(error=f"not sent: {exc.path}: {exc.problem}", code=Reason.AUTH)
+        key = (os.environ.get(self.run.api_key_env) or None) if send else None
+        if key is None and self._setup_error is None:
             if is_loopback(self.params.base_url):
-                key = "EMPTY"  # local servers (vLLM, llama.cpp) take any key
+                key = "EMPTY"  # local servers (vLLM, llama.cpp) take any key; the default key is never theirs
             else:
                 self._setup_error = Reply(
                     error=f"not sent: the API key variable ${self.run.api_key_env} is not set", code=Reason.AUTH

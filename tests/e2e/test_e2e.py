@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -117,13 +118,14 @@ def test_limit_marks_cells_partial_and_show_hides_them(vlc_run, sample_root):
 
 
 def test_registry_run_all_and_list(vlc_run, vlc_cli, tmp_path, sample_root, tiny_clip):
+    shutil.copy(tiny_clip["checkpoint"], tmp_path / "tiny.pt")  # a registry names files inside its own folder
     registry = tmp_path / "registry.yaml"
     registry.write_text(
         f"""
 models:
   - id: tiny
     type: open_clip
-    params: {{arch: {json.dumps(json.loads(open(tiny_clip["config"]).read()))}, pretrained: {tiny_clip["checkpoint"]}}}
+    params: {{arch: {json.dumps(json.loads(open(tiny_clip["config"]).read()))}, pretrained: ./tiny.pt}}
     meta: {{display_name: Tiny CLIP}}
   - id: random
     type: random

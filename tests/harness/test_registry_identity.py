@@ -17,7 +17,7 @@ from sqlalchemy import text
 
 from vlc_harness.errors import RegistryError
 from vlc_harness.fingerprint import content_addressed, fingerprint_content, model_fingerprint
-from vlc_harness.registry import load_registry
+from vlc_harness.registry import load_registry, parse_inline_model
 from vlc_harness.registry_schema import registry_schema
 from vlc_harness.store.schema import SCHEMA_VERSION
 
@@ -152,15 +152,22 @@ def test_one_checkpoint_by_any_path_is_one_fingerprint(tmp_path, tiny_clip, vlc_
     copy.parent.mkdir()
     shutil.copy(tiny_clip["checkpoint"], copy)
     shutil.copy(tiny_clip["checkpoint"], tmp_path / "ckpt.pt")
+    shutil.copy(tiny_clip["config"], tmp_path / "tiny.json")
     monkeypatch.chdir(tmp_path)
+    cls = vlc_plugins.models.entries["open_clip"].cls
+    entries = []
+    for pretrained in ("ckpt.pt", "./ckpt.pt", "elsewhere/copy.pt"):  # a registry names files inside its folder
+        body = one_model(f"{{arch: '@tiny.json', pretrained: '{pretrained}'}}")
+        entries.append(load_registry([write(tmp_path, "r.yaml", body)], vlc_plugins).models["m"])
+    for pretrained in (tmp_path / "ckpt.pt", copy):  # an inline spec may name any path, absolute too
+        entries.append(
+            parse_inline_model(f"open_clip:arch=@{tiny_clip['config']},pretrained={pretrained}", vlc_plugins)
+        )
     fingerprints = set()
-    for pretrained in ("ckpt.pt", "./ckpt.pt", str(tmp_path / "ckpt.pt"), str(copy)):
-        body = one_model(f"{{arch: '@{tiny_clip['config']}', pretrained: '{pretrained}'}}")
-        entry = load_registry([write(tmp_path, "r.yaml", body)], vlc_plugins).models["m"]
-        cls = vlc_plugins.models.entries["open_clip"].cls
+    for entry in entries:
         identity = cls(entry.params, entry.run).identify()
         fingerprints.add(model_fingerprint(fingerprint_content("open_clip", entry.params_dict(), identity, "1")))
-    assert len(fingerprints) == 1
+    assert len(entries) == 5 and len(fingerprints) == 1
     copy.write_bytes(copy.read_bytes() + b"\0")  # the same path with other bytes is another model
     changed = content_addressed({"pretrained": str(copy)})
     assert changed != content_addressed({"pretrained": str(tmp_path / "ckpt.pt")})

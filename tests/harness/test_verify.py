@@ -49,7 +49,7 @@ def _registry(tmp_path: Path, scores: Path) -> Path:
     path = tmp_path / "verify.yaml"
     path.write_text(
         "models:\n"
-        f"  - {{id: replay, type: precomputed, params: {{path: '{scores}'}}, meta: {{paper_match: '{MATCH}'}}}}\n"
+        f"  - {{id: replay, type: precomputed, params: {{path: ./{scores.name}}}, meta: {{paper_match: '{MATCH}'}}}}\n"
         "  - {id: nomatch, type: random}\n"
         "benchmarks:\n  - {id: sugarcrepe, type: sugarcrepe}\n"
     )

@@ -75,14 +75,15 @@ def test_an_api_401_is_auth(vlc_run, sample_root, tmp_path, monkeypatch):
     require("openai")
     from vlc_harness.testing.fake_openai import FakeOpenAI
 
-    monkeypatch.setenv("VLC_TEST_REASON_KEY", "sk-vlc-test-the-wrong-key-0123")
+    monkeypatch.setenv("VLC_API_KEY_REASON", "sk-vlc-test-the-wrong-key-0123")
+    monkeypatch.setenv("VLC_API_KEY_REASON_HOSTS", "127.0.0.1")  # the fake server's host
     with FakeOpenAI(api_key="sk-vlc-test-the-right-key-4567") as server:
         for kind in ("openai_choice", "openai_logprob"):
             entry = {
                 "id": kind,
                 "type": kind,
                 "params": {"model": "fake-vision", "base_url": server.url, "image_max_side": 32},
-                "run": {"api_key_env": "VLC_TEST_REASON_KEY", "concurrency": 2, "max_retries": 0},
+                "run": {"api_key_env": "VLC_API_KEY_REASON", "concurrency": 2, "max_retries": 0},
             }
             registry = tmp_path / f"{kind}.yaml"
             registry.write_text(json.dumps({"models": [entry], "benchmarks": []}))

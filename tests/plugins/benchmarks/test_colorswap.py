@@ -281,7 +281,7 @@ def _verify_registry(tmp_path: Path, root: Path, paper_match: str, right: int) -
     scores.write_text("\n".join(lines) + "\n")
     registry = tmp_path / f"verify-{right}.yaml"
     registry.write_text(
-        f"models:\n  - {{id: replay, type: precomputed, params: {{path: '{scores}'}}, "
+        f"models:\n  - {{id: replay, type: precomputed, params: {{path: './{scores.name}'}}, "
         f"meta: {{paper_match: '{paper_match}'}}}}\n"
         "benchmarks:\n  - {id: colorswap, type: colorswap, params: {version: custom}}\n"
     )

@@ -17,7 +17,7 @@ from vlc_harness.store import open_store
 from vlc_harness_builtins.benchmarks.naturalbench import GROUPS, HF_REVISION, ROWS, NaturalBench, NaturalBenchParams
 from vlc_harness_builtins.testing.data_naturalbench import write_example
 
-KEY_ENV = "VLC_TEST_NATURALBENCH_KEY"
+KEY_ENV = "VLC_API_KEY_NATURALBENCH"
 
 
 def bench(root: Path, version: str = "custom") -> NaturalBench:
@@ -178,6 +178,7 @@ def test_a_model_that_ignores_the_image_gets_no_question_right(vlc_run, tmp_path
         return completion("Yes, it is." if "Yes or No" in text else "A")
 
     monkeypatch.setenv(KEY_ENV, "sk-test")
+    monkeypatch.setenv(f"{KEY_ENV}_HOSTS", "127.0.0.1")  # the fake server's host, bound as a workflow would
     with FakeOpenAI(api_key="sk-test") as server:
         server.responder = respond
         entry = {
@@ -220,9 +221,8 @@ def test_likelihood_answers_from_a_tiny_vlm(vlc_run, tmp_path, root):
     from vlc_harness_builtins.testing.tiny_generative import save_tiny_llava
 
     checkpoint = save_tiny_llava(tmp_path / "tiny_llava")
-    registry = _registry(
-        tmp_path, [{"id": "tiny-vqa", "type": "vqa_likelihood", "params": {"checkpoint": str(checkpoint)}}]
-    )
+    relative = f"./{Path(checkpoint).relative_to(tmp_path)}"  # a registry names files inside its own folder
+    registry = _registry(tmp_path, [{"id": "tiny-vqa", "type": "vqa_likelihood", "params": {"checkpoint": relative}}])
     ran = vlc_run("--all", "--registry", str(registry), data_root=root)
     assert ran.exit_code == 0, ran.output
     store = open_store(vlc_run.store_url)

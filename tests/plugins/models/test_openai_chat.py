@@ -43,7 +43,13 @@ from vlc_harness_builtins.models.openai_chat import (  # noqa: E402
 )
 
 SECRET = "sk-vlc-test-0123456789abcdefSECRETKEY"
-KEY_ENV = "VLC_TEST_OPENAI_KEY"
+KEY_ENV = "VLC_API_KEY_TEST"
+
+
+@pytest.fixture(autouse=True)
+def bound_to_this_machine(monkeypatch):
+    """The test key may go to the fake server on 127.0.0.1 (any port), as a workflow would bind it."""
+    monkeypatch.setenv(f"{KEY_ENV}_HOSTS", "127.0.0.1")
 
 
 # -- pure helpers ----------------------------------------------------------------------------------
@@ -225,13 +231,13 @@ def test_logprob_scores_abstentions_and_missing_logprobs(server, monkeypatch):
 
 
 def test_missing_key_sends_nothing(monkeypatch):
-    monkeypatch.delenv("VLC_TEST_UNSET_KEY", raising=False)
-    run = build(ChatRun, {"api_key_env": "VLC_TEST_UNSET_KEY"})
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    run = build(ChatRun, {"api_key_env": "OPENAI_API_KEY"})
     model = OpenAIChoice(build(OpenAIChoice.Params, {"model": "gpt-x"}), run)  # the real base URL: never contacted
     model.load("cpu")
     model.begin_job(None)
     (answer,) = model.choose([_question()])
-    assert answer.error == "not sent: the API key variable $VLC_TEST_UNSET_KEY is not set"
+    assert answer.error == "not sent: the API key variable $OPENAI_API_KEY is not set"
     usage = model.take_usage()
     assert usage is None or usage.requests == 0
     model.close()

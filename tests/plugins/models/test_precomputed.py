@@ -73,7 +73,7 @@ def _cell(vlc_run, spec: str, root: Path):
     ("params", "message"),
     [
         ("{}", "give exactly one of path (a local file) and url (with sha256)"),
-        ("{path: /x.jsonl, url: 'https://example.org/s.jsonl', sha256: " + "a" * 64 + "}", "give exactly one of"),
+        ("{path: x.jsonl, url: 'https://example.org/s.jsonl', sha256: " + "a" * 64 + "}", "give exactly one of"),
         ("{url: 'https://example.org/s.jsonl'}", "required with url: the sha256 of the scores file"),
         ("{url: 'ftp://example.org/s.jsonl', sha256: " + "a" * 64 + "}", "expected an http(s) link"),
         ("{url: 'https://example.org/s.jsonl', sha256: ABC}", "expected 64 lowercase hex digits"),
@@ -146,7 +146,7 @@ def test_check_submitted_wants_a_url_sha256_and_who_made_the_scores():
     good = "{url: 'https://example.org/s.jsonl', sha256: " + "a" * 64 + "}"
     text = (
         f"models:\n  - id: lab\n    type: precomputed\n    params: {good}\n    meta: {json.dumps(GOOD_META)}\n"
-        "  - id: local\n    type: precomputed\n    params: {path: /x.jsonl}\n    meta: {submitted: true}\n"
+        "  - id: local\n    type: precomputed\n    params: {path: x.jsonl}\n    meta: {submitted: true}\n"
         "  - id: computed\n    type: random\n    meta: {submitted: true, display_name: R, source: S, license: MIT}\n"
     )
     models, _ = parse_registry_text(text, "r.yaml", plugins)
