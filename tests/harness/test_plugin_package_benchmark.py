@@ -88,7 +88,7 @@ def test_plan_shows_its_cells_unavailable_with_the_install_line(registry_file, v
     out = vlc_cli("plan", "--registry", str(registry_file), "--all", "--data-root", str(sample_root),
                   "--store", f"sqlite:///{tmp_path / 's.sqlite'}", "--format", "json")  # fmt: skip
     assert out.exit_code == 0, out.output
-    plan = json.loads(out.output)
+    plan = json.loads(out.stdout)
     cells = {c["benchmark"]: c for c in plan["cells"]}
     assert cells["lab"]["status"] == "unavailable" and cells["lab"]["reason"] == REASON
     assert cells["sc"]["status"] == "compute"
@@ -101,7 +101,7 @@ def test_data_fetch_skips_it_saying_why_and_list_names_it(registry_file, vlc_cli
     assert f"lab: skipped: {REASON}" in out.output.splitlines()
     out = vlc_cli("list", "benchmarks", "--registry", str(registry_file), "--format", "json")
     assert out.exit_code == 0, out.output
-    rows = {r["id"]: r for r in json.loads(out.output)}
+    rows = {r["id"]: r for r in json.loads(out.stdout)}
     assert rows["lab"]["version"] == "unavailable" and rows["lab"]["citation"] == REASON
 
 

@@ -115,7 +115,7 @@ def test_plugins_alone_and_plugins_list_still_list_the_plugins(vlc_cli):
         out = vlc_cli(*args)
         assert out.exit_code == 0, out.output
         assert "vlc_harness_builtins.models.random" in out.output
-    json.loads(vlc_cli("plugins", "list", "--format", "json").output)
+    json.loads(vlc_cli("plugins", "list", "--format", "json").stdout)
 
 
 def test_unknown_type_suggests_the_close_one(tmp_path, vlc_plugins):
@@ -164,7 +164,7 @@ def test_plan_shows_a_missing_package_as_unavailable_cells(tmp_path, vlc_cli, sa
                   "-b", "sugarcrepe:version=custom", "--data-root", str(sample_root),
                   "--store", f"sqlite:///{tmp_path / 's.sqlite'}", "--format", "json")  # fmt: skip
     assert out.exit_code == 0, out.output
-    cells = {c["model"]: c for c in json.loads(out.output)["cells"]}
+    cells = {c["model"]: c for c in json.loads(out.stdout)["cells"]}
     assert cells["lab-clip"]["status"] == "unavailable"
     assert "install vlc-my-clip==0.1.0" in cells["lab-clip"]["reason"]
     assert cells["rand"]["status"] == "compute"

@@ -272,7 +272,7 @@ def test_schema_accepts_the_shipped_registries_and_rejects_typos(vlc_plugins):
 def test_schema_command_prints_the_schema(vlc_cli, tmp_path):
     result = vlc_cli("schema", "registry")
     assert result.exit_code == 0
-    assert json.loads(result.output)["title"] == "vlc-harness registry"
+    assert json.loads(result.stdout)["title"] == "vlc-harness registry"
     out = tmp_path / "s.json"
     assert vlc_cli("schema", "registry", "-o", str(out)).exit_code == 0
     assert json.loads(out.read_text())["$defs"]["model_meta"]["additionalProperties"] is False

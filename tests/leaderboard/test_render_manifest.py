@@ -70,6 +70,14 @@ def render(setup: dict, site: Path, *extra: str, registry: Path | None = None, s
     )
 
 
+def copy_store(source: Path, target: Path) -> None:
+    """A SQLite store copied whole, what its write-ahead log holds included (a file copy can miss it)."""
+    import sqlite3
+
+    with sqlite3.connect(source) as a, sqlite3.connect(target) as b:
+        a.backup(b)
+
+
 def snapshot(site: Path) -> dict[str, bytes]:
     """Every file under ``site`` by relative path, with its bytes."""
     return {str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
@@ -225,7 +233,7 @@ def test_a_night_with_nothing_new_changes_only_the_last_checked_line(board_store
     import vlc_leaderboard.render as render_module
 
     store = tmp_path / "store.sqlite"
-    shutil.copy(board_store["store"], store)
+    copy_store(board_store["store"], store)
     site = tmp_path / "site"
     monkeypatch.setattr(render_module, "wall_clock", lambda: dt.datetime(2026, 1, 2, 3, 4, tzinfo=dt.timezone.utc))
     assert render(board_store, site, store=store).exit_code == 0

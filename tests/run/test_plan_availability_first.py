@@ -29,7 +29,7 @@ benchmarks:
 def _plan(vlc_run, registry: Path, data_root: Path, *args: str) -> dict:
     out = vlc_run.cli("plan", "--registry", str(registry), "--data-root", str(data_root), "--format", "json", *args)
     assert out.exit_code == 0, out.output
-    return json.loads(out.output)
+    return json.loads(out.stdout)
 
 
 @pytest.fixture

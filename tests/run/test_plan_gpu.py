@@ -97,7 +97,7 @@ benchmarks:
 def _plan(vlc_run, registry: Path, data_root: Path) -> dict:
     out = vlc_run.cli("plan", "--all", "--registry", str(registry), "--data-root", str(data_root), "--format", "json")
     assert out.exit_code == 0, out.output
-    return json.loads(out.output)
+    return json.loads(out.stdout)
 
 
 def test_the_plan_estimates_each_cell_and_model_and_stored_cells_cost_nothing(vlc_run, vlc_plugins, tmp_path):

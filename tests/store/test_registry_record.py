@@ -52,12 +52,14 @@ def test_a_run_records_its_registry_files_by_absolute_path_and_content(vlc_run, 
 
 def test_uses_are_the_runs_that_still_have_cells_newest_first(vlc_run, folder) -> None:
     data = folder / "data"
-    assert vlc_run("--all", "--registry", "grid.yaml", data_root=data).exit_code == 0
-    (folder / "same.yaml").write_text(REGISTRY + "# the same grid, another file\n")
-    # every cell of the first run is saved again by the second: the first has none left
-    assert vlc_run("--all", "--registry", "same.yaml", "--recompute-metrics", data_root=data).exit_code == 0
+    # first, before any registry: a run of inline specs on an empty store reads no registry file
+    # (afterwards it would follow the store's latest run's registry, as every command does)
     inline = vlc_run("-m", "random:seed=5", "-b", "shapes:seed=0,n_scenes=20,image_size=32", data_root=data)
     assert inline.exit_code == 0, inline.output
+    assert vlc_run("--all", "--registry", "grid.yaml", data_root=data).exit_code == 0
+    (folder / "same.yaml").write_text(REGISTRY + "# the same grid, another file\n")
+    # every cell of the grid's run is saved again by the next: the grid's run has none left
+    assert vlc_run("--all", "--registry", "same.yaml", "--recompute-metrics", data_root=data).exit_code == 0
     store = vlc_run.store()
     try:
         uses = store.registries_used()

@@ -326,7 +326,7 @@ def test_quickstart_grid_runs_offline(vlc_cli, tmp_path, monkeypatch):
     ran = vlc_cli("run", "--all", "--registry", registry, "--store", store, "--data-root", str(tmp_path / "data"))
     assert ran.exit_code == 0, ran.output
     shown = vlc_cli("show", "--partial", "--store", store, "--format", "json")
-    cells = {(c["model"], c["benchmark"]): c for c in json.loads(shown.output)["cells"]}
+    cells = {(c["model"], c["benchmark"]): c for c in json.loads(shown.stdout)["cells"]}
     for model in ("random", "shapes-clip"):
         assert cells[(model, "shapes")]["status"] == "ok"
     real = cells[("openai-vit-b-32", "shapes")]
