@@ -125,7 +125,7 @@ def test_plugins_command_lists_names_versions_and_types(vlc_cli):
     line = next(x for x in out.splitlines() if x.startswith("vlc_harness_builtins.benchmarks.aro_order "))
     assert line.endswith("benchmarks: aro_coco_order, aro_flickr30k_order")
     assert any(x.startswith("vlc_leaderboard.") and x.endswith("commands") for x in out.splitlines())
-    (info,) = [i for i in json.loads(vlc_cli("plugins", "--format", "json").output) if i["models"] == ["random"]]
+    (info,) = [i for i in json.loads(vlc_cli("plugins", "--format", "json").stdout) if i["models"] == ["random"]]
     assert info["hooks"] == ["register_models"] and info["benchmarks"] == []
 
 
@@ -208,7 +208,7 @@ def test_only_named_family_classes_register(vlc_registered, registered, why):
 
 
 def test_plugins_lists_the_families_each_plugin_registers(vlc_cli, vlc_plugins):
-    listed = json.loads(vlc_cli("plugins", "--format", "json").output)
+    listed = json.loads(vlc_cli("plugins", "--format", "json").stdout)
     (core,) = [p for p in listed if p["name"] == "vlc_harness.metrics.families"]
     assert "pairwise_accuracy" in core["families"] and core["hooks"] == ["register_metric_families"]
     assert all(p["families"] == [] for p in listed if p["name"] != "vlc_harness.metrics.families")

@@ -88,7 +88,7 @@ def test_paired_ranks_use_the_same_resamples():
 def test_cells_store_intervals_and_overall_replicates(vlc_run, sample_root, monkeypatch):
     monkeypatch.setenv("VLC_HARNESS_BOOTSTRAP", "50")
     assert vlc_run("-m", "random:seed=1", "-b", "sugarcrepe:version=custom", data_root=sample_root).exit_code == 0
-    shown = json.loads(vlc_run.cli("show", "--format", "json").output)
+    shown = json.loads(vlc_run.cli("show", "--format", "json").stdout)
     metrics = {(m["metric"], m["category"]): m for m in shown["cells"][0]["metrics"]}
     macro = metrics[("i2t_accuracy_macro", "all")]
     assert macro["ci95"][0] <= macro["value"] <= macro["ci95"][1]

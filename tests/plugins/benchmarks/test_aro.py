@@ -362,7 +362,7 @@ def test_tiny_openclip_end_to_end_on_vg_relation_and_coco_order(vlc_run, aro_roo
         data_root=aro_root,
     )
     assert out.exit_code == 0, out.output
-    shown = json.loads(vlc_run.cli("show", "--format", "json").output)
+    shown = json.loads(vlc_run.cli("show", "--format", "json").stdout)
     cells = {c["benchmark"]: c for c in shown["cells"]}
     assert len(cells) == 2 and all(c["status"] == "ok" for c in cells.values())
     vgr = {(m["metric"], m["category"]): m for m in cells["aro_vg_relation:version=custom"]["metrics"]}

@@ -290,5 +290,5 @@ def test_tiny_openclip_end_to_end_full_and_i2t_only(vlc_run, tmp_path, tiny_spec
     # the natural image's comparison is the same in both modes (scores are cached and shared)
     assert only_metrics[(I2T_ONLY_METRIC, "all")]["value"] == full_metrics[("i_pos2t", "all")]["value"]
 
-    shown = json.loads(vlc_run.cli("show", "--format", "json").output)
+    shown = json.loads(vlc_run.cli("show", "--format", "json").stdout)
     assert len(shown["cells"]) == 2

@@ -228,7 +228,7 @@ def test_tiny_openclip_end_to_end_on_generated_replace_and_swap_fixture(vlc_run,
     out = vlc_run("-m", tiny_spec, "-b", "hard_positives:version=custom", data_root=swap_root)
     assert out.exit_code == 0, out.output
     assert "aug_accuracy=" in out.output
-    (cell,) = json.loads(vlc_run.cli("show", "--format", "json").output)["cells"]
+    (cell,) = json.loads(vlc_run.cli("show", "--format", "json").stdout)["cells"]
     assert cell["status"] == "ok"
     metrics = {(m["metric"], m["category"]): m for m in cell["metrics"]}
     assert metrics[("aug_accuracy", "swap")]["n"] == 6 and metrics[("aug_accuracy", "replace_att")]["n"] == 4

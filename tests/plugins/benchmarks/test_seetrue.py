@@ -194,7 +194,7 @@ def test_tiny_openclip_on_the_real_csv_with_standin_images(vlc_run, tmp_path, sh
     result = vlc_run("-m", tiny_spec, "-b", "seetrue", "--limit", "8", data_root=root)
     assert result.exit_code == 0, result.output
     assert "auc_macro=" in result.output
-    shown = json.loads(vlc_run.cli("show", "--partial", "--format", "json").output)
+    shown = json.loads(vlc_run.cli("show", "--partial", "--format", "json").stdout)
     (cell,) = shown["cells"]
     metrics = {(m["metric"], m["category"]): m for m in cell["metrics"]}
     for source in COUNTS:
@@ -205,7 +205,7 @@ def test_tiny_openclip_on_the_real_csv_with_standin_images(vlc_run, tmp_path, sh
     assert macro["averaging"] == "macro: unweighted mean over 3 sources: coco_t2i, drawbench, editbench"
     assert macro["value"] == pytest.approx(np.mean([metrics[("auc", s)]["value"] for s in COUNTS]))
     # the paper's rows: EditBench is comparable; its 7-source Avg. never sits next to our 3-source mean
-    refs = json.loads(vlc_run.cli("show", "--partial", "--references", "--format", "json").output)
+    refs = json.loads(vlc_run.cli("show", "--partial", "--references", "--format", "json").stdout)
     papers = [r for r in refs["reference"] if r["model"] != "(chance)"]
     shown_refs = {(r["metric"], r["category"]) for r in papers}
     assert ("auc", "editbench") in shown_refs and ("auc", "drawbench") not in shown_refs

@@ -149,7 +149,7 @@ def test_tiny_openclip_on_the_real_files_with_standin_images(vlc_run, tmp_path, 
     result = vlc_run("-m", tiny_spec, "-b", "vl_checklist", "--limit", "3", data_root=root)
     assert result.exit_code == 0, result.output
     assert "i2t_accuracy_macro=" in result.output
-    shown = json.loads(vlc_run.cli("show", "--partial", "--format", "json").output)
+    shown = json.loads(vlc_run.cli("show", "--partial", "--format", "json").stdout)
     (cell,) = shown["cells"]
     metrics = {(m["metric"], m["category"]): m for m in cell["metrics"]}
     assert {c for m, c in metrics if m == "i2t_accuracy"} == set(COUNTS)
