@@ -3,5 +3,6 @@
 * :mod:`.weights`: the identity of model weights (hub revisions, file and folder digests);
 * :mod:`.precision`: precision names, autocast and their checks;
 * :mod:`.ratelimit`: a bounded request pool, requests- and tokens-per-minute budgets, backoff;
+* :mod:`.bounds`: one API request's wall-clock deadline, reply-size and answer-text caps;
 * :mod:`.exports`: Hugging Face datasets exported into an upstream layout, and read back.
 """
