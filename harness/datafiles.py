@@ -29,6 +29,9 @@ class ImageArchive:
     """Folder under the data root the archive is extracted into."""
     expect: str
     """A path (relative to the data root) that exists once the archive is extracted."""
+    sha256: str | None = None
+    """The archive's sha256 where its upstream publishes one. ``None``: the first download's is
+    recorded in the data root's ``SHA256SUMS`` (trust on first use) and every later one checked by it."""
 
 
 def verify_files(data_root: Path, files: list[DataFile], what: str) -> None:
