@@ -2,11 +2,12 @@
 
 Every file is checked against its pinned sha256 while it streams in and only then moved into
 place, so a partial or altered download never sits where a benchmark would read it. An image
-archive is checked against the sha256 its upstream publishes where there is one
-(:attr:`ImageArchive.sha256`); where there is none (COCO publishes none), the first download's is
-recorded in the data root's ``SHA256SUMS`` (``sha256sum``'s format, the archive named by where it
-is downloaded: ``./downloads/val2017.zip``) and every later download is checked against it: trust
-on first use. No archive member may land outside the folder it is extracted into.
+archive is fetched over https (an ``http://`` URL is asked for as ``https://``: COCO's are declared
+so) and checked against the sha256 its upstream publishes where there is one (a
+:class:`~vlc_harness.datafiles.PinnedArchive`); where there is none (COCO publishes none), the
+first download's is recorded in the data root's ``SHA256SUMS`` (``sha256sum``'s format, the archive
+named by where it is downloaded: ``./downloads/val2017.zip``) and every later download is checked
+against it: trust on first use. No archive member may land outside the folder it is extracted into.
 ``VLC_HARNESS_DATA_MIRROR`` (a base URL) fetches ``<mirror>/<host>/<path>`` instead of each
 upstream URL, for machines behind a proxy or a local copy.
 """
@@ -23,7 +24,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from vlc_harness.datafiles import DataFile, ImageArchive
+from vlc_harness.datafiles import DataFile, ImageArchive, PinnedArchive
 from vlc_harness.errors import HarnessError
 from vlc_harness.hashing import sha256_file
 
@@ -111,11 +112,13 @@ def fetch_archive(data_root: Path, archive: ImageArchive, progress: bool = True)
     """
     if (data_root / archive.expect).exists():
         return f"present  {data_root / archive.expect}"
-    name = Path(urllib.parse.urlsplit(archive.url).path).name
+    url = over_https(archive.url)
+    name = Path(urllib.parse.urlsplit(url).path).name
     zip_path = data_root / "downloads" / name
     key = f"./downloads/{name}"
-    expected = archive.sha256 or recorded_sha256(data_root, key)
-    pinned_by = "its pinned checksum" if archive.sha256 else f"recorded on first download in {data_root / SUMS}"
+    pinned = archive.sha256 if isinstance(archive, PinnedArchive) else None
+    expected = pinned or recorded_sha256(data_root, key)
+    pinned_by = "its published checksum" if pinned else f"recorded on first download in {data_root / SUMS}"
     if zip_path.is_file():
         got = sha256_file(zip_path)
         if expected is not None and got != expected:
@@ -124,7 +127,7 @@ def fetch_archive(data_root: Path, archive: ImageArchive, progress: bool = True)
             )
     else:
         try:
-            got = download(archive.url, zip_path, expected, progress)
+            got = download(url, zip_path, expected, progress)
         except ChecksumMismatch as exc:
             raise ChecksumMismatch(f"{exc} (the expected one: {pinned_by})") from None
     target = data_root / archive.relpath
@@ -140,7 +143,13 @@ def fetch_archive(data_root: Path, archive: ImageArchive, progress: bool = True)
     else:
         checked = f"sha256 verified, {pinned_by}"
     shutil.rmtree(data_root / "downloads", ignore_errors=True)
-    return f"fetched  {target} (from {archive.url}; {checked})"
+    return f"fetched  {target} (from {url}; {checked})"
+
+
+def over_https(url: str) -> str:
+    """``url`` with ``http://`` asked for as ``https://`` (an archive never comes over plain http)."""
+    parts = urllib.parse.urlsplit(url)
+    return urllib.parse.urlunsplit(parts._replace(scheme="https")) if parts.scheme == "http" else url
 
 
 def check_members(zf: zipfile.ZipFile, folder: Path, zip_path: Path) -> None:

@@ -29,9 +29,15 @@ class ImageArchive:
     """Folder under the data root the archive is extracted into."""
     expect: str
     """A path (relative to the data root) that exists once the archive is extracted."""
-    sha256: str | None = None
-    """The archive's sha256 where its upstream publishes one. ``None``: the first download's is
-    recorded in the data root's ``SHA256SUMS`` (trust on first use) and every later one checked by it."""
+
+
+@dataclass(frozen=True)
+class PinnedArchive(ImageArchive):
+    """An image archive whose upstream publishes its sha256: every download is checked by it. (A plain
+    :class:`ImageArchive` has its first download's sha256 recorded in the data root's ``SHA256SUMS``,
+    trust on first use, and every later one checked by that.)"""
+
+    sha256: str = ""
 
 
 def verify_files(data_root: Path, files: list[DataFile], what: str) -> None:

@@ -34,7 +34,7 @@ ADJ_TAGS = frozenset({"JJ", "JJR", "JJS"})
 MAX_WORDS = 30
 ORDER_CHANCE = 0.2
 KARPATHY_URL = "https://storage.googleapis.com/sfr-vision-language-research/datasets/{}"
-COCO_VAL2014 = "https://images.cocodataset.org/zips/val2014.zip"
+COCO_VAL2014 = "http://images.cocodataset.org/zips/val2014.zip"
 FLICKR30K_FORM = "https://forms.illinois.edu/sec/229675"
 
 _PUNCT = re.compile(r"([.!\"()*#:;~])")

@@ -8,8 +8,7 @@ from pathlib import Path
 from vlc_harness.datafiles import ImageArchive
 from vlc_harness.sources import ImageFolder
 
-COCO_VAL2017 = "https://images.cocodataset.org/zips/val2017.zip"
-"""No checksum is published for it: ``data fetch`` records the first download's (vlc_harness.datafetch)."""
+COCO_VAL2017 = "http://images.cocodataset.org/zips/val2017.zip"
 MARKER = "000000000139.jpg"
 """The first file of val2017: present once the archive is extracted."""
 

@@ -1,8 +1,9 @@
 """Downloads are checked (issue 38, item 6): an archive member that climbs out of its folder is
-refused by path, not by string prefix (``../images-evil/x`` shares the prefix ``.../images``); COCO
-comes over https, and an archive no upstream publishes a checksum for is recorded on first download
-(trust on first use, in the data root's ``SHA256SUMS``) and verified on every later one. Against a
-local mirror only (cocodataset.org cannot be reached from the machines this runs on)."""
+refused by path, not by string prefix (``../images-evil/x`` shares the prefix ``.../images``); an
+archive comes over https (COCO's are declared http://), is checked against its published sha256
+(a ``PinnedArchive``) or, where none is published, recorded on first download (trust on first use,
+in the data root's ``SHA256SUMS``) and verified on every later one. Against a local mirror only
+(cocodataset.org cannot be reached from the machines this runs on)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from vlc_harness.datafetch import FetchError, fetch_archive
-from vlc_harness.datafiles import ImageArchive
+from vlc_harness.datafiles import ImageArchive, PinnedArchive
 from vlc_harness.testing import standin_image
 
 
@@ -89,13 +90,30 @@ def test_seetrue_refuses_a_member_climbing_into_a_sibling_folder(tmp_path):
 COCO_PATH = "/images.cocodataset.org/zips/val2017.zip"
 
 
-def test_coco_is_fetched_over_https():
+def test_coco_is_fetched_over_https(tmp_path, monkeypatch):
+    """COCO's archives are declared with http:// URLs (the benchmarks' cards keep them as they are);
+    the download asks for https://."""
+    import vlc_harness.datafetch
     from vlc_harness_builtins.benchmarks.aro_order import COCO_VAL2014
-    from vlc_harness_builtins.benchmarks.coco import COCO_VAL2017, val2017_archives
+    from vlc_harness_builtins.benchmarks.coco import val2017_archives
 
-    assert COCO_VAL2017.startswith("https://images.cocodataset.org/") and COCO_VAL2014.startswith("https://")
-    (archive,) = val2017_archives("coco/val2017")
-    assert archive.url == COCO_VAL2017 and archive.sha256 is None  # cocodataset.org publishes no checksum
+    asked: list[str] = []
+
+    def offline(url, dest, sha256=None, progress=True):
+        asked.append(url)
+        raise FetchError(f"cannot download {url}: offline (test)")
+
+    monkeypatch.setattr(vlc_harness.datafetch, "download", offline)
+    (val2017,) = val2017_archives("coco/val2017")
+    val2014 = ImageArchive(COCO_VAL2014, "coco", "coco/val2014/COCO_val2014_000000391895.jpg")
+    for archive in (val2017, val2014):
+        with pytest.raises(FetchError):
+            fetch_archive(tmp_path, archive, progress=False)
+    assert asked == [
+        "https://images.cocodataset.org/zips/val2017.zip",
+        "https://images.cocodataset.org/zips/val2014.zip",
+    ]
+    assert not isinstance(val2017, PinnedArchive)  # cocodataset.org publishes no checksum: trust on first use
 
 
 def test_an_unpinned_archive_is_recorded_on_first_download_and_verified_after(tmp_path, mirror):
@@ -130,10 +148,10 @@ def test_a_pinned_archive_is_verified_against_its_pin(tmp_path, mirror):
     routes, _ = mirror
     body = _zip({"imgs/a.jpg": b"a"})
     routes["/example.org/a.zip"] = body
-    wrong = ImageArchive("https://example.org/a.zip", "x", "x/imgs/a.jpg", sha256="0" * 64)
-    with pytest.raises(FetchError, match="expected 0{64}; not saved .*pinned"):
+    wrong = PinnedArchive("https://example.org/a.zip", "x", "x/imgs/a.jpg", sha256="0" * 64)
+    with pytest.raises(FetchError, match="expected 0{64}; not saved .*published checksum"):
         fetch_archive(tmp_path, wrong, progress=False)
-    right = ImageArchive("https://example.org/a.zip", "x", "x/imgs/a.jpg", sha256=hashlib.sha256(body).hexdigest())
+    right = PinnedArchive("https://example.org/a.zip", "x", "x/imgs/a.jpg", sha256=hashlib.sha256(body).hexdigest())
     assert "fetched" in fetch_archive(tmp_path, right, progress=False)
     assert not (tmp_path / "SHA256SUMS").exists()  # a pinned archive needs no record
 
@@ -141,7 +159,7 @@ def test_a_pinned_archive_is_verified_against_its_pin(tmp_path, mirror):
 def test_an_archive_already_in_downloads_is_checked_too(tmp_path, mirror):
     routes, hits = mirror
     body = _zip({"imgs/a.jpg": b"a"})
-    archive = ImageArchive("https://example.org/a.zip", "x", "x/imgs/a.jpg", sha256=hashlib.sha256(body).hexdigest())
+    archive = PinnedArchive("https://example.org/a.zip", "x", "x/imgs/a.jpg", sha256=hashlib.sha256(body).hexdigest())
     (tmp_path / "downloads").mkdir()
     (tmp_path / "downloads" / "a.zip").write_bytes(_zip({"imgs/a.jpg": b"tampered"}))
     with pytest.raises(FetchError, match="downloads/a.zip has sha256"):
