@@ -92,7 +92,7 @@ class Store(ScoreRows, CellRows, RegistryRows):
                 raise StoreError(
                     f"store {where} is read-only: {read_only} ({reason})", hint=read_only_hint(self.engine.url)
                 ) from None
-            if isinstance(exc, OperationalError):
+            if isinstance(exc, OperationalError) or self.engine.dialect.name != "sqlite":
                 raise StoreError(f"cannot open store {where}: {reason}") from None
             raise StoreError(f"store {where} is unreadable or corrupt: {reason}") from None
         except SQLAlchemyError as exc:
