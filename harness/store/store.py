@@ -7,6 +7,8 @@ registries runs recorded in :mod:`vlc_harness.store.registries`; where a SQLite 
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from collections.abc import Collection
 from typing import Any
 
@@ -62,12 +64,30 @@ def open_store(url: str) -> Store:
     return store
 
 
+BUSY_TIMEOUT_S = 30.0
+
+
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
-    cur.execute("PRAGMA busy_timeout=30000")  # first: switching to WAL waits for another process's lock too
-    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+    _wal(cur)
     cur.execute("PRAGMA foreign_keys=ON")
     cur.close()
+
+
+def _wal(cur: Any) -> None:
+    """Switch to write-ahead logging. SQLite answers "database is locked" at once, without waiting
+    for its busy timeout, while another process switches the same new file: so wait here, as long."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            busy = getattr(exc, "sqlite_errorcode", sqlite3.SQLITE_BUSY) & 0xFF == sqlite3.SQLITE_BUSY
+            if not busy or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 class Store(ScoreRows, CellRows, RegistryRows):
