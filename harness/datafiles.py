@@ -31,6 +31,15 @@ class ImageArchive:
     """A path (relative to the data root) that exists once the archive is extracted."""
 
 
+@dataclass(frozen=True)
+class PinnedArchive(ImageArchive):
+    """An image archive whose upstream publishes its sha256: every download is checked by it. (A plain
+    :class:`ImageArchive` has its first download's sha256 recorded in the data root's ``SHA256SUMS``,
+    trust on first use, and every later one checked by that.)"""
+
+    sha256: str = ""
+
+
 def verify_files(data_root: Path, files: list[DataFile], what: str) -> None:
     """Check that each pinned file exists under ``data_root`` with its sha256."""
     from vlc_harness.hashing import sha256_file

@@ -27,7 +27,13 @@ class ExitCode(IntEnum):
 
     OK = 0, "ok: at least one cell has a number (others may be unavailable or skipped); every check passed"
     FAILED = 1, "a cell failed (with --strict, also: a cell is unavailable), or a check the command makes failed"
-    USAGE = 2, "a usage error: bad options, a registry that does not load, a store that cannot be opened"
+    USAGE = (
+        2,
+        (
+            "a usage error: bad options, a registry that does not load, a store that cannot be opened, a site that "
+            "cannot be written (a full disk, a read-only folder)"
+        ),
+    )
     NOTHING_COMPUTED = 3, "nothing could be computed: every cell of the grid is unavailable, failed or skipped"
     LOST_CELL = 4, "a cell that had a number in the store before this run is now unavailable or failed"
     RENDER_REFUSED = (

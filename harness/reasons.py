@@ -172,6 +172,18 @@ class Reason(str, Enum):
         None,
         "API requests failed (network, rate limit, malformed replies); a rerun asks them again.",
     )
+    REQUEST_DEADLINE = (
+        "request_deadline",
+        "API requests past their deadline",
+        None,
+        "API requests were still running at their wall-clock deadline (``request_deadline_s``), retries included.",
+    )
+    REPLY_TOO_LARGE = (
+        "reply_too_large",
+        "API replies over their size cap",
+        None,
+        "API replies were over ``max_reply_bytes``, or their answer text over ``max_answer_chars``: not kept.",
+    )
     BUDGET_SPENT = (
         "budget_spent",
         "cost budget spent",

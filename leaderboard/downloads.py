@@ -10,9 +10,10 @@ as stored. Captions are added only for benchmarks whose license allows publishin
 (``captions_redistributable``) and only when their data can be read at render time.
 
 ``leaderboard.json`` also lists the cells without a number, each with its status, the reason the
-pages show (``reason``) and the stored one (``error``), the latter with local folders replaced by
-``<local folder>`` (no local path is published anywhere; ``vlc-harness show --partial`` prints it
-as it is). Model ids that are inline specs holding a path are redacted the same way.
+pages show (``reason``), the stored reason code (``reason_code``) and the first line of the stored
+text (``error``), with local folders replaced by ``<local folder>``: no local path and no traceback
+is published anywhere (``vlc-harness show --partial`` prints the text as it is). Model ids that
+are inline specs holding a path are redacted the same way.
 """
 
 from __future__ import annotations
@@ -59,6 +60,11 @@ def in_unit(value: Any, unit: str) -> float | None:
     return round(100 * float(value), 6) if unit == "percent" else float(value)
 
 
+def first_line(text: str | None) -> str:
+    """The first line of a stored reason: what it says, never the traceback a worker's error carries."""
+    return text.splitlines()[0] if text else ""
+
+
 def scores_file(model_id: str, benchmark_id: str) -> str:
     """Relative path of a cell's per-instance file under the site."""
     from vlc_leaderboard.fmt import slug
@@ -97,7 +103,8 @@ def write_downloads(board: Board, out: Path, results: StoredResults, data_root: 
                         "benchmark": col.id,
                         "status": cv.status,
                         "reason": cv.public_reason,
-                        "error": redact_paths(cv.cell.error or "") if cv.cell is not None else redact_paths(cv.reason),
+                        "reason_code": cv.cell.reason_code if cv.cell is not None else None,
+                        "error": redact_paths(first_line(cv.cell.error if cv.cell is not None else cv.reason)),
                     }
                 )
             if cv is None or not cv.published or cv.cell is None:
@@ -166,7 +173,7 @@ def _write_scores(path: Path, results: StoredResults, cell: Any, col: Any, data_
             if outcome.answers is not None:
                 record["answers"] = outcome.answers
             if outcome.error:
-                record["error"] = redact_paths(outcome.error.splitlines()[0])
+                record["error"] = redact_paths(first_line(outcome.error))
             if texts is not None and outcome.instance_id in texts:
                 record["texts"] = texts[outcome.instance_id]
             f.write(json.dumps(record) + "\n")

@@ -73,9 +73,18 @@ def render(
     from vlc_leaderboard.site import render_site
     from vlc_leaderboard.site_manifest import site_manifest
     from vlc_leaderboard.site_size import site_size
-    from vlc_leaderboard.staging import check_replaceable, staging_folder, swap_in
+    from vlc_leaderboard.staging import check_replaceable, disk_error, recover, staging_folder, swap_in
 
     site = Path(out).resolve()
+    try:
+        recovered = recover(site)
+    except ValueError as exc:
+        hint = f"move the one to publish to {site} and the others elsewhere, then render again"
+        raise UserError(str(exc), hint=hint) from None
+    except OSError as exc:
+        raise UserError(disk_error(exc, site) or f"cannot put right what a killed render left: {exc}") from None
+    for line in recovered:
+        click.echo(line)
     try:
         check_replaceable(site)
     except ValueError as exc:
@@ -95,23 +104,29 @@ def render(
         board = build_board(cells, registry, app.plugins, include_adhoc=include_adhoc)
         _refuse_stale(board, app.stale_cells(store, data_root))
         instances = instance_results(board, results, data_root)
-        with staging_folder(site) as staging:
-            try:
-                written = render_site(
-                    board,
-                    staging,
-                    provenance,
-                    release,
-                    [Path(t) for t in templates],
-                    runs=_public(runs),
-                    downloads=lambda target: write_downloads(board, target, results, data_root),
-                    instances=instances,
-                    checked=wall_clock(),
-                )
-            except (FileExistsError, ValueError) as exc:
-                raise UserError(str(exc).replace(str(staging), str(site))) from None
-            _check_manifest(site, site_manifest(board), allow_shrink)
-            swap_in(staging, site)
+        try:
+            with staging_folder(site) as staging:
+                try:
+                    written = render_site(
+                        board,
+                        staging,
+                        provenance,
+                        release,
+                        [Path(t) for t in templates],
+                        runs=_public(runs),
+                        downloads=lambda target: write_downloads(board, target, results, data_root),
+                        instances=instances,
+                        checked=wall_clock(),
+                    )
+                except (FileExistsError, ValueError) as exc:
+                    raise UserError(str(exc).replace(str(staging), str(site))) from None
+                _check_manifest(site, site_manifest(board), allow_shrink, after_kill=bool(recovered))
+                swap_in(staging, site)
+        except OSError as exc:
+            message = disk_error(exc, site)
+            if message is None:
+                raise
+            raise UserError(message, hint="free space, or make the folder writable, then render again") from None
     finally:
         store.close()
     published = sum(cv.published for row in board.rows for cv in row.cells.values())
@@ -134,8 +149,10 @@ def render(
             click.echo(f"not published (no registry entry; --include-adhoc publishes them): {len(adhoc)} models")
 
 
-def _check_manifest(site: Path, new: dict[str, Any], allow_shrink: bool) -> None:
-    """Compare the new site's manifest with the published one; exit 5 on a refusal unless ``allow_shrink``."""
+def _check_manifest(site: Path, new: dict[str, Any], allow_shrink: bool, after_kill: bool = False) -> None:
+    """Compare the new site's manifest with the published one; exit 5 on a refusal unless ``allow_shrink``.
+    ``after_kill``: leftovers of a killed render were found, so a missing manifest is no proof that
+    nothing was published."""
     from vlc_leaderboard.site_manifest import changes, read_manifest, refusals
 
     try:
@@ -143,11 +160,15 @@ def _check_manifest(site: Path, new: dict[str, Any], allow_shrink: bool) -> None
     except ValueError as exc:
         lines = [f"unreadable published manifest: {exc}"]
     else:
-        if published is None:
+        if published is None and after_kill:
+            lines = [f"no manifest.json in {site}, next to what a killed render left: nothing to check lost cells by"]
+        elif published is None:
             click.echo(f"{site} has no manifest.json yet: nothing to compare, every cell is new")
             return
-        lines = [r.line() for r in refusals(published, new)]
+        else:
+            lines = [r.line() for r in refusals(published, new)]
         if not lines:
+            assert published is not None
             counts = changes(published, new)
             click.echo(
                 f"checked against the published manifest: nothing lost, {counts['new']} new values, "

@@ -42,7 +42,9 @@ def write_pages(
     (out / "models").mkdir(parents=True, exist_ok=True)
     if (out / "static").exists():
         shutil.rmtree(out / "static")
-    shutil.copytree(STATIC, out / "static")
+    (out / "static").mkdir()
+    for asset in sorted(STATIC.iterdir()):  # one by one: copytree would gather errors and lose their errno
+        shutil.copy2(asset, out / "static" / asset.name)
     if (out / "data").exists():
         shutil.rmtree(out / "data")
     index = index_context(board)

@@ -4,5 +4,6 @@
 * :mod:`.precision`: precision names, autocast and their checks;
 * :mod:`.ratelimit`: a bounded request pool, requests- and tokens-per-minute budgets, backoff;
 * :mod:`.api_keys`: which API key variable a registry may name, and the hosts its key may go to;
+* :mod:`.bounds`: one API request's wall-clock deadline, reply-size and answer-text caps;
 * :mod:`.exports`: Hugging Face datasets exported into an upstream layout, and read back.
 """

@@ -152,20 +152,25 @@ class RateLimiter:
 # -- retries -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Transient:
-    """A failure worth retrying (429, 5xx, a timeout), with the server's Retry-After if it sent one."""
+    """A failure worth retrying (429, 5xx, a timeout), with the server's Retry-After if it sent one.
+
+    ``timed_out``: the attempt may have been billed (a timeout, a bound exceeded); ``code``: the
+    reason code the failure carries if it is the last one (``None``: the caller's default)."""
 
     reason: str
     retry_after: float | None = None
     timed_out: bool = False
+    code: str | None = None
 
 
 class RetriesExhausted(Exception):
-    """A request still failed after its last retry; ``reason`` is the last failure."""
+    """A request still failed after its last retry; ``reason`` and ``code`` are the last failure's."""
 
-    def __init__(self, reason: str, attempts: int) -> None:
+    def __init__(self, reason: str, attempts: int, code: str | None = None) -> None:
         super().__init__(f"{reason} after {attempts} attempt{'s' if attempts != 1 else ''} (retries exhausted)")
         self.reason = reason
         self.attempts = attempts
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -217,7 +222,7 @@ def call_with_retries(
             if verdict is None:
                 raise
             if attempt >= policy.max_retries:
-                raise RetriesExhausted(verdict.reason, attempt + 1) from exc
+                raise RetriesExhausted(verdict.reason, attempt + 1, verdict.code) from exc
             wait = policy.delay(attempt, verdict.retry_after, rng)
             if on_retry is not None:
                 on_retry(attempt + 1, wait, verdict)

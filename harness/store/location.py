@@ -68,3 +68,35 @@ def _uri_path(database: str) -> str:
             )
         rest = slash + path
     return unquote(rest)
+
+
+def read_only_reason(url: URL) -> str | None:
+    """Why a SQLite store at ``url`` cannot be written (``None``: it can, or it is no SQLite file):
+    its file system is mounted read-only, or its file or folder denies writing. SQLite writes beside
+    a database even to read it (the write-ahead log's ``-wal`` and ``-shm`` files)."""
+    import os
+
+    target = sqlite_file(url)
+    if target is None or target.path is None:
+        return None
+    path = target.path.absolute()
+    folder = path.parent
+    try:
+        read_only_mount = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return None
+    if read_only_mount:
+        return f"{folder} is on a read-only file system"
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return f"this user may not write {path if path.exists() else folder}"
+    return None
+
+
+def read_only_hint(url: URL) -> str:
+    """What to do about a read-only SQLite store."""
+    target = sqlite_file(url)
+    path = target.path.absolute() if target is not None and target.path is not None else "PATH"
+    return (
+        f"copy it to a writable folder, or read it as it is with --store 'sqlite:///file:{path}?immutable=1&uri=true' "
+        "(nothing can be written to it then)"
+    )

@@ -2,24 +2,26 @@
 
 Score rows are in :mod:`vlc_harness.store.scores`, runs and cells in :mod:`vlc_harness.store.cells`, the
 registries runs recorded in :mod:`vlc_harness.store.registries`; where a SQLite URL's file lies is
-:mod:`vlc_harness.store.location`.
+:mod:`vlc_harness.store.location`; creating and migrating under a lock, :mod:`vlc_harness.store.opening`.
 """
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from collections.abc import Collection
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, delete, event, func, insert, inspect, select, update
+from sqlalchemy import Engine, create_engine, delete, event, func, select
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DatabaseError, SQLAlchemyError
+from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
 from vlc_harness.errors import StoreError
-from vlc_harness.store import migrations, schema
+from vlc_harness.store import opening, schema
 from vlc_harness.store.base import _writes, now
 from vlc_harness.store.cells import CellRecord, CellRows, Outcome
-from vlc_harness.store.location import sqlite_file
+from vlc_harness.store.location import read_only_hint, read_only_reason, sqlite_file
 from vlc_harness.store.registries import RegistryRows
 from vlc_harness.store.scores import ABSTAINED_KIND, ScoreRows
 
@@ -62,12 +64,30 @@ def open_store(url: str) -> Store:
     return store
 
 
+BUSY_TIMEOUT_S = 30.0
+
+
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
-    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+    _wal(cur)
     cur.execute("PRAGMA foreign_keys=ON")
-    cur.execute("PRAGMA busy_timeout=30000")
     cur.close()
+
+
+def _wal(cur: Any) -> None:
+    """Switch to write-ahead logging. SQLite answers "database is locked" at once, without waiting
+    for its busy timeout, while another process switches the same new file: so wait here, as long."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            busy = getattr(exc, "sqlite_errorcode", sqlite3.SQLITE_BUSY) & 0xFF == sqlite3.SQLITE_BUSY
+            if not busy or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 class Store(ScoreRows, CellRows, RegistryRows):
@@ -78,54 +98,25 @@ class Store(ScoreRows, CellRows, RegistryRows):
 
     # -- opening -----------------------------------------------------------------------
     def _prepare(self, url: str) -> None:
+        """Create, finish or migrate the store (:mod:`vlc_harness.store.opening`); every failure is one
+        :class:`StoreError` sentence."""
+        where = repr(url)
         try:
-            tables = set(inspect(self.engine).get_table_names())
+            opening.prepare(self.engine, where)
+        except StoreError:
+            raise
         except DatabaseError as exc:
-            raise StoreError(f"store {url!r} is unreadable or corrupt: {exc.orig}") from None
+            reason = str(exc.orig).splitlines()[0] if exc.orig is not None else type(exc).__name__
+            read_only = read_only_reason(self.engine.url)
+            if read_only is not None:
+                raise StoreError(
+                    f"store {where} is read-only: {read_only} ({reason})", hint=read_only_hint(self.engine.url)
+                ) from None
+            if isinstance(exc, OperationalError) or self.engine.dialect.name != "sqlite":
+                raise StoreError(f"cannot open store {where}: {reason}") from None
+            raise StoreError(f"store {where} is unreadable or corrupt: {reason}") from None
         except SQLAlchemyError as exc:
-            raise StoreError(f"cannot open store {url!r}: {exc}") from None
-        if not tables:
-            schema.metadata.create_all(self.engine)
-            with self.engine.begin() as conn:
-                conn.execute(
-                    insert(schema.schema_info),
-                    [
-                        {"key": "app", "value": schema.APP_NAME},
-                        {"key": "schema_version", "value": str(schema.SCHEMA_VERSION)},
-                        {"key": "created_at", "value": now()},
-                    ],
-                )
-            return
-        if "schema_info" not in tables:
-            raise StoreError(
-                f"store {url!r} holds tables ({', '.join(sorted(tables)[:5])}) but is not a vlc-harness "
-                "store; refusing to touch it",
-                hint="point --store at a new file",
-            )
-        info = self.info()
-        if info.get("app") != schema.APP_NAME:
-            raise StoreError(f"store {url!r} belongs to {info.get('app')!r}, not {schema.APP_NAME}")
-        version = int(info.get("schema_version", "0"))
-        if version > schema.SCHEMA_VERSION:
-            raise StoreError(
-                f"store {url!r} has schema version {version}, newer than this harness understands "
-                f"({schema.SCHEMA_VERSION})",
-                hint="upgrade vlc-harness, or use another --store",
-            )
-        if version < schema.SCHEMA_VERSION:
-            self._migrate(version)
-
-    def _migrate(self, version: int) -> None:
-        with self.engine.begin() as conn:
-            for v in range(version, schema.SCHEMA_VERSION):
-                if v not in migrations.MIGRATIONS:
-                    raise StoreError(f"no migration from store schema version {v} to {v + 1}")
-                migrations.MIGRATIONS[v](conn)
-            conn.execute(
-                update(schema.schema_info)
-                .where(schema.schema_info.c.key == "schema_version")
-                .values(value=str(schema.SCHEMA_VERSION))
-            )
+            raise StoreError(f"cannot open store {where}: {str(exc).splitlines()[0]}") from None
 
     def info(self) -> dict[str, str]:
         """The ``schema_info`` key/value pairs (app name, schema version, creation date)."""

@@ -5,8 +5,10 @@ for the ``openai`` SDK: message content with text and ``image_url`` parts, ``log
 ``top_logprobs``, ``usage``. Replies are scripted: queued :class:`Reply` objects are served first,
 in order, then a ``responder(body) -> Reply`` decides (by default a constant ``(1)`` answer, or
 ``Yes`` at p=0.7 for logprob requests). Errors are replies too: :func:`rate_limited` (429 with
-Retry-After), :func:`server_error` (500), :func:`malformed` (broken JSON) and a ``delay_s`` on
-any reply (a slow server, for timeouts). Every request is logged with its arrival time::
+Retry-After), :func:`server_error` (500), :func:`malformed` (broken JSON), a ``delay_s`` on
+any reply (a slow server, for timeouts), :func:`dripping` (the body one byte at a time, so that no
+single read ever times out) and :func:`huge` (a reply of many megabytes, streamed in pieces: the
+server never holds it whole). Every request is logged with its arrival time::
 
     with FakeOpenAI() as server:
         server.queue(rate_limited(retry_after=1), completion("(2)"))
@@ -21,7 +23,7 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -35,6 +37,11 @@ class Reply:
     body: dict[str, Any] | str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    drip_s: float = 0.0
+    """Seconds between the body's bytes, sent one at a time after the headers (0: the body at once)."""
+    pieces: Callable[[], Iterator[bytes]] | None = None
+    """The body as pieces, made as they are sent (instead of ``body``); ``length`` is their total."""
+    length: int = 0
 
 
 @dataclass
@@ -103,6 +110,29 @@ def server_error(status: int = 500) -> Reply:
 def malformed() -> Reply:
     """A 200 whose JSON body is cut off."""
     return Reply(200, '{"id": "chatcmpl-fake", "choices": [{"index": 0, "message": {"content": "(1')
+
+
+def dripping(reply: Reply | None = None, every_s: float = 0.5) -> Reply:
+    """``reply`` (by default a ``(1)`` completion) with its body sent one byte every ``every_s`` seconds:
+    each read the client makes gets a byte in time, so only an overall deadline ends it early."""
+    base = reply or completion("(1)")
+    return Reply(base.status, base.body, dict(base.headers), base.delay_s, drip_s=every_s)
+
+
+def huge(size: int = 50 * 2**20, piece: int = 2**20) -> Reply:
+    """A 200 chat completion whose answer is ``size`` bytes of ``x``, streamed ``piece`` bytes at a
+    time (made as it is sent: the server never holds the reply whole)."""
+    head = completion("@").body
+    assert isinstance(head, dict)
+    before, after = json.dumps(head).encode().split(b"@")
+
+    def pieces() -> Iterator[bytes]:
+        yield before
+        for start in range(0, size, piece):
+            yield b"x" * min(piece, size - start)
+        yield after
+
+    return Reply(200, None, pieces=pieces, length=len(before) + size + len(after))
 
 
 def request_text(body: dict[str, Any]) -> str:
@@ -235,13 +265,25 @@ def _handler(owner: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             try:
                 self.send_response(reply.status)
                 self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
+                self.send_header("content-length", str(reply.length if reply.pieces else len(payload)))
                 for k, v in reply.headers.items():
                     self.send_header(k, v)
                 self.end_headers()
-                self.wfile.write(payload)
+                self._send_body(reply, payload)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a timeout test)
+
+        def _send_body(self, reply: Reply, payload: bytes) -> None:
+            if reply.pieces is not None:
+                for piece in reply.pieces():
+                    self.wfile.write(piece)
+            elif reply.drip_s:
+                for k in range(len(payload)):
+                    self.wfile.write(payload[k : k + 1])
+                    self.wfile.flush()
+                    time.sleep(reply.drip_s)
+            else:
+                self.wfile.write(payload)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass  # quiet

@@ -197,7 +197,7 @@ class SeeTrue(Benchmark):
         parent.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(zip_path) as zf:
             for member in zf.infolist():
-                if not str((parent / member.filename).resolve()).startswith(str(parent)):
+                if not (parent / member.filename).resolve().is_relative_to(parent):
                     raise FetchError(f"{zip_path} contains an unsafe path {member.filename!r}")
             zf.extractall(parent)
         if not (target / SAMPLE_IMAGE).is_file():

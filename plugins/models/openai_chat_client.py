@@ -2,7 +2,9 @@
 
 :class:`ChatAPI` sends one request at a time under the run's budgets (:mod:`vlc_harness.kit.ratelimit`)
 and never raises: a failed request comes back as a :class:`~.openai_chat_format.Reply` with its
-error and reason code. The two protocols are in :mod:`vlc_harness_builtins.models.openai_chat`.
+error and reason code. Every attempt is bounded (:mod:`vlc_harness.kit.bounds`, at the socket by
+:mod:`.openai_chat_http`): a deadline from connect to last byte, caps on reply bytes and answer text.
+The two protocols are in :mod:`vlc_harness_builtins.models.openai_chat`.
 """
 
 from __future__ import annotations
@@ -16,7 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 from vlc_harness.errors import WeightsUnavailable, reason_of
 from vlc_harness.kit.api_keys import key_for
-from vlc_harness.kit.ratelimit import BoundedPool, CostBudget, RateLimiter, RetryPolicy, call_with_retries
+from vlc_harness.kit.bounds import BoundExceeded, RequestBounds
+from vlc_harness.kit.ratelimit import (
+    BoundedPool,
+    CostBudget,
+    RateLimiter,
+    RetriesExhausted,
+    RetryPolicy,
+    call_with_retries,
+)
 from vlc_harness.models import Identity, Model, RunOptions, Usage
 from vlc_harness.params import ParamError
 from vlc_harness.reasons import Reason
@@ -52,8 +62,29 @@ class ChatRun(RunOptions):
     backoff_base_s: float = 1.0
     backoff_max_s: float = 60.0
     request_timeout_s: float = 60.0
+    """Seconds each connect, write or read may wait (the SDK's timeout: per read, not per request)."""
+    request_deadline_s: float | None = 120.0
+    """Seconds an attempt may take from connect to the reply's last byte (``null``: no deadline)."""
+    max_reply_bytes: int | None = 1 << 20
+    """Bytes a reply may have (read from the connection, headers included); more are refused unread."""
+    max_answer_chars: int | None = 8192
+    """Characters of answer text kept (and stored) per request; a longer answer is an error."""
     price_in_per_mtok: float | None = None
     price_out_per_mtok: float | None = None
+
+    def __post_init__(self) -> None:
+        import math
+
+        from vlc_harness.params import ParamError
+
+        for name in ("request_deadline_s", "max_reply_bytes", "max_answer_chars"):
+            value = getattr(self, name)
+            if value is not None and not (math.isfinite(value) and value > 0):
+                raise ParamError(f"run.{name}", f"must be positive, or null for no bound; got {value!r}")
+
+    def bounds(self) -> RequestBounds:
+        """The bounds of every attempt."""
+        return RequestBounds(self.request_deadline_s, self.max_reply_bytes, self.max_answer_chars)
 
 
 class Meter:
@@ -140,6 +171,8 @@ class ChatAPI(Model):
         bound to (an entry that skipped the registry's check), fails every request, clearly."""
         import openai
 
+        from vlc_harness_builtins.models.openai_chat_http import bounded_client
+
         self._setup_error = None
         try:
             send = key_for(self.run.api_key_env, self.params.base_url)
@@ -159,7 +192,9 @@ class ChatAPI(Model):
             base_url=self.params.base_url,
             max_retries=0,  # retries are ours: backoff with jitter, Retry-After, counted
             timeout=self.run.request_timeout_s,
+            http_client=bounded_client(self.params.base_url, self.run.concurrency, self.run.request_timeout_s),
         )
+        self._bounds = self.run.bounds()
         self._limiter = RateLimiter(self.run.requests_per_minute, self.run.tokens_per_minute)
         self._policy = RetryPolicy(self.run.max_retries, self.run.backoff_base_s, self.run.backoff_max_s)
         self._pool = BoundedPool(self.run.concurrency)
@@ -238,7 +273,9 @@ class ChatAPI(Model):
         raise NotImplementedError
 
     def _ask(self, content: list[dict[str, Any]], max_tokens: int, extra: dict[str, Any] | None = None) -> Reply:
-        """Send one chat request under the budgets and retry policy; never raises."""
+        """Send one chat request under the budgets, bounds and retry policy; never raises."""
+        from vlc_harness_builtins.models.openai_chat_http import bounded
+
         if self._setup_error:
             return self._setup_error
         messages = self._messages(content)
@@ -264,7 +301,7 @@ class ChatAPI(Model):
         timeouts, held = 0, 1  # attempts that timed out (the server may bill them); reservations held
         ticket = None
 
-        def attempt() -> Any:
+        def attempt() -> tuple[Any, Reply]:
             nonlocal timeouts, held, ticket
             if timeouts >= held:  # the last attempt timed out and may be billed: hold the next one's cost too
                 if not self._budget.reserve(est_cost):
@@ -273,22 +310,28 @@ class ChatAPI(Model):
             ticket = self._limiter.acquire(est_in + max_tokens)
             self._meter.add(requests=1)
             try:
-                return self._client.chat.completions.create(**kwargs)
+                with bounded(self._bounds.start()) as budget:
+                    response = self._client.chat.completions.create(**kwargs)
+                reply = parse_reply(response, extra is not None)
+                budget.answer(reply.text)
+                return response, reply
             except Exception as exc:
                 verdict = classify(exc)
                 timeouts += bool(verdict and verdict.timed_out)
                 raise
 
         try:
-            response = call_with_retries(
+            response, reply = call_with_retries(
                 attempt, classify, self._policy, on_retry=lambda n, wait, why: self._meter.add(retries=1)
             )
-            reply = parse_reply(response, extra is not None)
         except Exception as exc:
             lost = timeouts * est_cost if self._priced() else None
             self._budget.settle(held * est_cost, lost or 0.0)
             self._meter.add(failed=1, cost=lost)
-            return Reply(error=redact(describe_failure(exc), self._key), code=reason_of(exc, Reason.REQUEST_FAILED))
+            code = getattr(exc, "code", None) if isinstance(exc, (RetriesExhausted, BoundExceeded)) else None
+            return Reply(
+                error=redact(describe_failure(exc), self._key), code=code or reason_of(exc, Reason.REQUEST_FAILED)
+            )
         usage = getattr(response, "usage", None)
         tokens_in = getattr(usage, "prompt_tokens", None) or est_in
         tokens_out = getattr(usage, "completion_tokens", None) or max_tokens

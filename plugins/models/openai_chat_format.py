@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from vlc_harness.kit.bounds import BoundExceeded
 from vlc_harness.kit.ratelimit import RetriesExhausted, Transient, parse_retry_after
 from vlc_harness.reasons import Reason
 
@@ -135,9 +136,11 @@ def redact(text: str, secret: str | None) -> str:
 
 
 def classify(exc: BaseException) -> Transient | None:
-    """Retry 429, 408, 409, 5xx, timeouts and connection errors; nothing else."""
+    """Retry 429, 408, 409, 5xx, timeouts, connection errors and exceeded bounds (like a timeout); nothing else."""
     import openai
 
+    if isinstance(exc, BoundExceeded):
+        return exc.verdict()
     if isinstance(exc, openai.APITimeoutError):
         return Transient("request timed out", timed_out=True)
     if isinstance(exc, openai.APIStatusError):

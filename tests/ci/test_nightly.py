@@ -90,7 +90,7 @@ def test_a_night_without_its_data_fails_names_the_lost_cells_and_leaves_the_site
     steps = second["steps"]
     assert steps["run"]["exit_code"] == 4 and steps["render"]["exit_code"] == 5
     assert any(
-        "sugarcrepe: failed: cannot download http://images.cocodataset.org" in line for line in steps["fetch"]["lines"]
+        "sugarcrepe: failed: cannot download https://images.cocodataset.org" in line for line in steps["fetch"]["lines"]
     )
     assert steps["fetch"]["exit_code"] == 0  # the archive is not pinned: reported, not fatal
     lost = second["run"]["lost"]
