@@ -8,7 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import commit, git
+
+pytestmark = pytest.mark.subprocess  # plan --diff runs in its own interpreter, in a git worktree
 
 REPO = Path(__file__).resolve().parents[2]
 SC = "{id: sc, type: sugarcrepe, params: {version: custom}}"

@@ -683,6 +683,7 @@ def _parse(path: Path) -> _Page:
     return page
 
 
+@pytest.mark.slow  # the browser tests' wide board, rendered for it alone
 def test_pages_have_nothing_inline_and_no_unsafe_links(wide_site):
     pages = [
         wide_site / "index.html",

@@ -12,8 +12,9 @@ from vlc_harness.provenance import PACKAGES
 from vlc_harness.testing import in_ci
 
 CONSTRAINTS = Path(__file__).resolve().parents[2] / "constraints.txt"
-TEST_ONLY = {"t2v-metrics"}
-"""Pinned for the tests (installed with --no-deps, never imported), not part of any score."""
+TEST_ONLY = {"t2v-metrics", "pytest-xdist", "execnet"}
+"""Pinned for the tests (t2v-metrics: installed with --no-deps, never imported; pytest-xdist and its
+execnet: the suite's parallel runner), not part of any score."""
 SCORING_STACK = {
     "torch",
     "torchvision",
