@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.leaderboard.test_site_layout import PHONE, _open, browser, wide, wide_site  # noqa: F401
+from tests.leaderboard.test_site_layout import PHONE, _open, browser  # noqa: F401 (fixture)
 
 WIDE_DESKTOP = (1440, 900)
 

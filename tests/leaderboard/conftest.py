@@ -1,0 +1,22 @@
+"""Fixtures the board's test files share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def wide(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The wide synthetic board and its rendered site (read only), built once per session, not once per
+    file that reads it (test_site_layout, test_site_axe, test_site_stranger)."""
+    from tests.leaderboard.test_site_layout import build_wide
+
+    return build_wide(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def wide_site(wide: dict[str, Any]) -> Path:
+    return wide["site"]
