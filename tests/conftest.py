@@ -63,13 +63,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def share_the_cores() -> None:
-    """In an xdist worker, give torch and BLAS ``cores // workers`` threads (before either is imported):
-    two workers each spinning two OpenMP threads on two cores run several times slower than one each."""
+    """In an xdist worker, give torch ``cores // workers`` threads (before it is imported): two workers
+    each spinning two OpenMP threads on two cores run the tiny models several times slower than one
+    each. numpy's OpenBLAS keeps every core, as in a run without xdist: it would otherwise follow
+    OMP_NUM_THREADS, and some stored metrics (hard positives' on the real files) differ in their last
+    bits with its thread count, which the benchmark-port snapshot holds them to."""
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or 0)
     if workers > 1:
-        threads = str(max(1, (os.cpu_count() or 1) // workers))
-        for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-            os.environ.setdefault(name, threads)
+        cores = os.cpu_count() or 1
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", str(cores))
+        for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(name, str(max(1, cores // workers)))
 
 
 class NetworkUsedInTest(RuntimeError):
