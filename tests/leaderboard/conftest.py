@@ -1,4 +1,4 @@
-"""Fixtures the board's test files share."""
+"""Fixtures the board's test files share, built once per session rather than once per file."""
 
 from __future__ import annotations
 
@@ -20,3 +20,12 @@ def wide(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 @pytest.fixture(scope="session")
 def wide_site(wide: dict[str, Any]) -> Path:
     return wide["site"]
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The demonstration board rendered, and the board it was rendered from (read only; test_board_reading,
+    test_site_stranger_links)."""
+    from tests.leaderboard.test_board_reading import build_demo_board
+
+    return build_demo_board(tmp_path_factory)

@@ -6,6 +6,7 @@ words in agreement (plurals, one arrow per header, no A-Z for numbers).
 
 from __future__ import annotations
 
+import copy
 import random
 import re
 from pathlib import Path
@@ -194,9 +195,9 @@ def test_the_gap_cell_says_n_a_where_ties_dominate_without_a_ties_broken_value()
 # ---- the demonstration board in Chromium ----
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The demonstration board (12 models x 10 benchmarks) rendered, and the board it was rendered from."""
+def build_demo_board(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The demonstration board (12 models x 10 benchmarks) rendered, and the board it was rendered from
+    (the ``demo`` fixture of tests/leaderboard/conftest.py: built once per session)."""
     import vlc_leaderboard.site as site_module
     from tests.leaderboard.screenshots import build_demo
 
@@ -365,7 +366,7 @@ def test_one_benchmark_reads_in_the_singular(demo, tmp_path):
 
     board = demo["board"]
     col = next(c for c in board.benchmarks if c.id == "bivlc")
-    single = Board([col], order_rows(list(board.rows), [col]))
+    single = Board([col], order_rows(copy.deepcopy(board.rows), [col]))  # order_rows sets each row's overall
     render_site(single, tmp_path / "site", {"harness_version": "test", "git_sha": ""}, runs={1: {}})
     html = " ".join((tmp_path / "site" / "index.html").read_text().split())
     assert "Order: 1 benchmark ranks models;" in re.sub(r"<[^>]+>", "", html)

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from tests.leaderboard.test_board_reading import _errors, _open, browser, demo  # noqa: F401 (fixtures)
+from tests.leaderboard.test_board_reading import _errors, _open, browser  # noqa: F401 (fixture)
 from vlc_harness.store import CellRecord
 from vlc_leaderboard.cite import board_bibtex
 from vlc_leaderboard.intervals import no_interval_reason
