@@ -10,10 +10,11 @@ is slow with a marker (all registered in ``pyproject.toml``):
 * ``vlc_worker_process``: models run in worker processes (the shipped plugin's marker: ``vlc_run``
   then passes ``--executor local``); the tests about isolation.
 
-Each of these implies ``slow`` (added at collection); a test that is long for another reason is
-marked ``slow`` itself. The guard (:class:`ProcessGuard`) fails a test that starts one of the
-:data:`HEAVY` programs during its setup or call without a marker that says so, naming what it
-started, so the inner loop cannot silently grow a subprocess.
+Each of these implies ``slow`` (added at collection); so does reading ../shared/data's real files
+(the ``shared_data`` fixture); a test that is long for another reason is marked ``slow`` itself.
+The guard (:class:`ProcessGuard`) fails a test that starts one of the :data:`HEAVY` programs during
+its setup or call without a marker that says so, naming what it started, so the inner loop cannot
+silently grow a subprocess.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ import pytest
 
 REASONS = ("e2e", "browser", "subprocess", "vlc_worker_process")
 """The markers that say why a test is slow; each implies ``slow``."""
-BY_FIXTURE = {"browser": "browser", "postgres_server": "subprocess", "side_env": "subprocess"}
-"""A test that uses the fixture (directly or through another) gets the marker."""
+BY_FIXTURE = {"browser": "browser", "postgres_server": "subprocess", "side_env": "subprocess", "shared_data": "slow"}
+"""A test that uses the fixture (directly or through another) gets the marker (``shared_data``: the real
+files of ../shared/data, read in the full suite)."""
 E2E = Path(__file__).resolve().parent / "e2e"
 HEAVY = ("python", "vlc-harness", "pip", "chromedriver", "chromium", "initdb", "pg_ctl", "createdb", "ray")
 """Programs whose start costs a test seconds (by name, ``python3.11`` included)."""
