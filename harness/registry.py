@@ -29,7 +29,9 @@ options.
 
 from __future__ import annotations
 
+import copy
 import difflib
+import functools
 import hashlib
 import json
 import re
@@ -151,12 +153,22 @@ def load_registry(paths: list[Path], plugins: Plugins) -> Registry:
     return registry
 
 
+@functools.lru_cache(maxsize=16)
+def _parsed(text: str, source: str) -> tuple[Any, yaml.Node | None]:
+    """A document's data and nodes, parsed once per process for each text (a registry read by every
+    ``evaluate()`` call of a training loop, or every command of a test session, is parsed once), within
+    the YAML limits (:func:`~vlc_harness.safe_yaml.compose_and_load`; an error is never cached)."""
+    node, data = compose_and_load(text, source)
+    return data, node
+
+
 def read_document(text: str, source: str) -> tuple[Mapping[str, Any], ErrorFactory]:
     """One registry file's YAML, its top-level keys checked, and its error factory (file, line, key path)."""
     try:
-        node, data = compose_and_load(text, source)
+        parsed, node = _parsed(text, source)
     except yaml.YAMLError as exc:
         raise RegistryError(f"{source}: not valid YAML: {exc}") from None
+    data = copy.deepcopy(parsed)  # the caller's own: the parse is shared by every read of the same text
     err = ErrorFactory(source, node)
     if data is None:
         data = {}

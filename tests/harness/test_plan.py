@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SC = "sugarcrepe:version=custom"
 V01_STORE = Path(__file__).resolve().parents[1] / "fixtures" / "store_v0_1" / "store.sqlite"
 
@@ -102,6 +104,7 @@ def test_an_older_store_is_planned_as_empty_without_migrating_it(vlc_run, sample
     assert _digest(store) == before
 
 
+@pytest.mark.subprocess
 def test_a_foreign_file_is_refused_and_left_as_it_is(sample_root, tmp_path):
     foreign = tmp_path / "notes.sqlite"
     foreign.write_text("not a database")

@@ -17,6 +17,8 @@ from tests.conftest import commit, copy_code, git
 from vlc_harness.planview.document import PLAN_SCHEMA
 from vlc_harness.planview.revision import package_dirs
 
+pytestmark = pytest.mark.subprocess  # plan --diff runs in its own interpreter, in a git worktree
+
 REPO = Path(__file__).resolve().parents[2]
 SC = "{id: sc, type: sugarcrepe, params: {version: custom}}"
 BUILTIN_NAMES = ("vlc_harness_builtins", "vlc_leaderboard")

@@ -87,6 +87,7 @@ def test_a_subclass_inherits_the_builtin_example_unless_it_has_its_own(tmp_path)
     assert example_for(Own, tmp_path) == {"path": "own.jsonl"}
 
 
+@pytest.mark.subprocess
 def test_a_run_never_imports_test_code():
     code = (
         "import sys\nfrom click.testing import CliRunner\nfrom vlc_harness.cli import build_cli\n"

@@ -351,6 +351,7 @@ def test_table_tagger_and_specs(tmp_path, aro_root):
 # End to end through the command line with the tiny open_clip model
 
 
+@pytest.mark.slow  # two real ARO files end to end
 def test_tiny_openclip_end_to_end_on_vg_relation_and_coco_order(vlc_run, aro_root, tiny_spec):
     out = vlc_run(
         "-m",

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from vlc_harness.store import open_store
 
 
@@ -54,6 +56,7 @@ def test_a_run_and_its_rerun_on_each_backend(vlc_run, vlc_cli, store_url, sample
     assert shown.exit_code == 0 and "i2t_accuracy_macro" in shown.output
 
 
+@pytest.mark.subprocess
 def test_two_runs_at_once_lose_and_duplicate_nothing(store_url, sample_root, tiny_spec):
     open_store(store_url).close()  # create the schema once, as a first run would
     # the same model in both processes (they race on the same pairs) plus one model each

@@ -46,6 +46,7 @@ def test_paper_params_are_checked_on_load(tmp_path, vlc_plugins):
         load_registry([_registry(tmp_path, "{seed: not-a-number}")], vlc_plugins)
 
 
+@pytest.mark.slow  # a stand-in image for every SugarCrepe file
 def test_verify_runs_the_papers_loading_and_the_board_keeps_its_rows_off(tmp_path, full_root, vlc_cli, vlc_plugins):
     from vlc_harness.registry import load_registry
     from vlc_harness.store import open_store
@@ -54,7 +55,17 @@ def test_verify_runs_the_papers_loading_and_the_board_keeps_its_rows_off(tmp_pat
 
     registry = _registry(tmp_path)
     url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    common = ["--registry", str(registry), "--data-root", str(full_root), "--store", url, "--no-progress"]
+    common = [
+        "--registry",
+        str(registry),
+        "--data-root",
+        str(full_root),
+        "--store",
+        url,
+        "--no-progress",
+        "--executor",
+        "inprocess",
+    ]
     out = vlc_cli("verify", "-m", "other", *common)
     assert "other: the paper loaded it with {'seed': 7}; comparing other@paper" in out.output
     assert "8 numbers compared" in out.output  # random scores: they differ, exit 1

@@ -125,3 +125,20 @@ def test_inline_model_specs(tmp_path, vlc_plugins):
     with pytest.raises(RegistryError, match="unknown model type"):
         parse_inline_model("nope:x=1", vlc_plugins)
     assert parse_inline_benchmark("sugarcrepe:version=custom", vlc_plugins).params.version == "custom"
+
+
+def test_a_registry_text_is_parsed_once_and_each_read_gets_its_own_data():
+    from vlc_harness.registry import _parsed, read_document
+
+    text = "models:\n  - {id: a, type: random, params: {seed: 1}}\n"
+    _parsed.cache_clear()
+    first, err = read_document(text, "r.yaml")
+    first["models"][0]["params"]["seed"] = 99  # a caller changing its data changes nobody else's
+    again, _ = read_document(text, "other.yaml")
+    assert again["models"][0]["params"]["seed"] == 1 and _parsed.cache_info().hits == 1
+    assert str(err(["models", 0, "params"], "x")) == "r.yaml:2: models[0].params: x"
+    changed, _ = read_document(text.replace("seed: 1", "seed: 2"), "r.yaml")
+    assert changed["models"][0]["params"]["seed"] == 2
+    for _ in range(2):  # an error is raised on every read, never kept
+        with pytest.raises(RegistryError, match="r.yaml: not valid YAML"):
+            read_document("models: [\n", "r.yaml")

@@ -31,6 +31,7 @@ def _state(path: Path) -> tuple[str, list[str]]:
     return hashlib.sha256(path.read_bytes()).hexdigest(), rows
 
 
+@pytest.mark.slow  # the board and the site of the whole registry, built by several commands
 def test_commands_that_open_a_store_rebuild_nothing_and_name_the_upgrade(vlc_cli, tmp_path, sample_root, monkeypatch):
     path = tmp_path / "v01.sqlite"
     shutil.copy(V01_STORE, path)

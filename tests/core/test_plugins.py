@@ -129,6 +129,7 @@ def test_plugins_command_lists_names_versions_and_types(vlc_cli):
     assert info["hooks"] == ["register_models"] and info["benchmarks"] == []
 
 
+@pytest.mark.subprocess
 def test_listing_plugins_imports_no_heavy_framework():
     code = (
         "import sys\nfrom vlc_harness.cli import build_cli\nfrom click.testing import CliRunner\n"

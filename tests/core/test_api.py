@@ -14,7 +14,9 @@ from vlc_harness.models import Identity, RunOptions, TextOnlyModel
 
 def test_evaluate_matches_the_cli(vlc_run, sample_root):
     url = vlc_run.store_url
-    res = evaluate("random:seed=2", ["sugarcrepe:version=custom"], store=url, data_root=sample_root)
+    res = evaluate(
+        "random:seed=2", ["sugarcrepe:version=custom"], store=url, data_root=sample_root, executor="inprocess"
+    )
     cell = res.cell("sugarcrepe:version=custom")
     assert cell.status == "ok"
     out = vlc_run.cli("show", "--format", "json")
@@ -24,6 +26,7 @@ def test_evaluate_matches_the_cli(vlc_run, sample_root):
         [{"type": "sugarcrepe", "params": {"version": "custom"}, "id": "sugarcrepe:version=custom"}],
         store=url,
         data_root=sample_root,
+        executor="inprocess",
     )
     assert again.value("sugarcrepe:version=custom", "i2t_accuracy_macro") == res.value(
         "sugarcrepe:version=custom", "i2t_accuracy_macro"
@@ -82,6 +85,7 @@ def run_script(tmp_path: Path, code: str) -> subprocess.CompletedProcess[str]:
     return out
 
 
+@pytest.mark.subprocess
 def test_the_readme_example_runs_as_a_plain_script_without_a_main_guard(tmp_path, sample_root):
     code = readme_example()
     assert "__main__" not in code
@@ -97,6 +101,7 @@ def test_the_readme_example_runs_as_a_plain_script_without_a_main_guard(tmp_path
     assert 0.0 <= float(lines[2]) <= 1.0
 
 
+@pytest.mark.subprocess
 def test_a_model_class_defined_in_the_script_runs_in_this_process(tmp_path, sample_root):
     code = f"""
 import os
@@ -145,7 +150,7 @@ print(res.status({BENCH!r}), res.error({BENCH!r}))
 
 def test_results_give_each_cells_status_and_error(tmp_path, sample_root, faulty):
     store = f"sqlite:///{tmp_path / 's.sqlite'}"
-    fine = evaluate("random:seed=1", [BENCH], store=store, data_root=sample_root, limit=2)
+    fine = evaluate("random:seed=1", [BENCH], store=store, data_root=sample_root, limit=2, executor="inprocess")
     assert fine.status(BENCH) == "partial" and "limit" not in (fine.error(BENCH) or "")
     assert 0 <= fine.value(BENCH, "i2t_accuracy_macro") <= 1  # a partial cell has values
     with pytest.raises(KeyError, match="available: .*i2t_accuracy_macro"):
@@ -155,12 +160,12 @@ def test_results_give_each_cells_status_and_error(tmp_path, sample_root, faulty)
     with pytest.raises(KeyError, match=f"cells: {BENCH}"):
         fine.cell("winoground")
 
-    missing = evaluate("random:seed=1", [BENCH], store=store, data_root=tmp_path / "empty")
+    missing = evaluate("random:seed=1", [BENCH], store=store, data_root=tmp_path / "empty", executor="inprocess")
     assert missing.status(BENCH) == "unavailable" and "no subset JSON" in missing.error(BENCH)
     with pytest.raises(CellUnusable, match=f"random:seed=1 on {BENCH}: the cell is unavailable: .*no subset JSON"):
         missing.value(BENCH, "i2t_accuracy_macro")
 
-    broken = evaluate("test_raises", [BENCH], store=store, data_root=sample_root)
+    broken = evaluate("test_raises", [BENCH], store=store, data_root=sample_root, executor="inprocess")
     assert broken.status(BENCH) == "failed"
     with pytest.raises(CellUnusable) as info:
         broken.value(BENCH, "i2t_accuracy_macro")
@@ -172,7 +177,9 @@ def test_results_give_each_cells_status_and_error(tmp_path, sample_root, faulty)
 def test_a_benchmark_type_given_to_evaluate_selects_the_registry_entry(tmp_path, sample_root):
     reg = tmp_path / "registry.yaml"
     reg.write_text("benchmarks:\n  - id: sc\n    type: sugarcrepe\n    params: {version: custom}\n")
-    res = evaluate("random:seed=1", [BENCH], registry=[reg], data_root=sample_root, store="sqlite://")
+    res = evaluate(
+        "random:seed=1", [BENCH], registry=[reg], data_root=sample_root, store="sqlite://", executor="inprocess"
+    )
     assert [c.benchmark_id for c in res.cells] == ["sc"]
     assert res.value(BENCH, "i2t_accuracy_macro") == res.value("sc", "i2t_accuracy_macro")
 

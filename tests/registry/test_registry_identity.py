@@ -123,6 +123,7 @@ def test_params_are_checked_at_load_as_a_usage_error(tmp_path, vlc_plugins, para
         load_registry([write(tmp_path, "r.yaml", one_model(params))], vlc_plugins)
 
 
+@pytest.mark.subprocess
 def test_unknown_arch_fails_the_cli_before_any_cell(tmp_path):
     pytest.importorskip("open_clip")
     path = write(tmp_path, "r.yaml", one_model("{arch: ViT-B-3}"))

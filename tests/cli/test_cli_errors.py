@@ -5,6 +5,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.subprocess  # the installed script's own output: one line and a hint
+
 
 def harness(*args: str, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run(

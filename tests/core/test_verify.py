@@ -56,11 +56,12 @@ def _registry(tmp_path: Path, scores: Path) -> Path:
     return path
 
 
+@pytest.mark.slow  # a stand-in image for every SugarCrepe file
 def test_verify_reports_agreement_and_differences(vlc_cli, tmp_path, full_root):
     scores = tmp_path / "scores.jsonl"
     _scores_file(full_root, scores)
     registry = _registry(tmp_path, scores)
-    common = ["--registry", str(registry), "--data-root", str(full_root), "--no-progress"]
+    common = ["--registry", str(registry), "--data-root", str(full_root), "--no-progress", "--executor", "inprocess"]
     out = vlc_cli("verify", "-m", "replay", "--store", f"sqlite:///{tmp_path / 'a.sqlite'}", *common)
     assert out.exit_code == 0, out.output
     assert "11 numbers compared, 0 problem(s)" in out.output  # 7 subsets, the mean, 3 types (Table 5)

@@ -220,6 +220,7 @@ def test_a_family_name_registered_twice_names_both_plugins(plugins_dir, tmp_path
     assert "vlc_harness_local_plugins.recall_at_k" in str(info.value)
 
 
+@pytest.mark.subprocess
 def test_the_examples_pass_conformance(tmp_path):
     folder = tmp_path / "plugins"
     folder.mkdir()

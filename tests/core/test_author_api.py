@@ -28,6 +28,7 @@ def code_lines(text: str) -> int:
     return sum(1 for line in text.splitlines() if line.strip() and not line.strip().startswith("#"))
 
 
+@pytest.mark.subprocess
 def test_every_exported_name_resolves_and_the_import_stays_light():
     for name in vlc_harness.__all__:
         assert getattr(vlc_harness, name) is not None, name
@@ -72,6 +73,7 @@ def examples_dir(tmp_path, monkeypatch):
     get_plugins(reload=True)
 
 
+@pytest.mark.subprocess
 def test_doc_examples_pass_conformance(examples_dir, tmp_path):
     pytest.importorskip("open_clip")
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs"]
@@ -175,6 +177,7 @@ def test_new_refuses_bad_names_and_existing_folders(tmp_path, vlc_cli):
     assert [p.name for p in (tmp_path / "taken").iterdir()] == ["keep.txt"]
 
 
+@pytest.mark.subprocess
 def test_conformance_scope_defaults_to_the_calling_package_and_rejects_unknown_types(tmp_path):
     (tmp_path / "test_c.py").write_text("from vlc_harness.testing.conformance import *  # noqa: F401,F403\n")
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--co", "test_c.py"]
