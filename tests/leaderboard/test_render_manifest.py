@@ -93,14 +93,6 @@ def render(setup: dict, site: Path, *extra: str, registry: Path | None = None, s
     )
 
 
-def copy_store(source: Path, target: Path) -> None:
-    """A SQLite store copied whole, what its write-ahead log holds included (a file copy can miss it)."""
-    import sqlite3
-
-    with sqlite3.connect(source) as a, sqlite3.connect(target) as b:
-        a.backup(b)
-
-
 def snapshot(site: Path) -> dict[str, bytes]:
     """Every file under ``site`` by relative path, with its bytes."""
     return {str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}

@@ -4,7 +4,7 @@ plugin, registered through the ``vlc_harness_testing`` entry point as a third pa
 That no plugin or board module imports ``vlc_harness.testing`` or the built-ins' testing package (at
 any depth, inside functions and under ``TYPE_CHECKING`` too) is an import contract (``no-test-code``
 in pyproject.toml), and that the plugins hold no import loop is ``no-cycles`` (import-cycles.toml):
-``tests/harness/test_architecture.py`` runs both, ``test_architecture_guard.py`` sees them fail.
+``tests/repo/test_architecture.py`` runs both, ``test_architecture_guard.py`` sees them fail.
 """
 
 from __future__ import annotations

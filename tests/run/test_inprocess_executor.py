@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from vlc_harness import errors, hookimpl
+from vlc_harness import hookimpl
 from vlc_harness.models import Identity, PairScoringModel
+from vlc_harness.reasons import Reason
 
 SC = "sugarcrepe:version=custom"
 
@@ -97,11 +98,11 @@ class Misbehaving:
 @pytest.mark.parametrize(
     "model, code, message",
     [
-        ("test_raises", errors.WORKER_ERROR, "RuntimeError: the plugin's own bug"),
-        ("test_memory", errors.OUT_OF_MEMORY, "MemoryError: cannot allocate 64 GiB"),
-        ("test_load_raises", errors.WORKER_ERROR, "ValueError: no weights here"),
-        ("test_load_exits", errors.WORKER_ERROR, "SystemExit: 4"),
-        ("test_nan", errors.SCORE_ERROR, "model returned nan for image"),
+        ("test_raises", Reason.WORKER_ERROR, "RuntimeError: the plugin's own bug"),
+        ("test_memory", Reason.OUT_OF_MEMORY, "MemoryError: cannot allocate 64 GiB"),
+        ("test_load_raises", Reason.WORKER_ERROR, "ValueError: no weights here"),
+        ("test_load_exits", Reason.WORKER_ERROR, "SystemExit: 4"),
+        ("test_nan", Reason.SCORE_ERROR, "model returned nan for image"),
     ],
 )
 def test_what_a_model_raises_fails_only_its_cells_with_the_code_of_its_type(

@@ -3,7 +3,7 @@ step run under a lock, re-check the version inside it and leave the old or the n
 half-created store is finished; every failure is one ``StoreError`` sentence.
 
 Several processes open a NEW store at once (today's concurrency test in
-tests/harness/test_store_backends.py creates the schema first, so it never saw this), and a process
+tests/store/test_store_backends.py creates the schema first, so it never saw this), and a process
 is killed at a deterministic point through the test-only fault hook (``VLC_HARNESS_FAULT``,
 :mod:`vlc_harness.faults`)."""
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.test_architecture import (
+from tests.repo.test_architecture import (
     CONFIGS,
     MAX_LINES,
     REPO,

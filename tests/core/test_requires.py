@@ -27,7 +27,7 @@ def _classes():
 
 
 def _pins() -> set[str]:
-    from tests.harness.test_constraints import normalize, pins
+    from tests.repo.test_constraints import normalize, pins
 
     return {normalize(n) for n in pins()}
 
@@ -35,7 +35,7 @@ def _pins() -> set[str]:
 def test_every_declared_extra_exists_and_every_scoring_distribution_is_pinned():
     extras = set(tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"])
     pinned = _pins()
-    from tests.harness.test_constraints import normalize
+    from tests.repo.test_constraints import normalize
 
     for name, cls in _classes():
         requires = cls.requires
