@@ -125,6 +125,7 @@ EVIL = sdist("vlc-evil", "0.1.0")
         pytest.param({"vlc_evil-0.1.0.tar.gz": EVIL, "vlc_evil-0.1.0-py3-none-any.whl": HARMLESS}, id="sdist-hash"),
     ],
 )
+@pytest.mark.subprocess
 def test_a_hashed_sdist_is_refused_and_no_build_code_runs(tmp_path, published):
     index = Index({"vlc-evil": published, "evil-build-dep": {"evil_build_dep-0.1-py3-none-any.whl": BUILD_DEP}})
     try:

@@ -148,7 +148,7 @@ def test_the_nightly_reads_the_registry_again_after_its_install(registry_file, m
     printed = out.stdout.splitlines()
     assert printed[-1].endswith(f"-m vlc_harness plugins install --registry {registry_file}")
 
-    def installed(registry, enabled, path):  # the pin "installed", yet no plugin registers lab_bench
+    def installed(registry, enabled, path, lock):  # the pin "installed", yet no plugin registers lab_bench
         monkeypatch.setattr("vlc_harness.plugin_packages.is_installed", lambda package: True)
         return Step("install")
 

@@ -178,6 +178,7 @@ def test_a_plugin_s_own_dependency_is_pinned_with_its_hashes(tmp_path, vlc_plugi
     assert dependency.requirement() == "lab-tok==2.1.0"
 
 
+@pytest.mark.subprocess
 def test_plan_diff_summarises_an_entry_of_a_missing_package_as_unknown(tmp_path, sample_root):
     # the base revision's plan runs in another process: a base registry naming a package this
     # environment lacks must give a plan, and its cells an unknown change, not a crash

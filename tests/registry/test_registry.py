@@ -128,13 +128,13 @@ def test_inline_model_specs(tmp_path, vlc_plugins):
 
 
 def test_a_registry_text_is_parsed_once_and_each_read_gets_its_own_data():
-    from vlc_harness.registry import _parsed, read_document
+    from vlc_harness.registry_document import _parsed, read_document
 
     text = "models:\n  - {id: a, type: random, params: {seed: 1}}\n"
     _parsed.cache_clear()
     first, err = read_document(text, "r.yaml")
     first["models"][0]["params"]["seed"] = 99  # a caller changing its data changes nobody else's
-    again, _ = read_document(text, "other.yaml")
+    again, _ = read_document(text, "r.yaml")
     assert again["models"][0]["params"]["seed"] == 1 and _parsed.cache_info().hits == 1
     assert str(err(["models", 0, "params"], "x")) == "r.yaml:2: models[0].params: x"
     changed, _ = read_document(text.replace("seed: 1", "seed: 2"), "r.yaml")

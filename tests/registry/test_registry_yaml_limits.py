@@ -71,6 +71,7 @@ def _limited(*argv: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], f
 
 
 @pytest.mark.parametrize("command", [["list", "models"], ["render", "--out", "site"]])
+@pytest.mark.subprocess
 def test_the_command_line_exits_2_with_the_message(bomb, tmp_path, command):
     clean = tmp_path / "clean.yaml"
     clean.write_text("models:\n  - {id: r, type: random}\n")

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from vlc_harness.cli import build_cli
@@ -88,6 +89,7 @@ def test_generate_refuses_a_folder_that_is_not_a_checkout(tmp_path):
     assert out.exit_code == 2 and "is not a vlc-harness checkout" in out.output
 
 
+@pytest.mark.subprocess
 def test_the_output_does_not_depend_on_optional_packages_or_plugin_settings(tmp_path):
     env = {**os.environ, "VLC_HARNESS_BLOCK_PLUGINS": "builtin,leaderboard", "VLC_HARNESS_PLUGINS_DIR": str(tmp_path)}
     (tmp_path / "extra.py").write_text("raise SystemExit('a local plugin was loaded')\n")

@@ -21,9 +21,13 @@ else:  # Python 3.10: the same parser, from PyPI (a dev dependency there)
 REPO = Path(__file__).resolve().parents[2]
 LOCK = REPO / "lock" / "nightly.txt"
 NO_DEPS = REPO / "lock" / "no-deps.txt"
-OUTSIDE = {"t2v-metrics", "import-linter", "grimp", "uv"}
+OUTSIDE = {
+    "t2v-metrics",
+    *("import-linter", "grimp", "uv", "mypy", "types-pyyaml", "types-tqdm", "pytest-xdist", "execnet"),
+}
 """constraints.txt pins the nightly does not install from the lock: t2v_metrics (a --no-deps package with its
-own old pins: lock/no-deps.txt), the import-contract linter with its graph builder, and uv (dev tools)."""
+own old pins: lock/no-deps.txt) and the dev tools of the ``dev`` extra pinned there (the import-contract linter
+with its graph builder, uv, mypy with its stubs, pytest-xdist with execnet)."""
 
 
 def pyproject() -> dict:

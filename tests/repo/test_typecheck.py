@@ -102,6 +102,7 @@ CLEAN = '"""Uses."""\n\nfrom tiny_extra.values import LIMIT\n\n\ndef doubled() -
 PLANTED = CLEAN.replace("return 2 * LIMIT", 'return "two" * LIMIT')
 
 
+@pytest.mark.subprocess
 def test_the_script_finds_packages_by_import_name_and_reports_repository_paths(tmp_path: Path) -> None:
     repo = _tiny_repo(tmp_path / "repo", CLEAN)
     cache = ("--cache-dir", str(tmp_path / "cache"))
@@ -115,6 +116,7 @@ def test_the_script_finds_packages_by_import_name_and_reports_repository_paths(t
     assert "vlc-typecheck-links" not in planted.stdout  # the links' paths are written as the repository's
 
 
+@pytest.mark.subprocess
 def test_the_pr_checks_lint_step_runs_the_type_check(tmp_path: Path) -> None:
     repo = _tiny_repo(tmp_path / "repo", PLANTED)
     ctx = Context(repo=repo, base=None, registry=repo / "registry.yaml", data_root=tmp_path, work=tmp_path)
@@ -126,6 +128,7 @@ def test_the_pr_checks_lint_step_runs_the_type_check(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.subprocess
 def test_the_packages_are_mypy_clean(tmp_path_factory: pytest.TempPathFactory) -> None:
     cache = tmp_path_factory.getbasetemp() / "mypy-cache"
     out = typecheck(REPO, "--cache-dir", str(cache))
