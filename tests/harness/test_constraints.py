@@ -12,9 +12,10 @@ from vlc_harness.provenance import PACKAGES
 from vlc_harness.testing import in_ci
 
 CONSTRAINTS = Path(__file__).resolve().parents[2] / "constraints.txt"
-NOT_SCORING = {"t2v-metrics", "lazy-loader", "import-linter", "grimp"}
+NOT_SCORING = {"t2v-metrics", "lazy-loader", "import-linter", "grimp", "hypothesis"}
 """Pinned but part of no score: t2v_metrics for the tests (installed with --no-deps, never imported), the
-lazy exports of ``vlc_harness``, and the import-contract linter with its graph builder."""
+lazy exports of ``vlc_harness``, the import-contract linter with its graph builder, and hypothesis (the
+input readers' fuzz test)."""
 SCORING_STACK = {
     "torch",
     "torchvision",
