@@ -95,4 +95,4 @@ def test_annotations_that_are_not_utf8_are_one_clear_error(vlc_run, sample_root)
     path.write_bytes(path.read_bytes().replace(b'"caption": "', b'"caption": "\xff\xfe', 1))
     out = vlc_run("-m", "random", "-b", "sugarcrepe:version=custom", data_root=sample_root)
     assert out.exit_code == 3  # its one cell failed: nothing computed
-    assert "UnicodeDecodeError" in out.output and "sugarcrepe" in out.output
+    assert "add_att.json, line " in out.output and "expected UTF-8 text, found the byte 0xff" in out.output

@@ -16,7 +16,7 @@ from vlc_harness.benchmarks import Benchmark
 from vlc_harness.cards import BenchmarkCard
 from vlc_harness.datafetch import FetchError
 from vlc_harness.datafiles import UNPINNED, DataFile, ImageArchive
-from vlc_harness.errors import DataUnavailable
+from vlc_harness.errors import DataUnavailable, InputError
 from vlc_harness.params import NoParams
 from vlc_harness.sources import (
     HfExport,
@@ -164,11 +164,11 @@ def test_rows_file_checks_its_rows_and_names_its_images(tmp_path):
         counted.check()
     judged = RowsFile(tmp_path, "Demo", "r/rows.jsonl", "v", expect=lambda rows: "is odd" if len(rows) % 2 else "")
     judged.check()
-    with pytest.raises(DataUnavailable, match="line 1 of .* lacks caption"):
+    with pytest.raises(InputError, match="rows.jsonl, line 1, field 'caption': expected a value, found nothing"):
         RowsFile(tmp_path, "Demo", "r/rows.jsonl", "v", fields=("id", "caption")).rows()
     (tmp_path / "r/list.json").write_text(json.dumps([{"id": 1, "image_0": "x.png"}, {"id": 1}]))
     listed = RowsFile(tmp_path, "Demo", "r/list.json", "v", layout="json", refer="path", key="id")
-    with pytest.raises(DataUnavailable, match="repeats id 1"):
+    with pytest.raises(InputError, match="list.json, example 1, field 'id': expected an id of its own"):
         listed.rows()
     assert listed.image({"image_0": "images/x.png"}, "image_0") == tmp_path / "r/images/x.png"
     with pytest.raises(DataUnavailable, match="missing .*absent.jsonl"):
