@@ -9,6 +9,8 @@ Fixtures:
   ``vlc_run("-m", "random", "-b", "shapes", data_root=root)``; ``vlc_run.store()`` opens the
   test's store, ``vlc_run.cli("show", "--format", "json")`` runs another command on it.
 * ``vlc_registered``: a context manager that registers a plugin object for one test.
+* ``vlc_varied_inputs``: the generated captions and images the conformance checks score
+  (:mod:`vlc_harness.testing.varied_inputs`, seeded; the images written under ``tmp_path``).
 
 Parametrization: a test that takes ``vlc_model_type``, ``vlc_benchmark_type`` or ``vlc_family_type``
 (a metric family) runs once per type under test: by default the calling package's (types defined
@@ -122,6 +124,15 @@ def vlc_registered(vlc_plugins: Any) -> Callable[[Any], contextlib.AbstractConte
             vlc_plugins.rebuild()
 
     return register
+
+
+@pytest.fixture
+def vlc_varied_inputs(tmp_path: Path) -> Any:
+    """The conformance checks' generated captions and images
+    (:class:`~vlc_harness.testing.varied_inputs.VariedInputs`)."""
+    from vlc_harness.testing.varied_inputs import varied_inputs
+
+    return varied_inputs(tmp_path / "varied")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
