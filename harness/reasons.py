@@ -52,8 +52,7 @@ class Reason(str, Enum):
     MODEL_DATA_MISSING = (
         "model_data_missing",
         "the model's own data not ready",
-        "Not evaluated: data this model is built from (its fit or reference files) was not present when this "
-        "board was built.",
+        "Not evaluated: the data this model is fitted on was not present when this board was built.",
         "Data the model itself reads (the files it is fitted on, a reference set) is missing: a DataUnavailable "
         "raised by the model, not by the benchmark.",
     )
