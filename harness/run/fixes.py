@@ -16,6 +16,10 @@ _PLUGIN = "fix the plugin: the cells' messages (`vlc-harness show`) say where it
 _IMAGES = "get the benchmark's images (`vlc-harness data fetch -b ID`); the messages name the files"
 FIXES: dict[Reason, str] = {
     Reason.DATA_MISSING: "get the benchmark's data (`vlc-harness data fetch -b ID`)",
+    Reason.INPUT_MALFORMED: (
+        "correct the file the cell's message names (file, record and field), or fetch it again "
+        "(`vlc-harness data fetch -b ID`); `vlc-harness --debug` shows where it was read"
+    ),
     Reason.MODEL_DATA_MISSING: (
         "get the data the model itself is built from (the files its params name, e.g. a fit set; "
         "`vlc-harness data fetch -b ID` of the benchmark it comes from, or set the path in its params)"

@@ -11,8 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import commit, git
 from tests.lab_model import write_lab_benchmark, write_lab_plugin
+
+pytestmark = pytest.mark.subprocess  # the PR check runs its steps with the vlc-harness script
 
 BENCH = "benchmarks:\n  - {id: shapes-mini, type: shapes, params: {n_scenes: 10}}\n"
 MODELS = "models:\n  - {id: random, type: random}\n"

@@ -109,6 +109,7 @@ def test_a_pin_without_hashes_says_how_to_compute_them(tmp_path, vlc_plugins):
     )
 
 
+@pytest.mark.subprocess
 def test_a_broken_pin_still_writes_a_job_summary(tmp_path):
     repo = tmp_path / "repo"
     repo.mkdir()
