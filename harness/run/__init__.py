@@ -178,6 +178,8 @@ def execute(
         status = "finished"
     finally:
         extra: dict[str, Any] = {"timings": clock.seconds}
+        # known once the executor started, after the run's row was written: recorded with its end
+        extra.update({k: provenance[k] for k in ("executor", "worker_slots") if k in provenance})
         if report.usage:
             extra["usage"] = report.usage
         store.finish_run(run_id, status, extra)
