@@ -56,6 +56,9 @@ class RunConfig:
     """USD that API models may spend in this run, together (``None``: no cap)."""
     recompute_metrics: bool = False
     """Rebuild stored cells from their stored scores instead of reusing them."""
+    stop_at: float | None = None
+    """The run's deadline, in seconds since the epoch: no work starts after it, the batches in flight finish
+    and are stored (:mod:`vlc_harness.run.deadline`); ``None``: none."""
     argv: tuple[str, ...] | None = None
     """The command line recorded with the run (``None``: this process's ``sys.argv``)."""
 

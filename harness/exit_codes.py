@@ -2,10 +2,10 @@
 nightly's deploy job publishes.
 
 Every command exits with one of :class:`ExitCode`. When several conditions apply, the one earliest
-in :data:`PRECEDENCE` wins (:func:`worst`); a usage error always wins. Codes 6 to 8 are reserved for
-the nightly and PR-check steps still to come (an off-pin run, a step that stopped the night before
-anything was rendered, a run that reached its deadline): they are defined here so that no command
-gives them another meaning first.
+in :data:`PRECEDENCE` wins (:func:`worst`); a usage error always wins. Code 6 is reserved for a
+step still to come (an off-pin run): it is defined here so that no command gives it another meaning
+first. 7 is ``ci nightly``'s (a step stopped the night before anything was rendered), 8 ``run
+--deadline``'s (and so the night's).
 """
 
 from __future__ import annotations
@@ -44,10 +44,19 @@ class ExitCode(IntEnum):
         ),
     )
     OFF_PIN = 6, "reserved: installed score-changing packages differ from constraints.txt, so the run is refused"
-    STEP_FAILED = 7, "reserved: a nightly step (install, fetch) stopped the night; nothing was rendered or published"
+    STEP_FAILED = (
+        7,
+        (
+            "a nightly step (registry, install, plugins, fetch, run) stopped the night: nothing was rendered or "
+            "published"
+        ),
+    )
     DEADLINE = (
         8,
-        "reserved: the run reached its --deadline; what was computed is stored, the rest waits for a rerun",
+        (
+            "the run reached its --deadline: what was computed is stored (the night publishes its complete cells), "
+            "the rest waits for the next run"
+        ),
     )
     INTERRUPTED = 130, "interrupted (Ctrl-C)"
 
@@ -67,8 +76,10 @@ PRECEDENCE: tuple[ExitCode, ...] = (
 """Which code wins when several apply: earlier wins. For codes 0 to 5 this is "the highest, but a
 usage error is always 2", as before."""
 
-PUBLISHED = frozenset({ExitCode.OK, ExitCode.FAILED})
-"""The nightly codes after which the deploy job publishes the rendered site."""
+PUBLISHED = frozenset({ExitCode.OK, ExitCode.FAILED, ExitCode.DEADLINE})
+"""The nightly codes after which the deploy job publishes the rendered site: a night that reached its
+deadline publishes its complete cells (partial, continuing); render still refuses a site that would lose
+a published cell."""
 
 
 def worst(codes: Iterable[int]) -> ExitCode:

@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from vlc_harness.cli.options import App, data_root_option, pass_app, registry_option, store_option
+from vlc_harness.cli.run_deadline import deadline_options, report_remaining, stop_at, with_deadline
 from vlc_harness.config import EXECUTORS
 
 
@@ -43,11 +44,21 @@ from vlc_harness.config import EXECUTORS
     type=click.Choice(EXECUTORS),
     default="local",
     show_default=True,
+    envvar="VLC_HARNESS_EXECUTOR",
+    show_envvar=True,
     help="local: worker processes here; ray: Ray actors on a cluster (pip install 'vlc-harness[ray]'); "
     "inprocess: models in this process (no interpreter per model; a model's exception fails only its cells, "
     "but a segfault or hang ends the run and run.timeout_s is not enforced).",
 )
-@click.option("--address", "ray_address", default=None, help="Ray cluster address (default: start a local Ray).")
+@click.option(
+    "--address",
+    "ray_address",
+    default=None,
+    envvar="RAY_ADDRESS",
+    show_envvar=True,
+    help="Ray cluster address, e.g. auto or ray://HOST:10001 (default: start a local Ray).",
+)
+@deadline_options
 @click.option(
     "--max-cost",
     type=click.FloatRange(min=0),
@@ -77,6 +88,8 @@ def run_command(
     registries: tuple[str, ...],
     store_url: str | None,
     data_root: Path,
+    deadline: float | None,
+    deadline_at: float | None,
     **run_options: Any,
 ) -> None:
     """Evaluate models on benchmarks; computed once, cached in the store.
@@ -90,9 +103,10 @@ def run_command(
     -m 'open_clip:arch=ViT-B-32,pretrained=/ckpt/model.pt' or
     -m 'open_clip:{arch: "@tiny.json", pretrained: null}' ('@FILE' reads JSON/YAML).
 
-    Exit status (the highest that applies; 2, a usage error, always wins): 0 ok; 1 a cell failed
-    (--strict: or is unavailable); 3 nothing could be computed (no cell is ok or partial); 4 a cell
-    that had a number in the store before this run is now unavailable or failed (a lost cell).
+    Exit status (the first that applies, README "Exit status"; 2, a usage error, always wins): 0 ok;
+    1 a cell failed (--strict: or is unavailable); 3 nothing could be computed (no cell is ok or
+    partial); 4 a cell that had a number in the store before this run is now unavailable or failed (a
+    lost cell); 8 the --deadline came before the grid was done (what was computed is stored).
     """
     from vlc_harness.config import RunConfig
     from vlc_harness.run import execute
@@ -100,7 +114,7 @@ def run_command(
     from vlc_harness.run.summary import compare, exit_reason, group_reasons, previous_cells, run_summary
 
     # --limit, --progress, --workers, --executor, --address, --max-cost, --recompute-metrics: named as its fields
-    config = RunConfig(data_root=data_root, argv=tuple(sys.argv), **run_options)
+    config = RunConfig(data_root=data_root, argv=tuple(sys.argv), stop_at=stop_at(deadline, deadline_at), **run_options)
     registry = app.registry(registries, store_url, required=run_all)
     chosen_models, chosen_benchmarks = select_grid(registry, app.plugins, run_all, list(models), list(benchmarks))
     store = app.store(store_url)
@@ -123,10 +137,14 @@ def run_command(
     changes = compare(previous, result.cells)
     if summary_path is not None:
         summary = run_summary(result.cells, changes, code, strict, result.model_seconds, result.timings, result.run_id)
+        report_remaining(result, summary)
         summary_path.parent.mkdir(parents=True, exist_ok=True)
         summary_path.write_text(json.dumps(summary, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    else:
+        report_remaining(result, None)
     if code:
-        click.echo(exit_reason(code, result.cells, changes, strict), err=True)
+        reason = exit_reason(code, result.cells, changes, strict)
+        click.echo(with_deadline(reason, result.remaining) if result.remaining else reason, err=True)
         sys.exit(code)
 
 

@@ -1,11 +1,11 @@
 """The GPU-time part of ``vlc-harness plan``: each cell's and model's estimate
-(:mod:`vlc_harness.planview.gpucost`), the night's total, and their lines in the table."""
+(:mod:`vlc_harness.gpucost`), the night's total, and their lines in the table."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from vlc_harness.planview.gpucost import ESTIMATED, MEASURED, NO_GPU, GpuEstimate, duration
+from vlc_harness.gpucost import ESTIMATED, MEASURED, NO_GPU, GpuEstimate, duration
 from vlc_harness.planview.identity import UNKNOWN
 
 

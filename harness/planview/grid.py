@@ -7,7 +7,7 @@ questions it lacks), ``unknown`` (the model's identity cannot be had here, so ne
 stored cells: the work shown is an upper bound), or ``unavailable``, ``skipped``, ``failed`` as a
 run would record it. API models that can estimate their requests (``estimate_usage(job)``) and
 whose entry has prices get an estimated cost; others say ``unknown``. Every cell and model gets an
-estimate of its GPU time (:mod:`vlc_harness.planview.gpucost`), labelled measured or estimated.
+estimate of its GPU time (:mod:`vlc_harness.gpucost`), labelled measured or estimated.
 
 Data availability is decided first: a model is identified (which may import its library and
 probe the hub) only when a cell of it can run here, unless ``identify_all`` asks for every
@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vlc_harness.config import RunConfig
+from vlc_harness.gpucost import CostTable, cost_table
 from vlc_harness.models import Model, Usage
 from vlc_harness.planview.gpu import gpu_total, set_gpu
-from vlc_harness.planview.gpucost import CostTable, cost_table
 from vlc_harness.planview.identity import NO_FINGERPRINT, UNKNOWN, LazyIdentity, ModelFingerprint, benchmark_record
 from vlc_harness.planview.store import MemoStore
 from vlc_harness.plugins import Plugins
@@ -63,7 +63,7 @@ class CellRow:
     """Estimated GPU seconds (``0`` for a stored cell; ``None``: not run, or no number can be given)."""
     gpu: str = "-"
     gpu_kind: str | None = None
-    """``measured``, ``estimated``, ``none`` (no GPU work) or ``unknown`` (:mod:`vlc_harness.run.gpucost`)."""
+    """``measured``, ``estimated``, ``none`` (no GPU work) or ``unknown`` (:mod:`vlc_harness.gpucost`)."""
     gpu_basis: str | None = None
 
 
@@ -146,7 +146,7 @@ def plan_grid(
 
     Benchmarks are prepared first; a model is identified only when one of its cells can run, or
     for every model with ``identify_all``. GPU time is estimated from ``costs`` (the cost table
-    beside :mod:`vlc_harness.planview.gpucost` by default).
+    beside :mod:`vlc_harness.gpucost` by default).
     """
     prepared = {b.id: prepare(b, plugins.benchmarks, config.data_root, config.limit) for b in benchmarks}
     chosen = [prepared[b.id] for b in benchmarks]

@@ -21,6 +21,7 @@ from vlc_harness.plugins import Plugins
 from vlc_harness.provenance import run_provenance
 from vlc_harness.registry import BenchmarkEntry, ModelEntry, Registry
 from vlc_harness.run.budget import RunBudget
+from vlc_harness.run.deadline import Remaining, instant_text, unfinished
 from vlc_harness.run.executor import Executor
 from vlc_harness.run.finish import finish, resurface, usage_record
 from vlc_harness.run.plan import ModelWork, plan_model, plan_unavailable
@@ -44,6 +45,10 @@ class RunReport:
     model_seconds: dict[str, float] = field(default_factory=dict)
     """Per model id: the seconds its workers spent (loading, scoring, waiting for decoded images),
     summed over its workers; 0 for a model whose every cell was stored or decided without work."""
+    computed: int = 0
+    """Pairs (or answers) the models computed in this run (the store's reuse computes none twice)."""
+    remaining: Remaining | None = None
+    """What the run's deadline left of the grid (its cells are not recorded); ``None``: nothing."""
 
     def exit_code(self, strict: bool = False, previous: Mapping[tuple[str, str], CellRecord] | None = None) -> ExitCode:
         """The run's exit status (:mod:`vlc_harness.exit_codes`; when several apply, :func:`worst`).
@@ -54,6 +59,8 @@ class RunReport:
         ``LOST_CELL``: ``previous`` (the store's state before the run,
         :func:`~vlc_harness.run.summary.previous_cells`) had a number for a (model, benchmark)
         that this run recorded as unavailable or failed.
+        ``DEADLINE``: the deadline left cells to compute (then no cell with a number yet is not
+        ``NOTHING_COMPUTED``: the next run goes on).
         """
         from vlc_harness.run.summary import lost_cells
 
@@ -61,7 +68,9 @@ class RunReport:
         codes = [ExitCode.OK]
         if any(c.status in bad for c in self.cells):
             codes.append(ExitCode.FAILED)
-        if not any(c.status.has_number for c in self.cells):
+        if self.remaining is not None:
+            codes.append(ExitCode.DEADLINE)
+        elif not any(c.status.has_number for c in self.cells):
             codes.append(ExitCode.NOTHING_COMPUTED)
         if previous and lost_cells(previous, self.cells):
             codes.append(ExitCode.LOST_CELL)
@@ -89,7 +98,9 @@ def execute(
     stored cells from their stored scores instead of reusing them); every model built for the
     run gets it as :attr:`~vlc_harness.models.Model.run_config`, ``live_model`` too. ``registry``
     is recorded in the provenance (files as given, by absolute path and sha256, and its digest);
-    ``on_cell`` is called with each cell as it is saved.
+    ``on_cell`` is called with each cell as it is saved. With ``config.stop_at`` (a deadline), no work
+    starts after it and the cells it leaves unfinished are counted in the report's ``remaining``, not
+    recorded (:mod:`vlc_harness.run.deadline`).
     """
     provenance = run_provenance(list(config.argv) if config.argv is not None else None)
     provenance.update(
@@ -100,6 +111,9 @@ def execute(
         registry=registry_record(registry.files) if registry else [],  # see vlc_harness.store.registries
         max_cost_usd=config.max_cost,
     )
+    started = time.time()
+    if config.stop_at is not None:
+        provenance["deadline"] = instant_text(config.stop_at)
     run_id = store.start_run(provenance)
     report = RunReport(run_id)
     status = "interrupted"
@@ -131,6 +145,10 @@ def execute(
 
         def finished(work: ModelWork) -> None:
             start = time.perf_counter()
+            report.computed += work.computed
+            if work.stopped:  # the deadline: cells with pairs still to compute are not recorded
+                unfinished(work, store)
+                left.add(work, store)
             cells = finish(work, store, run_id, budget.stopped_message(work.sink.usage.stopped))
             for cell, outcomes in cells:
                 if outcomes is not None:  # None: a stored cell reused as it is
@@ -145,7 +163,10 @@ def execute(
             report.model_seconds[work.entry.id] = round(sum(work.sink.worker_seconds.values()), 4)
             clock.add("cells_s", time.perf_counter() - start)
 
+        left = Remaining(night_seconds=config.stop_at - started) if config.stop_at is not None else Remaining()
         schedule.run(works, finished)
+        left.computed = report.computed
+        report.remaining = left if left.cells else None
         clock.lap("compute_and_cells_s")
         clock.add("hash_images_s", sum(p.hash_seconds for p in prepared.values()))
         clock.add("store_writes_s", sum(r.sink.store_seconds for r in works))
@@ -157,6 +178,8 @@ def execute(
         status = "finished"
     finally:
         extra: dict[str, Any] = {"timings": clock.seconds}
+        # known once the executor started, after the run's row was written: recorded with its end
+        extra.update({k: provenance[k] for k in ("executor", "worker_slots") if k in provenance})
         if report.usage:
             extra["usage"] = report.usage
         store.finish_run(run_id, status, extra)

@@ -30,6 +30,7 @@ from vlc_harness.models import (
 from vlc_harness.reasons import Reason
 from vlc_harness.run.batching import AdaptiveBatches, batch_size_for, prefetch
 from vlc_harness.run.chunks import last_uses, plan_chunks
+from vlc_harness.run.deadline import until
 from vlc_harness.run.jobs import (
     Abstained,
     AnswerFailed,
@@ -97,7 +98,7 @@ def run_job(model: Model, job: Job) -> Iterator[Event]:
         device = str(getattr(model, "loaded_on", None) or model.run.device)
         job = dataclasses.replace(job, batch_size=batch_size_for(job.batch_size, device, model.protocol))
     phases = Phases()
-    for event in _job_events(model, job, phases):
+    for event in until(_job_events(model, job, phases), job.stop_at):  # the run's deadline, if any
         yield event
         usage = model.take_usage()
         if usage:
@@ -282,9 +283,9 @@ def _score_groups(
                     yield PairFailed(group.image_key, t, s.error, s.code or Reason.REQUEST_FAILED)
                 else:
                     abstained.append((group.image_key, t, s.raw))
-        yield Scores(rows)
-        if abstained:
+        if abstained:  # before the scores, which end the batch (vlc_harness.run.deadline)
             yield Abstained(abstained)
+        yield Scores(rows)
 
 
 def _check_len(model: Model, expected: int, got: Any) -> None:

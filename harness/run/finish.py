@@ -29,6 +29,8 @@ def finish(work: ModelWork, store: Store, run_id: int | None, stopped: str | Non
             out.append((cell.reuse, None))
         elif cell.status is not None:
             out.append((record(work, cell, run_id, cell.status, error=cell.error, reason_code=cell.code), []))
+        elif cell.remaining is not None:  # the deadline came first: nothing to record until it is computed
+            continue
         else:
             if stored is None:
                 stored = work.protocol.stored(store, store.model_row(work.fingerprint))

@@ -6,8 +6,8 @@ multiple-choice questions. The worker yields events batch by batch: :class:`Scor
 :class:`TextScores`, :class:`Answers`, declined pairs (:class:`Abstained`), failed requests
 (:class:`PairFailed`, :class:`AnswerFailed`), pairs without a score (:class:`Unscored`, from a
 :class:`~vlc_harness.models.PairError`), unreadable images (:class:`ImageFailed`), API spending
-(:class:`~vlc_harness.models.Usage`), and :class:`Loaded` / :class:`Spent` /
-:class:`Progress` notices.
+(:class:`~vlc_harness.models.Usage`), :class:`Loaded` / :class:`Spent` / :class:`Progress` notices, and
+:class:`Stopped` when the run's deadline ended the job early (:mod:`vlc_harness.run.deadline`).
 """
 
 from __future__ import annotations
@@ -60,6 +60,8 @@ class Job:
     """Items per model call (0: the worker picks for its device: ``vlc_harness.run.batching.batch_size_for``)."""
     max_cost_usd: float | None = None
     """What the run may still spend on this job (API models); ``None``: no limit."""
+    stop_at: float | None = None
+    """The run's deadline (seconds since the epoch): the worker starts no batch after it."""
 
     @property
     def n_pairs(self) -> int:
@@ -73,7 +75,9 @@ class Job:
         parts = max(1, min(parts, len(self.tasks) + len(self.text_pairs) + len(self.blind_texts) + len(self.questions)))
         if parts == 1:
             return [self]
-        shards = [Job(batch_size=self.batch_size, max_cost_usd=self.max_cost_usd) for _ in range(parts)]
+        shards = [
+            Job(batch_size=self.batch_size, max_cost_usd=self.max_cost_usd, stop_at=self.stop_at) for _ in range(parts)
+        ]
         for name, weight in (
             ("tasks", lambda t: len(t.texts)),
             ("text_pairs", lambda p: 1),
@@ -185,6 +189,11 @@ class Progress:
     total: int
 
 
+@dataclass(frozen=True)
+class Stopped:
+    """The run's deadline passed: the worker sent its last batch and starts no other in this job."""
+
+
 Event = (
     Scores
     | TextScores
@@ -198,4 +207,5 @@ Event = (
     | Loaded
     | Spent
     | Progress
+    | Stopped
 )

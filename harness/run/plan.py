@@ -42,6 +42,8 @@ class CellPlan:
     error: str | None = None
     code: str | None = None
     reuse: CellRecord | None = None
+    remaining: Job | None = None
+    """What the cell still needs when the run's deadline stopped its model first: it is not recorded."""
 
     @property
     def to_build(self) -> bool:
@@ -68,6 +70,10 @@ class ModelWork:
     worker_code: str | None = None
     """The reason code of ``worker_error`` (:mod:`vlc_harness.errors`)."""
     device: str | None = None
+    stopped: bool = False
+    """The run's deadline stopped the model's job, or came before it started (:mod:`vlc_harness.run.deadline`)."""
+    computed: int = 0
+    """Pairs (or answers) its workers computed in this run."""
 
     @property
     def label(self) -> str:

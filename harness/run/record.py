@@ -26,6 +26,7 @@ from vlc_harness.run.jobs import (
     Progress,
     Scores,
     Spent,
+    Stopped,
     TextScores,
     Unscored,
 )
@@ -143,6 +144,10 @@ def _progress(s: Recorder, e: Progress) -> None:
     s.bar.set_postfix_str(f"{e.stage} {e.done}/{e.total}")
 
 
+def _stopped(s: Recorder, e: Stopped) -> None:
+    s.run.stopped = True
+
+
 def _handlers() -> dict[type, Callable[[Recorder, Any], None]]:
     return {
         Scores: _scores,
@@ -157,6 +162,7 @@ def _handlers() -> dict[type, Callable[[Recorder, Any], None]]:
         Loaded: _loaded,
         Spent: _spent,
         Progress: _progress,
+        Stopped: _stopped,
     }
 
 

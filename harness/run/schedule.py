@@ -4,7 +4,8 @@ Each model with missing work gets a worker slot (a GPU, or a share of the CPU co
 slots than models, a model's job is sharded over the spare slots. A worker may be started ahead
 (:meth:`Schedule.prestart`) so the model loads while the rest is planned. The main process owns
 the store: every finished batch is written in its own transaction, so a crash or kill loses at
-most the open batch.
+most the open batch. Past the run's deadline no model's job starts, and a worker finishes its batch and
+stops (:mod:`vlc_harness.run.deadline`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from vlc_harness.errors import HarnessError, WorkerFailed
 from vlc_harness.fingerprint import identity_record
 from vlc_harness.run.budget import RunBudget
+from vlc_harness.run.deadline import computed, past
 from vlc_harness.run.executor import Executor, InProcessWorker, Worker
 from vlc_harness.run.jobs import Job
 from vlc_harness.run.plan import ModelWork
@@ -42,6 +44,7 @@ class Schedule:
             self._free.put(slot)
         self._started: dict[int, tuple[Slot, Worker]] = {}
         self._cancel = threading.Event()
+        self._lock = threading.Lock()
         self._shards = 1
 
     def prestart(self, work: ModelWork) -> None:
@@ -78,9 +81,12 @@ class Schedule:
 
     def _compute(self, work: ModelWork) -> None:
         """Run the model's job (if any) on its slot(s); worker errors are kept on ``work``."""
-        if not work.job.n_pairs:
+        stop_at = self.executor.config.stop_at
+        if not work.job.n_pairs or past(stop_at):  # nothing to do, or the deadline came first: no new work
+            work.stopped = bool(work.job.n_pairs)
             self._release(self._started.pop(id(work), None))
             return
+        work.job.stop_at = stop_at
         assert work.identity is not None
         work.model_row = self.store.register_model(
             work.fingerprint, work.entry.type, identity_record(work.content, work.identity)
@@ -152,6 +158,8 @@ class Schedule:
                 if self._cancel.is_set():
                     raise Cancelled(f"{label}: cancelled")
                 HANDLERS[type(event)](state, event)
+                with self._lock:  # shards of one model record from their own threads
+                    work.computed += computed(event)
         except WorkerFailed as exc:
             return exc, state.device
         finally:

@@ -72,7 +72,8 @@ def test_the_recorded_hash_installs_the_pipeline(night):
 def test_a_wrong_hash_fails_the_install(night):
     run, sha, target = night
     step = run(f"{PIPELINE} @ {{url}} --hash=sha256:{'0' * 64}")
-    assert step.code == ExitCode.FAILED and step.lines[0].startswith("failed (exit 1): `"), step.lines
+    assert step.code == ExitCode.STEP_FAILED and step.lines[0].startswith("failed (exit 1): `"), step.lines
+    assert step.lines[-1] == "this step stopped the night: nothing was rendered or published"
     assert not (target / PIPELINE).exists()
 
 
@@ -81,7 +82,8 @@ def test_a_missing_hash_or_line_refuses_the_install_before_pip(night, monkeypatc
     run, _, target = night
     monkeypatch.setattr(install.subprocess, "run", lambda *a, **k: pytest.fail(f"pip ran: {a}"))
     step = run(line)
-    assert step.code == ExitCode.FAILED and step.lines[0].startswith(f"refused, nothing installed: {PIPELINE}: no")
+    assert step.code == ExitCode.STEP_FAILED
+    assert step.lines[0].startswith(f"refused, nothing installed: {PIPELINE}: no")
     assert "docs/maintainers.md" in step.lines[0] and not target.exists()
 
 
@@ -90,9 +92,10 @@ def test_an_extra_the_lock_does_not_hold_refuses_the_install(tmp_path, monkeypat
     lock.write_text("#    uv pip compile pyproject.toml --extra hf --output-file lock/nightly.txt\n")
     monkeypatch.setattr(install, "needs", lambda registry: Requires(extras=("hf", "openclip")))
     monkeypatch.setattr(install.subprocess, "run", lambda *a, **k: pytest.fail(f"pip ran: {a}"))
-    step = install.install(object(), True, None, lock)
-    assert step.code == ExitCode.FAILED
+    step = install.install(object(), True, lock)
+    assert step.code == ExitCode.STEP_FAILED
     assert step.lines == [
         f"refused, nothing installed: the registry's types need the extras openclip, which {lock} does not lock: "
-        "add them to the lock's command (vlc_harness.lockfile.LOCK_COMMAND) and regenerate it (README)"
+        "add them to the lock's command (vlc_harness.lockfile.LOCK_COMMAND) and regenerate it (README)",
+        "this step stopped the night: nothing was rendered or published",
     ]

@@ -9,10 +9,12 @@ from pathlib import Path
 import yaml
 
 from vlc_harness.ci.nightly.command import nightly_command
+from vlc_harness.exit_codes import PUBLISHED
 
 REPO = Path(__file__).resolve().parents[2]
 WORKFLOW = REPO / ".github" / "workflows" / "nightly.yml"
-PUBLISHABLE = "(steps.night.outputs.code == '0' || steps.night.outputs.code == '1')"
+PUBLISHABLE = "(" + " || ".join(f"steps.night.outputs.code == '{int(c)}'" for c in sorted(PUBLISHED)) + ")"
+"""The deploy job accepts exactly the codes of ``vlc_harness.exit_codes.PUBLISHED``."""
 
 
 def workflow() -> dict:
@@ -74,3 +76,17 @@ def test_the_runner_installs_the_hashed_lock_and_nothing_unhashed():
         "pip install --no-deps --require-hashes --only-binary :all: -r lock/nightly.txt",
         "pip install --no-deps --no-build-isolation -e .",
     ]
+
+
+def test_the_run_step_takes_its_deadline_and_executor_from_documented_variables():
+    env = workflow()["jobs"]["nightly"]["env"]
+    assert env["VLC_HARNESS_DEADLINE"].startswith("${{ vars.VLC_HARNESS_DEADLINE || ")
+    assert env["VLC_HARNESS_EXECUTOR"] == "${{ vars.VLC_HARNESS_EXECUTOR || 'local' }}"
+    assert env["RAY_ADDRESS"] == "${{ vars.RAY_ADDRESS }}"
+    docs = (REPO / "docs" / "maintainers.md").read_text()
+    for name in ("VLC_HARNESS_DEADLINE", "VLC_HARNESS_EXECUTOR", "RAY_ADDRESS"):
+        assert f"`{name}`" in docs, name
+    default = env["VLC_HARNESS_DEADLINE"].split("|| '")[1].split("'")[0]
+    from vlc_harness.run.deadline import parse_duration
+
+    assert parse_duration(default) < workflow()["jobs"]["nightly"]["timeout-minutes"] * 60  # ends before the limit

@@ -30,3 +30,13 @@ def test_codes_0_to_5_keep_the_highest_wins_rule_with_usage_first():
             expected = 2 if 2 in codes else max(codes)
             assert worst(codes) == expected, codes
     assert worst([]) == ExitCode.OK
+
+
+def test_the_deploy_job_publishes_a_partial_night_but_not_a_stopped_one():
+    """Exit 8 (the deadline) publishes the complete cells; exit 7 (a step stopped the night) publishes nothing."""
+    from vlc_harness.exit_codes import PUBLISHED
+
+    assert PUBLISHED == {ExitCode.OK, ExitCode.FAILED, ExitCode.DEADLINE}
+    assert ExitCode.STEP_FAILED not in PUBLISHED and "reserved" not in ExitCode.STEP_FAILED.meaning
+    assert worst([ExitCode.DEADLINE, ExitCode.FAILED]) == ExitCode.DEADLINE
+    assert worst([ExitCode.DEADLINE, ExitCode.LOST_CELL]) == ExitCode.LOST_CELL

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from vlc_harness.planview.gpucost import COST_TABLE, CostTable, job_inputs
+from vlc_harness.gpucost import COST_TABLE, CostTable, job_inputs
 from vlc_harness.run.jobs import ImageTask, Job, QuestionTask
 
 REPO = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vlc_harness.ci.nightly.steps import Step
-from vlc_harness.exit_codes import ExitCode
+from vlc_harness.ci.nightly.stops import stop
 from vlc_harness.requires import Requires
 
 if TYPE_CHECKING:
@@ -82,19 +82,20 @@ def no_deps_requirements(registry: Registry, lock: Path = LOCK) -> str:
         raise ValueError(f"{exc}: record each sha256 as docs/maintainers.md says") from None
 
 
-def install(registry: Registry, enabled: bool, registry_path: Path | None = None, lock: Path = LOCK) -> Step:
-    """Run :func:`install_commands` (``enabled`` false: name them only). Nothing runs when the lock or
-    :data:`NO_DEPS` cannot give what the registry needs (:func:`no_deps_requirements`)."""
+def install(registry: Registry, enabled: bool, lock: Path = LOCK) -> Step:
+    """Run :func:`install_commands` but the plugin packages' (the ``plugins`` step's:
+    :mod:`vlc_harness.ci.nightly.plugins`); ``enabled`` false: name them only. Nothing runs when the lock or
+    :data:`NO_DEPS` cannot give what the registry needs (:func:`no_deps_requirements`). A failure stops the
+    night (:attr:`~vlc_harness.exit_codes.ExitCode.STEP_FAILED`)."""
     step = Step("install", skipped=not enabled)
-    commands = install_commands(registry, registry_path, lock)
+    commands = install_commands(registry, None, lock)
     if not enabled:
         step.lines += [f"skipped (--no-install): `{' '.join(cmd)}`" for cmd in commands]
         return step
     try:
         requirements = no_deps_requirements(registry, lock)
     except ValueError as exc:
-        step.code = ExitCode.FAILED
-        step.lines.append(f"refused, nothing installed: {exc}")
+        stop(step, f"refused, nothing installed: {exc}")
         return step
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "no-deps.txt"
@@ -104,7 +105,7 @@ def install(registry: Registry, enabled: bool, registry_path: Path | None = None
             done = subprocess.run([str(path) if part == NO_DEPS_FILE else part for part in cmd], cwd=CHECKOUT)
             step.lines.append(f"{'ok' if done.returncode == 0 else f'failed (exit {done.returncode})'}: `{shown}`")
             if done.returncode:
-                step.code = ExitCode.FAILED
+                stop(step)
                 break
     importlib.invalidate_caches()
     return step

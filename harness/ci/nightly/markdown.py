@@ -6,12 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 from vlc_harness.ci.nightly.steps import Step
-from vlc_harness.exit_codes import PUBLISHED
+from vlc_harness.ci.nightly.stops import unpublished_verdict
+from vlc_harness.exit_codes import PUBLISHED, ExitCode
 
 
 def markdown(code: int, steps: list[Step], run_summary: dict[str, Any] | None) -> str:
     """The night for people: a verdict, then each step's lines and the run's counts, reasons and changes."""
-    verdict = "the site is published" if code in PUBLISHED else "nothing is published"
+    verdict = "the site is published" if code in PUBLISHED else unpublished_verdict(steps)
+    if code == ExitCode.DEADLINE:
+        verdict = "partial, continuing: the complete cells are published, the next night computes the rest"
     out = [f"## Nightly leaderboard: exit {code} ({verdict})", ""]
     out += [f"- {s.name} exited {s.code}" for s in steps if s.code] + [""]
     for step in steps:
@@ -26,6 +29,8 @@ def run_section(summary: dict[str, Any], most: int = 30) -> list[str]:
     """The run's summary in Markdown: statuses, grouped reasons, lost, new and changed cells, seconds per model."""
     out = ["| status | cells |", "|---|---:|"] + [f"| {k} | {n} |" for k, n in summary["statuses"].items()]
     out += ["", f"{summary['stored']} of {summary['cells']} cells were stored already.", ""]
+    if summary.get("remaining"):  # the run's deadline came first (vlc_harness.run.deadline)
+        out += [f"**Remaining**: {summary['remaining']['line']}", ""]
     changed = [
         f"{c['model']} x {c['benchmark']}: {_value(c['before'])} -> {_value(c['after'])}" for c in summary["changed"]
     ]

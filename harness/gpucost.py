@@ -1,4 +1,6 @@
-"""Tonight's GPU time, estimated: the inputs a job makes a model compute, times a per-family cost.
+"""GPU time, estimated: the inputs a job makes a model compute, times a per-family cost (``vlc-harness plan``'s
+GPU column, :mod:`vlc_harness.planview`, and what a run stopped by its deadline leaves,
+:mod:`vlc_harness.run.deadline`; outside both packages, so that each may use it).
 
 An ``embed`` model encodes each unique image and each unique text once (text-text pairs read the
 same text vectors); a ``score_pairs`` model scores each (image, text) pair; an image-blind model
@@ -15,14 +17,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vlc_harness.models import Model
-from vlc_harness.planview.identity import UNKNOWN
-from vlc_harness.registry import ModelEntry
-from vlc_harness.run.jobs import Job
+if TYPE_CHECKING:
+    from vlc_harness.models import Model
+    from vlc_harness.registry import ModelEntry
+    from vlc_harness.run.jobs import Job
 
-COST_TABLE = Path(__file__).with_name("gpu_costs.yaml")
+COST_TABLE = Path(__file__).parent / "planview" / "gpu_costs.yaml"
+
+UNKNOWN = "unknown"
+"""What a number rests on when there is none (as :data:`vlc_harness.planview.identity.UNKNOWN`)."""
 
 MEASURED, ESTIMATED, NO_GPU = "measured", "estimated", "none"
 """What a number rests on: a measured throughput, a parameter-count estimate, no GPU work, or nothing."""
