@@ -2,10 +2,11 @@
 nightly's deploy job publishes.
 
 Every command exits with one of :class:`ExitCode`. When several conditions apply, the one earliest
-in :data:`PRECEDENCE` wins (:func:`worst`); a usage error always wins. Codes 6 to 8 are reserved for
-the nightly and PR-check steps still to come (an off-pin run, a step that stopped the night before
-anything was rendered, a run that reached its deadline): they are defined here so that no command
-gives them another meaning first.
+in :data:`PRECEDENCE` wins (:func:`worst`); a usage error always wins. Code 6 is an off-pin run
+refused (``run --require-pinned``: the nightly and the PR check's smoke run). Codes 7 and 8 are
+reserved for the nightly steps still to come (a step that stopped the night before anything was
+rendered, a run that reached its deadline): they are defined here so that no command gives them
+another meaning first.
 """
 
 from __future__ import annotations
@@ -43,7 +44,11 @@ class ExitCode(IntEnum):
             "data-version change (--allow-shrink overrides)"
         ),
     )
-    OFF_PIN = 6, "reserved: installed score-changing packages differ from constraints.txt, so the run is refused"
+    OFF_PIN = (
+        6,
+        "installed score-changing packages differ from constraints.txt, so the run is refused (run --require-pinned: "
+        "the nightly, the PR check's smoke run)",
+    )
     STEP_FAILED = 7, "reserved: a nightly step (install, fetch) stopped the night; nothing was rendered or published"
     DEADLINE = (
         8,

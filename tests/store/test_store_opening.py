@@ -119,6 +119,7 @@ def _killed_open(url: str, point: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.subprocess
 def test_a_process_killed_right_after_creating_the_tables_leaves_a_store_the_next_open_finishes(new_url):
     url = new_url()
     killed = _killed_open(url, "store.created")
