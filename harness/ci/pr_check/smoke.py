@@ -1,6 +1,8 @@
-"""The PR check's ``smoke`` step: ``vlc-harness run --limit 5`` on CPU of each model entry a PR adds
-whose weights are at most 300 MB (how the size is known: :func:`weights_mb`, docs/pr_check.md); an
-added model or benchmark entry whose listed plugin package is not installed here fails it."""
+"""The PR check's ``smoke`` step: ``vlc-harness run --limit 5 --require-pinned`` on CPU of each model
+entry a PR adds whose weights are at most 300 MB (how the size is known: :func:`weights_mb`,
+docs/pr_check.md); an added model or benchmark entry whose listed plugin package is not installed here
+fails it, and so does a run refused because installed score-changing packages differ from
+``constraints.txt`` (the step's exit code is then 6, ``ExitCode.OFF_PIN``)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import Any
 
 from vlc_harness.ci.pr_check.context import Context
 from vlc_harness.ci.summary import Section, table, tail
+from vlc_harness.exit_codes import ExitCode
 
 MAX_WEIGHTS_MB = 300.0
 SMOKE_LIMIT = 5
@@ -116,12 +119,16 @@ def step_smoke(ctx: Context) -> Section:
             rows.append([f"`{model_id}`", shown, "not run", f"over {MAX_WEIGHTS_MB:.0f} MB or unknown: {how}"])
             continue
         argv = ["run", "-m", model_id, "-b", SMOKE_BENCHMARK, "--limit", str(SMOKE_LIMIT), "--no-progress"]
+        argv += ["--require-pinned"]  # exit 6 off the pins: the check's numbers are the pinned stack's
         argv += ["--registry", str(ctx.registry), "--data-root", str(ctx.data_root)]
         argv += ["--store", f"sqlite:///{ctx.work / 'smoke-store.sqlite'}"]
         out = subprocess.run(
             [sys.executable, "-m", "vlc_harness", *argv], cwd=ctx.repo, capture_output=True, text=True, env=env
         )
         result = out.stdout.strip().splitlines()[0] if out.stdout.strip() else tail(out.stderr)
+        if out.returncode == ExitCode.OFF_PIN:
+            section.code = ExitCode.OFF_PIN
+            result = "refused, off the pins: " + tail(out.stderr, 2)
         if out.returncode:
             section.fail()
         rows.append([f"`{model_id}`", f"{size:,.1f} MB ({how})", "ok" if not out.returncode else "failed", result])
