@@ -19,7 +19,8 @@ Minimums (checked against the packages' release history; see docs/models.md):
   The t2v_metrics recipes (VQAScore's ``prompt: t2v_metrics``) and CLIP-FlanT5 load their image
   processor with ``backend="pil"``, which transformers reads from ``5.4.0`` (:data:`PIL_BACKEND`).
 
-Where each transformers minimum was read (wheel, file and line): :data:`GATE_SOURCES`.
+Where each minimum was read (wheel, file and line): :data:`GATE_SOURCES` (transformers) and
+:data:`OPEN_CLIP_SOURCES` (open_clip_torch, timm).
 """
 
 from __future__ import annotations
@@ -94,6 +95,37 @@ GATE_SOURCES: dict[str, tuple[str, str]] = {
 """Where each transformers minimum was read: the PyPI wheel and the file (under ``transformers/``) and
 line that first has what our code calls (tests/plugins/models/test_version_gates.py checks each on the
 installed release with :mod:`inspect`)."""
+
+OPEN_CLIP_SOURCES: dict[str, tuple[str, ...]] = {
+    # OPEN_CLIP_REQUIREMENTS' ``what``: the wheels read (file, line) for each minimum; the release before lacks it
+    "EVA-02 CLIP": ("open_clip_torch-2.20.0-py3-none-any.whl: open_clip/model_configs/EVA02-B-16.json; not in 2.19.0",),
+    "DFN5B": ("open_clip_torch-2.24.0-py3-none-any.whl: open_clip/pretrained.py:235 dfn5b=_pcfg(; not in 2.23.0",),
+    "SigLIP 2 gopt": (
+        "open_clip_torch-2.31.0-py3-none-any.whl: open_clip/model_configs/ViT-gopt-16-SigLIP2-256.json "
+        '("timm_model_name": "vit_giantopt_patch16_siglip_256"); not in 2.30.0',
+        "timm-1.0.15-py3-none-any.whl: timm/models/vision_transformer.py:3384 def vit_giantopt_patch16_siglip_256; "
+        "not in 1.0.14",
+    ),
+    "SigLIP 2": (
+        "open_clip_torch-2.31.0-py3-none-any.whl: open_clip/model_configs/ViT-B-16-SigLIP2.json; not in 2.30.0",
+    ),
+    "Perception Encoder PE-Core": (
+        "open_clip_torch-3.0.0-py3-none-any.whl: open_clip/model_configs/PE-Core-B-16.json; not in 2.32.0",
+        "open_clip_torch-3.0.0-py3-none-any.whl: METADATA Requires-Dist: timm>=1.0.17 (timm-1.0.17-py3-none-any.whl "
+        "timm/models/eva.py:1803 def vit_pe_core_base_patch16_224; 1.0.16 defines it too, line 1642)",
+    ),
+    "MetaCLIP 2 worldwide": (
+        "open_clip_torch-3.1.0-py3-none-any.whl: open_clip/model_configs/ViT-H-14-worldwide-378.json; not in 3.0.0",
+    ),
+    "MobileCLIP2 S3/S4": (
+        "open_clip_torch-3.2.0-py3-none-any.whl: open_clip/model_configs/MobileCLIP2-S3.json; not in 3.1.0",
+        "timm-1.0.20-py3-none-any.whl: timm/models/fastvit.py:1688 def fastvit_mci3; not in 1.0.19",
+    ),
+    "MobileCLIP2": (
+        "open_clip_torch-3.2.0-py3-none-any.whl: open_clip/model_configs/MobileCLIP2-S0.json; not in 3.1.0",
+    ),
+}
+"""Where each open_clip and timm minimum was read (the PyPI wheels), by ``OPEN_CLIP_REQUIREMENTS``' ``what``."""
 
 PIL_BACKEND = ("the PIL image processor (AutoImageProcessor backend='pil')", "5.4.0")
 """What needs the first transformers 5 release whose ``AutoImageProcessor.from_pretrained`` reads

@@ -91,3 +91,34 @@ def test_a_transformers_5_without_the_backend_keyword_makes_the_t2v_recipes_unav
     for fine in ("4.57.1", "5.4.0"):  # 4.x takes use_fast=False; 5.4.0 reads backend=
         monkeypatch.setattr(versions, "installed", lambda dist, v=fine: v)
         versions.require_pil_backend()
+
+
+def test_every_open_clip_gate_cites_the_wheels_of_its_own_versions() -> None:
+    from vlc_harness_builtins.models import versions
+
+    for _, _, what, requirements in versions.OPEN_CLIP_REQUIREMENTS:
+        sources = versions.OPEN_CLIP_SOURCES[what]
+        for dist, minimum in requirements.items():
+            wheel = f"{dist}-{minimum}-py3-none-any.whl"
+            assert any(wheel in source for source in sources), (what, wheel)
+    assert set(versions.OPEN_CLIP_SOURCES) == {what for _, _, what, _ in versions.OPEN_CLIP_REQUIREMENTS}
+
+
+def test_the_installed_open_clip_and_timm_know_every_gated_model() -> None:
+    """Each open_clip gate holds on the installed release: a bundled config its pattern names (and the
+    DFN5B tag), and the timm towers those configs build, read from the installed packages."""
+    require("open_clip")
+    import open_clip
+    import timm
+
+    from vlc_harness_builtins.models import versions
+
+    names = versions.open_clip_model_names() or set()
+    for pattern, tag_pattern, what, _ in versions.OPEN_CLIP_REQUIREMENTS:
+        matching = sorted(n for n in names if re.search(pattern, n))
+        assert matching, what
+        if tag_pattern:
+            tags = {t for name in matching for t in open_clip.list_pretrained_tags_by_model(name)}
+            assert any(re.search(tag_pattern, t) for t in tags), what
+    for tower in ("vit_giantopt_patch16_siglip_256", "vit_pe_core_base_patch16_224", "fastvit_mci3", "fastvit_mci4"):
+        assert timm.list_models(tower) == [tower], tower
