@@ -62,12 +62,12 @@ def constraints_file() -> Path | None:
             from vlc_harness.errors import UserError
 
             raise UserError(f"${CONSTRAINTS_ENV} names {given}, which is not a file", hint="unset it or fix the path")
-        return Path(given)
+        return Path(given).resolve()
     import vlc_harness
 
     for candidate in (Path("constraints.txt"), Path(vlc_harness.__file__).resolve().parents[1] / "constraints.txt"):
         if candidate.is_file():
-            return candidate
+            return candidate.resolve()
     return None
 
 
