@@ -36,7 +36,7 @@ def _pr(tmp_path: Path) -> tuple[Path, Path]:
 @pytest.mark.subprocess  # the smoke step runs vlc-harness in its own interpreter
 def test_a_smoke_run_off_the_pins_fails_the_check_with_exit_6(tmp_path, monkeypatch, capsys):
     repo, plan = _pr(tmp_path)
-    args = (["smoke"], "base", repo, None, tmp_path / "data", tmp_path / "summary.md", plan)
+    args = (["smoke"], None, repo, None, tmp_path / "data", tmp_path / "summary.md", plan)
     on_pin = check(*args)
     assert on_pin == ExitCode.OK, capsys.readouterr().out  # on the pins: the smoke run passes
     capsys.readouterr()
