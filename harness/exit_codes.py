@@ -2,10 +2,9 @@
 nightly's deploy job publishes.
 
 Every command exits with one of :class:`ExitCode`. When several conditions apply, the one earliest
-in :data:`PRECEDENCE` wins (:func:`worst`); a usage error always wins. Code 6 is reserved for a
-step still to come (an off-pin run): it is defined here so that no command gives it another meaning
-first. 7 is ``ci nightly``'s (a step stopped the night before anything was rendered), 8 ``run
---deadline``'s (and so the night's).
+in :data:`PRECEDENCE` wins (:func:`worst`); a usage error always wins. Code 6 is an off-pin run
+refused (``run --require-pinned``: the nightly and the PR check's smoke run); 7 is ``ci nightly``'s (a
+step stopped the night before anything was rendered), 8 ``run --deadline``'s (and so the night's).
 """
 
 from __future__ import annotations
@@ -43,7 +42,11 @@ class ExitCode(IntEnum):
             "data-version change (--allow-shrink overrides)"
         ),
     )
-    OFF_PIN = 6, "reserved: installed score-changing packages differ from constraints.txt, so the run is refused"
+    OFF_PIN = (
+        6,
+        "installed score-changing packages differ from constraints.txt, so the run is refused (run --require-pinned: "
+        "the nightly, the PR check's smoke run)",
+    )
     STEP_FAILED = (
         7,
         (

@@ -1,4 +1,4 @@
-"""Model fingerprints: the hash of everything that changes a model's scores."""
+"""Model fingerprints: the hash of everything that changes a model's scores, the scoring stack included."""
 
 from __future__ import annotations
 
@@ -14,12 +14,16 @@ from vlc_harness.types import canonical_json
 
 
 def fingerprint_content(
-    model_type: str, params: dict[str, Any], identity: Identity, scoring_version: str
+    model_type: str, params: dict[str, Any], identity: Identity, scoring_version: str, stack: dict[str, Any]
 ) -> dict[str, Any]:
-    """What the fingerprint hashes: type, normalised params, weights, dtype, protocol, scoring version.
+    """What the fingerprint hashes: type, normalised params, weights, dtype, protocol, scoring version
+    and the scoring stack.
 
     ``run`` options (batch size, device, prices, secret names) are deliberately absent, and a
-    local file or folder in the params counts by its content (:func:`content_addressed`).
+    local file or folder in the params counts by its content (:func:`content_addressed`). ``stack``
+    is :func:`vlc_harness.stack.model_stack`: the public versions of the distributions the type
+    declares can change its scores and, for a third-party type, its own distribution (pin and hashes,
+    or a digest of its source).
     """
     return {
         "type": model_type,
@@ -28,6 +32,7 @@ def fingerprint_content(
         "dtype": identity.dtype,
         "protocol": identity.protocol,
         "scoring_version": scoring_version,
+        "stack": stack,
     }
 
 

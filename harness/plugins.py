@@ -29,7 +29,7 @@ from typing import Any
 
 import pluggy
 
-from vlc_harness import hookspecs
+from vlc_harness import hookspecs, registered
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.catalog import Registrar
 from vlc_harness.errors import PluginError
@@ -287,3 +287,10 @@ def get_plugins(reload: bool = False) -> Plugins:
     if _CACHED is None or reload:
         _CACHED = load_plugins()
     return _CACHED
+
+
+def _model_types() -> dict[str, type]:
+    return {name: registered.cls for name, registered in get_plugins().models.entries.items()}
+
+
+registered.provide(_model_types)  # the store's migration to schema 6 reads each stored type's class here

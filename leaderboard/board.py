@@ -15,7 +15,9 @@ Order and fairness:
 * human values the papers give only per category are derived where the declaration makes the
   value an unweighted mean of them (:mod:`vlc_leaderboard.declared`);
 * paper-reported values of a model (``meta.paper_match``) sit next to ours, flagged when they fall
-  outside our 95% interval, and compared only when the data versions match.
+  outside our 95% interval, and compared only when the data versions match;
+* a value computed with installed versions other than the pins is marked, and a row whose values
+  were computed under different scoring stacks says which versions differ (:mod:`vlc_leaderboard.stacks`).
 
 The parts: :mod:`vlc_leaderboard.columns` (a benchmark's column), :mod:`vlc_leaderboard.rows` (a
 model's row and its cells), :mod:`vlc_leaderboard.reported` (the papers' values next to ours) and
@@ -45,6 +47,7 @@ from vlc_leaderboard.rows import (
     cell_view,
     model_row,
 )
+from vlc_leaderboard.stacks import mixed_stacks_note, off_pin_text
 
 if TYPE_CHECKING:
     from vlc_harness.plugins import Plugins
@@ -102,6 +105,9 @@ def build_board(
             row.cells[col.id] = cell_view(cell, col) if cell else CellView(Status.NOT_RUN, "no cell in the store yet")
             row.cells[col.id].overlap = cell_overlap(row, col)
             row.cells[col.id].reported = reported_values(row, col, row.cells[col.id])
+            row.cells[col.id].off_pin = off_pin_text(cell) if row.cells[col.id].published else ""
+        shown = [(col.title, cv.cell) for col in columns if (cv := row.cells[col.id]).published and cv.cell]
+        row.stack_note = mixed_stacks_note(shown)
     for col in columns:
         rank_column(col, rows)
         col.hackable = hackable(col, rows)

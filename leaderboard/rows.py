@@ -146,6 +146,8 @@ class CellView:
     """The drilldown metric's values, by category."""
     tie_heavy: bool = False
     """The headline's outcomes are at least half ties: every value is ranked on its ties-half credit."""
+    off_pin: str = ""
+    """Computed with installed versions other than the pins: which (:mod:`vlc_leaderboard.stacks`); '' on the pins."""
 
     @property
     def published(self) -> bool:
@@ -236,6 +238,8 @@ class Row:
     cells: dict[str, CellView] = field(default_factory=dict)
     overall: Overall | None = None
     """``None`` for baselines: they are references, never ranked."""
+    stack_note: str = ""
+    """Its published cells were computed under different scoring stacks: which versions differ where."""
 
     @property
     def slug(self) -> str:

@@ -250,9 +250,11 @@ def commit(repo: Path, message: str) -> None:
 
 
 def copy_code(repo: Path) -> None:
-    """This checkout's packages and the ``pyproject.toml`` that maps their import names, into ``repo``
-    (what ``plan --diff`` runs of a revision)."""
+    """This checkout's packages, the ``pyproject.toml`` that maps their import names and the
+    ``constraints.txt`` that pins their scoring stacks, into ``repo`` (what ``plan --diff`` runs of a
+    revision)."""
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for folder in ("harness", "plugins", "leaderboard"):
         shutil.copytree(REPO / folder, repo / folder, ignore=ignore)
     shutil.copy(REPO / "pyproject.toml", repo / "pyproject.toml")
+    shutil.copy(REPO / "constraints.txt", repo / "constraints.txt")  # the pins its scoring stacks come from

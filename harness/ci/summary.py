@@ -20,6 +20,8 @@ class Section:
     title: str
     verdict: str = "passed"
     lines: list[str] = field(default_factory=list)
+    code: int | None = None
+    """The exit code a failed step asks for instead of 1 (the smoke run off the pins: 6)."""
 
     def fail(self, line: str | None = None) -> None:
         self.verdict = "failed"

@@ -72,14 +72,18 @@ def current_fingerprint(app: App, registries: tuple[str, ...], model: str, store
     cannot be resolved here (not in the registry, weights not at hand)."""
     from vlc_harness.fingerprint import fingerprint_content, model_fingerprint
     from vlc_harness.run.select import select_models
+    from vlc_harness.stack import StackSource, model_stack
 
     try:
-        (entry,) = select_models(app.store_registry(registries, store)[0], app.plugins, [model])
+        registry = app.store_registry(registries, store)[0]
+        (entry,) = select_models(registry, app.plugins, [model])
         cls = app.plugins.models.get(entry.type).cls
         identity = cls(entry.params, entry.run).identify()
     except Exception:  # a stored model that cannot be resolved is forgotten by its cells' fingerprints
         return None
-    return model_fingerprint(fingerprint_content(entry.type, entry.params_dict(), identity, cls.scoring_version))
+    stack = model_stack(cls, StackSource.installed(registry.packages))  # as a run here would fingerprint it
+    content = fingerprint_content(entry.type, entry.params_dict(), identity, cls.scoring_version, stack)
+    return model_fingerprint(content)
 
 
 def describe(model: str, cells: list[Any], fingerprints: set[str], counts: dict[str, int]) -> str:

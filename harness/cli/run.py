@@ -73,6 +73,12 @@ from vlc_harness.config import EXECUTORS
     help="Rebuild every cell from its stored scores instead of reusing a stored cell (computes no score "
     "that is stored).",
 )
+@click.option(
+    "--require-pinned",
+    is_flag=True,
+    help="Refuse to run (exit 6) when an installed score-changing package differs from constraints.txt "
+    "(the nightly and the PR check's smoke run do).",
+)
 @registry_option
 @store_option
 @data_root_option
@@ -85,6 +91,7 @@ def run_command(
     strict: bool,
     quiet: bool,
     summary_path: Path | None,
+    require_pinned: bool,
     registries: tuple[str, ...],
     store_url: str | None,
     data_root: Path,
@@ -103,20 +110,37 @@ def run_command(
     -m 'open_clip:arch=ViT-B-32,pretrained=/ckpt/model.pt' or
     -m 'open_clip:{arch: "@tiny.json", pretrained: null}' ('@FILE' reads JSON/YAML).
 
+    Every model's fingerprint holds its scoring stack: the installed versions of the packages its
+    type declares can change its scores (and a third-party type's own code), so an upgrade
+    recomputes, saying why ("recomputed: transformers 5.24.0 -> 5.25.0"). A run whose installed
+    versions differ from constraints.txt (./constraints.txt, else the harness checkout's) says so in
+    one line and proceeds; --require-pinned refuses it.
+
     Exit status (the first that applies, README "Exit status"; 2, a usage error, always wins): 0 ok;
     1 a cell failed (--strict: or is unavailable); 3 nothing could be computed (no cell is ok or
     partial); 4 a cell that had a number in the store before this run is now unavailable or failed (a
-    lost cell); 8 the --deadline came before the grid was done (what was computed is stored).
+    lost cell); 6 --require-pinned and an installed score-changing package differs from
+    constraints.txt; 8 the --deadline came before the grid was done (what was computed is stored).
     """
     from vlc_harness.config import RunConfig
+    from vlc_harness.exit_codes import ExitCode
     from vlc_harness.run import execute
     from vlc_harness.run.select import select_grid
+    from vlc_harness.run.stack_report import REFUSED, check_pins, recomputed_lines
     from vlc_harness.run.summary import compare, exit_reason, group_reasons, previous_cells, run_summary
+    from vlc_harness.stack import StackSource
 
     # --limit, --progress, --workers, --executor, --address, --max-cost, --recompute-metrics: named as its fields
     config = RunConfig(data_root=data_root, argv=tuple(sys.argv), stop_at=stop_at(deadline, deadline_at), **run_options)
     registry = app.registry(registries, store_url, required=run_all)
     chosen_models, chosen_benchmarks = select_grid(registry, app.plugins, run_all, list(models), list(benchmarks))
+    stacks = StackSource.installed(registry.packages)
+    _, off_pin = check_pins(app.plugins, chosen_models, stacks, require_pinned)
+    if off_pin:
+        click.echo(off_pin, err=True)
+        if require_pinned:
+            click.echo(REFUSED, err=True)
+            sys.exit(ExitCode.OFF_PIN)
     store = app.store(store_url)
     previous = previous_cells(store, [m.id for m in chosen_models], [b.id for b in chosen_benchmarks])
 
@@ -124,7 +148,11 @@ def run_command(
         if cell.status.has_number and not quiet:
             report(cell)
 
-    result = execute(app.plugins, store, chosen_models, chosen_benchmarks, config, registry=registry, on_cell=on_cell)
+    result = execute(
+        app.plugins, store, chosen_models, chosen_benchmarks, config, registry=registry, on_cell=on_cell, stacks=stacks
+    )
+    for line in recomputed_lines(previous, result.cells):
+        click.echo(line)
     for group in group_reasons(result.cells):
         click.echo(group.line())
     counts: dict[str, int] = {}

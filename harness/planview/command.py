@@ -66,11 +66,14 @@ def plan_command(
 ) -> None:
     """Show what `run` would do with the same selection, computing nothing.
 
-    Per cell: complete (stored, reused as it is) or compute, with the pairs, texts or questions
-    it lacks; unknown where the model's identity cannot be had here (weights neither cached nor
-    reachable: the work shown is an upper bound); unavailable, skipped or failed as a run would
-    record it. API models with prices in their run section get an estimated cost; every model an
-    estimate of its GPU time, measured or scaled from its parameter count, with the night's total.
+    Each model is fingerprinted with the scoring stack that constraints.txt pins (./constraints.txt,
+    else the harness checkout's; $VLC_HARNESS_CONSTRAINTS), not the installed versions, so a branch
+    that bumps a pin shows the cells the bump recomputes. Per cell: complete (stored, reused as it
+    is) or compute, with the pairs, texts or questions it lacks; unknown where the model's identity
+    cannot be had here (weights neither cached nor reachable: the work shown is an upper bound);
+    unavailable, skipped or failed as a run would record it. API models with prices in their run
+    section get an estimated cost; every model an estimate of its GPU time, measured or scaled from
+    its parameter count, with the night's total.
     Benchmark data is checked first: a model none of whose cells can run is not identified. The
     store is opened read-only (a missing store file is not created). Exits 0.
     """
@@ -80,6 +83,7 @@ def plan_command(
     from vlc_harness.planview.grid import plan_grid
     from vlc_harness.planview.store import read_only_store
     from vlc_harness.planview.table import table_lines
+    from vlc_harness.stack import StackSource
 
     config = RunConfig(data_root=data_root, limit=limit)
     store, note = read_only_store(store_url or default_store_url())  # also what the registry defaults to
@@ -97,7 +101,8 @@ def plan_command(
             chosen = select_grid(registry, app.plugins, run_all, list(models), list(benchmarks))
             chosen_models, chosen_benchmarks = chosen
         everyone = identify_all or as_diff_base or ref is not None  # a diff compares fingerprints
-        result = plan_grid(app.plugins, store, chosen_models, chosen_benchmarks, config, everyone)
+        stacks = StackSource.pinned(registry.packages)  # the revision's pins, not the installed versions
+        result = plan_grid(app.plugins, store, chosen_models, chosen_benchmarks, config, everyone, stacks=stacks)
     finally:
         store.close()
     result.store_note = note

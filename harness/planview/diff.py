@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from vlc_harness.planview.identity import NO_FINGERPRINT, UNKNOWN
+from vlc_harness.stack import stack_change
 
 
 def diff_plans(
@@ -55,18 +56,35 @@ def _known(model: dict[str, Any]) -> bool:
 
 
 def _model_change(new: dict[str, Any], old: dict[str, Any]) -> tuple[list[str], str | None]:
+    stack = _stack_change(new, old)
     if _known(new) and _known(old):
         if new["fingerprint"] == old["fingerprint"]:
             return [], None
+        why = []
         if new["declared"] != old["declared"]:
-            return ["model params or scoring code"], None
-        if new["weights"] != old["weights"]:
-            return ["model weights"], None
-        return ["model fingerprint"], None
+            why.append("model params or scoring code")
+        elif new["weights"] != old["weights"]:
+            why.append("model weights")
+        return (why + stack) or ["model fingerprint"], None
+    why = []
     if new["declared"] and old["declared"] and new["declared"] != old["declared"]:
-        return ["model params or scoring code (weights identity unknown here)"], None
+        why.append("model params or scoring code (weights identity unknown here)")
+    if why or stack:
+        return why + stack, None
     reasons = [m[k] for k in ("unknown", "failed", "not_identified") for m in (new, old)]
     return [], "model identity unknown here: " + next((r for r in reasons if r), "")
+
+
+def _stack_change(new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+    """``scoring stack (transformers 5.24.0 -> 5.25.0)`` where the two stacks differ (a revision from
+    before the stack entered the fingerprint has none: every fingerprint of it differs)."""
+    if new.get("stack") is None:
+        return []
+    if "stack" not in old:
+        return ["scoring stack (the other revision's fingerprints leave it out)"]
+    if old["stack"] is None or old["stack"] == new["stack"]:
+        return []
+    return [f"scoring stack ({stack_change(old['stack'], new['stack'])})"]
 
 
 def _benchmark_change(new: dict[str, Any], old: dict[str, Any]) -> list[str]:

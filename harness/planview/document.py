@@ -17,13 +17,14 @@ if TYPE_CHECKING:
 PLAN_SCHEMA = 1
 """The number of the document's schema (1: the first to carry every field a diff compares)."""
 MODEL_FIELDS = ("id", "fingerprint", "declared", "weights", "unknown", "failed", "not_identified")
-"""What a diff reads of each model."""
+"""What a diff reads of each model (and ``stack`` where both documents have it: a revision from before
+the scoring stack entered the fingerprint has none, and its fingerprints all differ)."""
 BENCHMARK_FIELDS = ("id", "declared", "data_version", "manifest", "metrics_version")
 """What a diff reads of each benchmark."""
 
 
 def plan_json(plan: GridPlan) -> dict[str, Any]:
-    """The plan as JSON: ``{schema, store_note, models, benchmarks, cells, gpu}``."""
+    """The plan as JSON: ``{schema, store_note, models, benchmarks, cells, gpu, constraints, off_pin}``."""
     return {
         "schema": PLAN_SCHEMA,
         "store_note": plan.store_note,
@@ -31,6 +32,8 @@ def plan_json(plan: GridPlan) -> dict[str, Any]:
         "benchmarks": plan.benchmarks,
         "cells": [asdict(c) for c in plan.cells],
         "gpu": plan.gpu,
+        "constraints": plan.constraints,
+        "off_pin": plan.off_pin,
     }
 
 

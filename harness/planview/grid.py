@@ -32,6 +32,7 @@ from vlc_harness.registry import BenchmarkEntry, ModelEntry
 from vlc_harness.run.jobs import Job
 from vlc_harness.run.plan import CellPlan, ModelWork, plan_model, plan_unavailable
 from vlc_harness.run.prepare import prepare
+from vlc_harness.stack import StackSource, grid_off_pin
 from vlc_harness.status import Status
 from vlc_harness.store import Store
 
@@ -100,6 +101,11 @@ class ModelPlan:
     not_identified: str | None = None
     """Why no fingerprint was computed (no cell of the model can run here, or its package is not
     installed), else ``None``."""
+    stack: dict[str, Any] | None = None
+    """The scoring stack it is fingerprinted with, from the revision's pins (``plan --diff`` names what
+    changed in it); ``None`` when the type's package is not installed."""
+    unpinned: list[str] | None = None
+    """Its scoring distributions that ``constraints.txt`` does not pin (their installed versions are used)."""
 
     @classmethod
     def of(cls, found: ModelFingerprint, unit: str) -> ModelPlan:
@@ -116,6 +122,8 @@ class ModelPlan:
             weights=found.weights,
             failed=found.failed,
             not_identified=found.not_identified,
+            stack=found.stack,
+            unpinned=found.unpinned,
         )
 
 
@@ -130,6 +138,11 @@ class GridPlan:
     store_note: str | None = None
     gpu: dict[str, Any] = field(default_factory=dict)
     """The night's GPU time (:func:`~vlc_harness.planview.gpu.gpu_total`)."""
+    constraints: str | None = None
+    """The ``constraints.txt`` whose pins the stacks come from (``None``: none found, installed versions)."""
+    off_pin: list[dict[str, Any]] = field(default_factory=list)
+    """Scoring distributions installed here at other versions than pinned (a run here would
+    fingerprint those models differently)."""
 
 
 def plan_grid(
@@ -140,14 +153,18 @@ def plan_grid(
     config: RunConfig,
     identify_all: bool = False,
     costs: CostTable | None = None,
+    stacks: StackSource | None = None,
 ) -> GridPlan:
     """Plan every (model, benchmark) cell as a run with ``config`` would (its data root and limit;
     each model built with it), without computing or storing anything.
 
     Benchmarks are prepared first; a model is identified only when one of its cells can run, or
     for every model with ``identify_all``. GPU time is estimated from ``costs`` (the cost table
-    beside :mod:`vlc_harness.gpucost` by default).
+    beside :mod:`vlc_harness.gpucost` by default). Each model's scoring stack comes from ``stacks``
+    (default: the pins of :func:`~vlc_harness.stack.constraints_file`, not the installed versions: what
+    the nightly installs).
     """
+    stacks = stacks or StackSource.pinned()
     prepared = {b.id: prepare(b, plugins.benchmarks, config.data_root, config.limit) for b in benchmarks}
     chosen = [prepared[b.id] for b in benchmarks]
     memo: Any = MemoStore(store)
@@ -158,13 +175,13 @@ def plan_grid(
             _plan_missing_package(plan, entry, chosen)
             continue
         cls = plugins.models.get(entry.type).cls
-        ident = LazyIdentity(entry, cls, config)
+        ident = LazyIdentity(entry, cls, config, stacks)
         if identify_all:
             try:
                 ident.identify()
             except Exception:  # kept in ident.found: plan_model decides the cells from it
                 pass
-        work = plan_model(entry, cls, chosen, memo, config, identify=ident.identify)
+        work = plan_model(entry, cls, chosen, memo, config, identify=ident.identify, stacks=stacks)
         found, model = ident.found, ident.model
         model_plan = ModelPlan.of(found, UNITS.get(work.protocol.name, "pairs"))
         model_row = memo.model_row(work.fingerprint) if work.fingerprint else None
@@ -179,6 +196,9 @@ def plan_grid(
         plan.models.append(model_plan)
     plan.benchmarks = [benchmark_record(b, prepared[b.id]) for b in benchmarks]
     plan.gpu = gpu_total(plan.models)
+    plan.constraints = str(stacks.constraints) if stacks.constraints else None
+    classes = [plugins.models.get(e.type).cls for e in models if not e.unavailable]
+    plan.off_pin = [d.record() for d in grid_off_pin(classes, stacks)]
     return plan
 
 

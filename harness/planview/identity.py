@@ -17,6 +17,7 @@ from vlc_harness.errors import Unavailable
 from vlc_harness.fingerprint import content_addressed, fingerprint_content, model_fingerprint
 from vlc_harness.models import Identity, Model
 from vlc_harness.registry import BenchmarkEntry, ModelEntry
+from vlc_harness.stack import StackSource, model_stack, scoring_names
 from vlc_harness.types import canonical_json
 
 UNKNOWN = "unknown"
@@ -42,6 +43,11 @@ class ModelFingerprint:
     """What identify() raised (an :class:`Unavailable` for ``unknown``, anything else: failed)."""
     not_identified: str | None = None
     """Why identify() was not called (no cell of the model can run here), else ``None``."""
+    stack: dict[str, Any] | None = None
+    """The scoring stack it is fingerprinted with (:func:`~vlc_harness.stack.model_stack`, from the
+    pins); ``None`` without a plugin."""
+    unpinned: list[str] | None = None
+    """Its scoring distributions that no pin covers (their installed versions are used)."""
 
     @property
     def failed(self) -> str | None:
@@ -56,20 +62,25 @@ class ModelFingerprint:
         return self.identity.weights if self.identity else None
 
 
-def declared_identity(entry: ModelEntry, cls: type[Model]) -> ModelFingerprint:
-    """What the entry and the plugin declare, without building or identifying the model (cheap)."""
+def declared_identity(entry: ModelEntry, cls: type[Model], stacks: StackSource) -> ModelFingerprint:
+    """What the entry and the plugin declare, and its scoring stack from ``stacks``, without building or
+    identifying the model (cheap)."""
     declared = {
         "type": entry.type,
         "params": content_addressed(entry.params_dict()),
         "scoring_version": cls.scoring_version,
         "protocol": getattr(cls, "protocol", ""),
     }
-    return ModelFingerprint(entry.id, entry.type, hashlib.sha256(canonical_json(declared).encode()).hexdigest())
+    found = ModelFingerprint(entry.id, entry.type, hashlib.sha256(canonical_json(declared).encode()).hexdigest())
+    found.stack, found.unpinned = model_stack(cls, stacks), stacks.unpinned(scoring_names(cls))
+    return found
 
 
-def identify_model(entry: ModelEntry, cls: type[Model], config: RunConfig) -> tuple[ModelFingerprint, Model]:
+def identify_model(
+    entry: ModelEntry, cls: type[Model], config: RunConfig, stacks: StackSource
+) -> tuple[ModelFingerprint, Model]:
     """The model built from its entry (not loaded) and given ``config``, and its identity, resolved once."""
-    found = declared_identity(entry, cls)
+    found = declared_identity(entry, cls, stacks)
     model = cls(entry.params, entry.run)
     model.run_config = config
     try:
@@ -79,7 +90,8 @@ def identify_model(entry: ModelEntry, cls: type[Model], config: RunConfig) -> tu
     except Exception as exc:  # a plugin's bug: its cells fail, the plan goes on
         found.error = exc
     else:
-        content = fingerprint_content(entry.type, entry.params_dict(), found.identity, cls.scoring_version)
+        assert found.stack is not None
+        content = fingerprint_content(entry.type, entry.params_dict(), found.identity, cls.scoring_version, found.stack)
         found.fingerprint = model_fingerprint(content)
     return found, model
 
@@ -89,9 +101,9 @@ class LazyIdentity:
     model is built and identified on the first call (once), so a model none of whose cells can run here is never
     identified (no import of its library, no hub probe)."""
 
-    def __init__(self, entry: ModelEntry, cls: type[Model], config: RunConfig) -> None:
-        self._args = (entry, cls, config)
-        self.found = declared_identity(entry, cls)
+    def __init__(self, entry: ModelEntry, cls: type[Model], config: RunConfig, stacks: StackSource) -> None:
+        self._args = (entry, cls, config, stacks)
+        self.found = declared_identity(entry, cls, stacks)
         self.found.not_identified = NOT_IDENTIFIED
         self.model: Model | None = None
 

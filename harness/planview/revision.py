@@ -4,7 +4,9 @@ REF is checked out in a temporary ``git worktree``, and REF's own ``vlc-harness 
 json`` runs there in a subprocess, with REF's packages first on the import path under their
 import names, as REF's ``pyproject.toml`` maps them (``[tool.setuptools] package-dir``). So REF's
 registry files are loaded by REF's plugins, and its identities and fingerprints come from REF's
-code (a PR that bumps a ``scoring_version`` shows every cell of that type as changed). No file of
+code (a PR that bumps a ``scoring_version`` shows every cell of that type as changed), and its
+scoring stacks from its own ``constraints.txt`` (a PR that bumps a pin shows the cells of every type
+that declares that distribution as changed). No file of
 this checkout runs there: the two documents are compared here (:mod:`vlc_harness.planview.diff`).
 A revision whose ``pyproject.toml`` maps no package (a repository of registry files only) has no
 code of its own: the installed packages evaluate its registry files. The worktree is removed
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vlc_harness.errors import HarnessError, UserError
+from vlc_harness.stack import CONSTRAINTS_ENV
 
 if TYPE_CHECKING:
     from vlc_harness.plugins import Plugins
@@ -123,6 +126,10 @@ def _run_plan(argv: list[str], tree: Path, imports: Path, ref: str) -> tuple[dic
         return None, f"{ref}: {exc}"
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **{AS_BASE_ENV: "1"})
     env["PYTHONPATH"] = os.pathsep.join([*map(str, roots), *filter(None, [os.environ.get("PYTHONPATH")])])
+    # REF's scoring stacks come from REF's constraints.txt (its pins), never from this checkout's
+    env.pop(CONSTRAINTS_ENV, None)
+    if (tree / "constraints.txt").is_file():
+        env[CONSTRAINTS_ENV] = str(tree / "constraints.txt")
     # the core's own name: REF's when REF maps it (the links above), else the installed one
     command = [sys.executable, "-m", "vlc_harness", *argv]
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from vlc_harness.gpucost import duration
 from vlc_harness.planview.gpu import gpu_lines
 from vlc_harness.planview.identity import UNKNOWN
 from vlc_harness.status import Status
@@ -54,8 +55,33 @@ def table_lines(out: dict[str, Any]) -> list[str]:
         lines.append(f"note: {len(skipped)} models not identified (no fingerprint): none of their cells can run here")
     if out.get("store_note"):
         lines.append(f"note: {out['store_note']}")
+    lines += stack_notes(out)
     if diff:
-        lines += _diff_summary(diff)
+        lines += _diff_summary(diff, out["cells"])
+    return lines
+
+
+def stack_notes(out: dict[str, Any]) -> list[str]:
+    """Where the scoring stacks come from, the distributions no pin covers, and installed versions
+    that differ from the pins."""
+    where = out.get("constraints")
+    lines = [] if where else ["note: no constraints.txt found: each model's scoring stack is the installed versions"]
+    unpinned: dict[str, list[str]] = {}
+    for m in out["models"]:
+        for name in m.get("unpinned") or []:
+            unpinned.setdefault(name, []).append(m["id"])
+    for name, models in sorted(unpinned.items()):
+        who = ", ".join(models) if len(models) <= 3 else f"{len(models)} models"
+        lines.append(
+            f"note: {name} ({who}) is not pinned in {where or 'constraints.txt'}: its installed version is used"
+        )
+    if out.get("off_pin"):
+        found = ", ".join(
+            f"{d['name']} {d['installed'] or 'not installed'} (pinned {d['pinned']})" for d in out["off_pin"]
+        )
+        lines.append(
+            f"note: installed here, off the pins: {found}; a run here fingerprints with the installed versions"
+        )
     return lines
 
 
@@ -88,7 +114,7 @@ def _change_text(change: dict[str, Any] | None) -> str:
     return change["change"] + (f": {', '.join(change['why'])}" if change.get("why") else "")
 
 
-def _diff_summary(diff: dict[str, Any]) -> list[str]:
+def _diff_summary(diff: dict[str, Any], cells: list[dict[str, Any]]) -> list[str]:
     counts: dict[str, int] = {}
     for c in diff["cells"]:
         counts[c["change"]] = counts.get(c["change"], 0) + 1
@@ -96,6 +122,12 @@ def _diff_summary(diff: dict[str, Any]) -> list[str]:
         f"vs {diff['ref']} ({diff['commit'][:12]}): "
         + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no cell added or changed")
     ]
+    moved = {(c["model"], c["benchmark"]) for c in diff["cells"] if c["change"] in ("added", "changed")}
+    seconds = [c["gpu_seconds"] for c in cells if (c["model"], c["benchmark"]) in moved and c.get("gpu_seconds")]
+    if seconds:
+        lines.append(
+            f"  GPU time of the added and changed cells still to compute: {duration(sum(seconds))} (summed per cell)"
+        )
     for why in sorted({w for c in diff["cells"] if c["change"] == "unknown" for w in c["why"]}):
         lines.append(f"  unknown: {why}")
     for c in diff["removed"]:

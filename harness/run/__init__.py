@@ -27,6 +27,7 @@ from vlc_harness.run.finish import finish, resurface, usage_record
 from vlc_harness.run.plan import ModelWork, plan_model, plan_unavailable
 from vlc_harness.run.prepare import PreparedBenchmark, prepare
 from vlc_harness.run.schedule import Schedule
+from vlc_harness.stack import StackSource, grid_off_pin
 from vlc_harness.status import Status
 from vlc_harness.store import CellRecord, Store
 from vlc_harness.store.registries import registry_record
@@ -87,6 +88,7 @@ def execute(
     registry: Registry | None = None,
     live_model: Model | None = None,
     on_cell: Callable[[CellRecord], None] | None = None,
+    stacks: StackSource | None = None,
 ) -> RunReport:
     """Run the selected grid as ``config`` says, recording a run with its provenance and a cell per pair.
 
@@ -100,9 +102,18 @@ def execute(
     is recorded in the provenance (files as given, by absolute path and sha256, and its digest);
     ``on_cell`` is called with each cell as it is saved. With ``config.stop_at`` (a deadline), no work
     starts after it and the cells it leaves unfinished are counted in the report's ``remaining``, not
-    recorded (:mod:`vlc_harness.run.deadline`).
+    recorded (:mod:`vlc_harness.run.deadline`). ``stacks`` gives the versions each model's scoring stack
+    is fingerprinted with (default: the installed ones, checked against ``constraints.txt`` and the
+    registry's plugin pins: what differs is recorded as ``off_pin``).
     """
+    stacks = stacks or StackSource.installed(registry.packages if registry else {})
+    classes = [type(live_model)] if live_model is not None else []
+    classes += [plugins.models.get(m.type).cls for m in models if not m.unavailable and live_model is None]
     provenance = run_provenance(list(config.argv) if config.argv is not None else None)
+    provenance.update(
+        constraints=str(stacks.constraints) if stacks.constraints else None,
+        off_pin=[d.record() for d in grid_off_pin(classes, stacks)],
+    )
     provenance.update(
         data_root=str(config.data_root),
         limit=config.limit,
@@ -137,7 +148,7 @@ def execute(
                 works.append(plan_unavailable(entry, chosen))
                 continue
             cls = type(live_model) if live_model is not None else plugins.models.get(entry.type).cls
-            work = plan_model(entry, cls, chosen, store, config, live_model)
+            work = plan_model(entry, cls, chosen, store, config, live_model, stacks=stacks)
             schedule.prestart(work)  # the first model with work loads while the others are planned
             works.append(work)
         clock.lap("plan_s")

@@ -94,6 +94,8 @@ def built(work: ModelWork, cell: CellPlan, run_id: int | None, collected: Collec
         "benchmark_params": p.entry.params_dict(),
         "data_files": {f.relpath: f.sha256 for f in p.benchmark.data_files()},
     }
+    if work.off_pin:  # the board marks a cell computed with versions other than the pins
+        provenance["off_pin"] = [d.record() for d in work.off_pin]
     if work.cls.paid_requests:
         provenance["usage"] = usage_record(work)  # this model's requests in this run, all its cells
     skipped = work.protocol.skipped_metrics(p.benchmark)

@@ -22,6 +22,7 @@ from vlc_harness.registry import ModelEntry
 from vlc_harness.run.jobs import Job
 from vlc_harness.run.prepare import PreparedBenchmark
 from vlc_harness.run.protocols import Protocol, Sink, protocol_for
+from vlc_harness.stack import Deviation, StackSource, checked_names, model_stack, off_pin
 from vlc_harness.status import Status
 from vlc_harness.store import CellRecord, Store
 from vlc_harness.types import Instance, InstanceKeys
@@ -74,6 +75,8 @@ class ModelWork:
     """The run's deadline stopped the model's job, or came before it started (:mod:`vlc_harness.run.deadline`)."""
     computed: int = 0
     """Pairs (or answers) its workers computed in this run."""
+    off_pin: list[Deviation] = field(default_factory=list)
+    """The distributions of the model's stack whose installed version is not the pinned one (a run)."""
 
     @property
     def label(self) -> str:
@@ -102,12 +105,15 @@ def plan_model(
     config: RunConfig,
     live_model: Model | None = None,
     identify: Callable[[], Identity] | None = None,
+    *,
+    stacks: StackSource,
 ) -> ModelWork:
     """One model's plan over the prepared benchmarks (see the module docstring).
 
     The model is built for ``config`` (:func:`~vlc_harness.models.build_model`) to be identified,
     unless ``live_model`` stands in for it, or ``identify`` gives its identity (a plan without a run:
-    nothing is built); ``config.recompute_metrics`` reuses no stored cell.
+    nothing is built); ``config.recompute_metrics`` reuses no stored cell. ``stacks`` gives the
+    versions of its scoring stack (installed for a run, pinned for ``plan``).
     """
     protocol = protocol_for(cls)
     work = ModelWork(entry, cls, protocol, [CellPlan(p) for p in prepared], live_model)
@@ -131,8 +137,11 @@ def plan_model(
     except Exception as exc:  # a plugin's bug fails its cells, never the run
         why = f"identify failed: {type(exc).__name__}: {exc}"
         return _decide(work, Status.FAILED, why, model_reason_of(exc, Reason.MODEL_ERROR))
-    work.content = fingerprint_content(entry.type, entry.params_dict(), work.identity, cls.scoring_version)
+    stack = model_stack(cls, stacks)
+    work.content = fingerprint_content(entry.type, entry.params_dict(), work.identity, cls.scoring_version, stack)
     work.fingerprint = model_fingerprint(work.content)
+    if not stacks.from_pins:
+        work.off_pin = off_pin(checked_names(cls), stacks)
     for cell in work.cells:
         if cell.status is None and not config.recompute_metrics:
             cell.reuse = reusable(entry, work.fingerprint, cell, store)

@@ -17,6 +17,7 @@ from pathlib import Path
 from sqlalchemy import Connection, inspect, text
 
 from vlc_harness.status import Status
+from vlc_harness.store.migrate_stack import move_cells, v5_to_v6
 
 Migration = Callable[[Connection], None]
 
@@ -71,7 +72,7 @@ def _v2_to_v3(conn: Connection) -> None:
             kept[new_fp] = row_id
         else:
             _merge_model(conn, row_id, target)
-        _move_cells(conn, old_fp, new_fp)
+        move_cells(conn, old_fp, new_fp)
 
 
 def _merge_model(conn: Connection, source: int, target: int) -> None:
@@ -88,27 +89,6 @@ def _merge_model(conn: Connection, source: int, target: int) -> None:
         )
         conn.execute(text(f"DELETE FROM {table} WHERE model=:source"), {"source": source})
     conn.execute(text("DELETE FROM models WHERE id=:source"), {"source": source})
-
-
-def _move_cells(conn: Connection, old_fp: str, new_fp: str) -> None:
-    """Cells of the old fingerprint take the new one; where the same (model id, benchmark,
-    manifest) already has a cell under the new fingerprint, the newer of the two is kept."""
-    cells = conn.execute(
-        text("SELECT id, model_id, benchmark_id, manifest_hash FROM cells WHERE fingerprint=:fp"), {"fp": old_fp}
-    ).all()
-    for cell_id, model_id, benchmark_id, manifest_hash in cells:
-        clash = conn.execute(
-            text("SELECT id FROM cells WHERE fingerprint=:fp AND model_id=:m AND benchmark_id=:b AND manifest_hash=:h"),
-            {"fp": new_fp, "m": model_id, "b": benchmark_id, "h": manifest_hash},
-        ).scalar()
-        if clash is not None:
-            older = min(clash, cell_id)
-            conn.execute(text("DELETE FROM outcomes WHERE cell=:id"), {"id": older})
-            conn.execute(text("DELETE FROM cells WHERE id=:id"), {"id": older})
-            if older == clash:
-                conn.execute(text("UPDATE cells SET fingerprint=:fp WHERE id=:id"), {"fp": new_fp, "id": cell_id})
-        else:
-            conn.execute(text("UPDATE cells SET fingerprint=:fp WHERE id=:id"), {"fp": new_fp, "id": cell_id})
 
 
 def _v3_to_v4(conn: Connection) -> None:
@@ -185,5 +165,5 @@ def legacy_reason_code(status: str, error: str | None, instance_limit: int | Non
     return "other"
 
 
-MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5}
+MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5, 5: v5_to_v6}
 """``MIGRATIONS[v]`` upgrades version ``v`` to ``v + 1``."""

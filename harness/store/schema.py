@@ -1,8 +1,9 @@
-"""Tables of the score store (SQLAlchemy Core), schema version 5.
+"""Tables of the score store (SQLAlchemy Core), schema version 6.
 
 * ``models``: one row per model fingerprint (type, normalised params with local paths by content,
-  weights identity, dtype, protocol, scoring_version hashed together), with the identity spelled
-  out as JSON.
+  weights identity, dtype, protocol, scoring_version and the scoring stack hashed together: the
+  public versions of the distributions that can change its scores, and a third-party type's own
+  distribution), with the identity spelled out as JSON.
 * ``scores``: raw pair scores, keyed by (model, image key, text); the image key is the image's
   sha256 (plus transform spec), or '' for image-blind models. Never verdicts.
 * ``text_scores``: raw text-text similarities of embedding models (SugarCrepe++'s text-only task),
@@ -42,7 +43,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 APP_NAME = "vlc-harness"
 
 metadata = MetaData()

@@ -44,6 +44,7 @@ from vlc_harness_builtins.models.generative import GenerativePairModel, Request,
 from vlc_harness_builtins.models.t2v_metrics_inputs import expand_to_square, pil_image_processor
 from vlc_harness_builtins.models.t2v_metrics_recipes import SYSTEM_MSG as SYSTEM_MESSAGE
 from vlc_harness_builtins.models.t2v_metrics_recipes import T2V_METRICS_VERSION
+from vlc_harness_builtins.models.versions import require_pil_backend
 from vlc_harness_builtins.models.vqascore import DEFAULT_QUESTION, SCORING_RULES
 
 __all__ = [
@@ -232,6 +233,7 @@ class ClipFlanT5(GenerativePairModel):
     def identify(self) -> Identity:
         """The checkpoint, its vision tower (image processor, maybe weights) and the tokenizer."""
         p = self.params
+        require_pil_backend()  # its image processor is the PIL one (t2v_metrics'): unavailable, never another
         self._source = ClipFlanT5Source.resolve(p.checkpoint, p.revision, p.tokenizer, p.vision_tower)
         protocol = f"score_pairs/clip_flant5/{p.scoring}/t5_chat/t2v_metrics-{T2V_METRICS_VERSION}"
         prompt = f"{p.system_message} USER: <image>\\n{p.question_template.replace('{}', '{caption}')} ASSISTANT: "

@@ -23,6 +23,7 @@ from vlc_harness_builtins.models.t2v_metrics_recipes import (
     QWEN_MIN_PIXELS,
     T2vRecipe,
 )
+from vlc_harness_builtins.models.versions import require_pil_backend
 
 QWEN_MAX_RATIO = 200
 UNMIRRORED_GENERATION = (
@@ -42,9 +43,13 @@ UNMIRRORED_GENERATION = (
 
 
 def pil_image_processor(checkpoint: str, revision: str | None) -> Any:
-    """The checkpoint's image processor with the PIL backend (transformers 4.49's, which t2v_metrics pins)."""
+    """The checkpoint's image processor with the PIL backend (transformers 4.49's, which t2v_metrics pins):
+    ``backend="pil"`` from transformers 5.4.0, ``use_fast=False`` on 4.x; 5.0 to 5.3, which would drop
+    ``backend`` silently, are refused (``versions.require_pil_backend``)."""
     import transformers
     from transformers import AutoImageProcessor
+
+    require_pil_backend()
 
     major = int(transformers.__version__.split(".")[0])
     backend = {"backend": "pil"} if major >= 5 else {"use_fast": False}

@@ -49,7 +49,7 @@ from vlc_harness_builtins.models.t2v_metrics_recipes import (
     recipe_for,
     recipe_prompt,
 )
-from vlc_harness_builtins.models.versions import require_transformers_model
+from vlc_harness_builtins.models.versions import require_pil_backend, require_transformers_model
 
 DEFAULT_QUESTION = 'Does this figure show "{}"? Please answer yes or no.'
 T2V_PROMPT = "t2v_metrics"
@@ -105,6 +105,7 @@ def t2v_recipe(params: Any, model_type: str, config: dict[str, Any]) -> T2vRecip
         return None
     recipe = recipe_for(model_type, config)
     check_recipe_params(recipe, params.scoring)
+    require_pil_backend()  # the recipe's image processor is the PIL one: unavailable, never silently another
     return recipe
 
 

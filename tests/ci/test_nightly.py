@@ -183,3 +183,29 @@ def test_the_summary_goes_to_the_job_summary_on_github(tmp_path, monkeypatch, vl
     assert vlc_cli("ci", "nightly", "--registry", str(registry), "--no-install").exit_code == 2
     text = page.read_text()
     assert text.startswith("earlier step\n## Nightly leaderboard: exit 2 (nothing is published)")
+
+
+def test_a_night_off_the_pins_is_refused_with_exit_6_and_publishes_nothing(night, tmp_path, monkeypatch):
+    """Issue 39 item 2: installed score-changing versions other than constraints.txt's stop the night
+    before the run (``run --require-pinned``), with its own exit code, which the deploy job does not publish."""
+    import importlib
+
+    from tests.core.test_stack import fake_distribution
+    from vlc_harness.exit_codes import PUBLISHED, ExitCode
+    from vlc_harness.stack import CONSTRAINTS_ENV
+
+    monkeypatch.setenv(CONSTRAINTS_ENV, str(REPO / "constraints.txt"))
+    fake_distribution(tmp_path / "meta", "numpy", "9.9.9")  # another numpy, as its package metadata says
+    monkeypatch.syspath_prepend(str(tmp_path / "meta"))
+    importlib.invalidate_caches()
+    registry = tmp_path / "registry.yaml"
+    shapes = {"id": "shapes", "type": "shapes", "params": {"seed": 0, "n_scenes": 6, "image_size": 32}}
+    registry.write_text(yaml.safe_dump({"models": [{"id": "random", "type": "random"}], "benchmarks": [shapes]}))
+    code, summary, markdown = night("off-pin", registry, tmp_path / "data")
+    assert code == ExitCode.OFF_PIN == 6 and code not in PUBLISHED, markdown
+    assert summary["steps"]["run"]["exit_code"] == 6 and summary["run"] is None and "render" not in summary["steps"]
+    (line,) = [x for x in summary["steps"]["run"]["lines"] if x.startswith("off-pin:")]
+    assert "numpy 9.9.9 (pinned " in line
+    assert any("refused (--require-pinned)" in x for x in summary["steps"]["run"]["lines"])
+    assert markdown.startswith("## Nightly leaderboard: exit 6 (nothing is published)"), markdown
+    assert not (tmp_path / "site").exists()

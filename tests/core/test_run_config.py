@@ -143,7 +143,11 @@ def test_run_reads_every_option_into_one_config(vlc_cli, tmp_path, monkeypatch):
         recompute_metrics=True,
         argv=tuple(sys.argv),
     )
-    assert (models, benchmarks, extra) == (["random:seed=1"], ["sugarcrepe:version=custom"], ["on_cell", "registry"])
+    assert (models, benchmarks, extra) == (
+        ["random:seed=1"],
+        ["sugarcrepe:version=custom"],
+        ["on_cell", "registry", "stacks"],
+    )
     seen.clear()
     result = vlc_cli(*argv[:7])  # no options: the defaults, the data root from the environment
     assert result.exit_code == 3, result.output  # the fake computed no cell

@@ -228,3 +228,61 @@ def test_the_core_names_no_built_in_package(tmp_path):
     (planted / "table.py").write_text('"""Mentions vlc_leaderboard."""\nNAMES = {"vlc_harness_builtins": "plugins"}\n')
     (planted / "note.py").write_text("X = 1  # like vlc_leaderboard\n")
     assert builtin_names(planted) == ["note.py:1", "table.py:2"]
+
+
+def test_a_branch_that_bumps_a_pin_lists_exactly_the_cells_it_recomputes(tmp_path, sample_root):
+    """Issue 39: ``plan`` takes each model's scoring stack from the revision's constraints.txt, so a branch
+    that bumps transformers changes the transformers models' cells (with their GPU time) and no other."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    copy_code(repo)
+    constraints = (REPO / "constraints.txt").read_text()
+    pinned = next(line.split("==")[1] for line in constraints.splitlines() if line.startswith("transformers=="))
+    base = constraints.replace(f"transformers=={pinned}\n", "transformers==5.24.0\n")
+    (repo / "constraints.txt").write_text(base)
+    models = [
+        "{id: hf-clip, type: hf_contrastive, params: {checkpoint: openai/clip-vit-base-patch32}, "
+        "meta: {parameters_m: 151}}",
+        "{id: oc, type: open_clip, params: {arch: ViT-B-32-quickgelu, pretrained: null}}",  # identified offline
+        "{id: random, type: random}",
+    ]
+    (repo / "registry.yaml").write_text(registry(models, [SC]))
+    commit(repo, "base")
+    git(repo, "tag", "base")
+    (repo / "constraints.txt").write_text(base.replace("transformers==5.24.0\n", "transformers==5.25.0\n"))
+    commit(repo, "bump transformers")
+
+    diff = _diff(repo, sample_root, "base")
+    assert diff["error"] is None, diff["error"]
+    assert diff["cells"] == [
+        {
+            "model": "hf-clip",
+            "benchmark": "sc",
+            "change": "changed",
+            "why": ["scoring stack (transformers 5.24.0 -> 5.25.0)"],
+        }
+    ]  # open_clip and the random baseline declare no transformers: unchanged
+    table = plan(repo, sample_root, "--all", "--diff", "base")
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    (hf_line,) = [line for line in lines if line.startswith("hf-clip")]
+    assert hf_line.endswith("changed: scoring stack (transformers 5.24.0 -> 5.25.0)")
+    assert all(line.endswith("unchanged") for line in lines if line.startswith(("oc ", "random ")))
+    (gpu,) = [line for line in lines if "GPU time of the added and changed cells" in line]
+    assert gpu.strip().startswith("GPU time of the added and changed cells still to compute: ") and " s " in gpu, gpu
+    assert hf_line.split()[6] != "unknown", hf_line  # the cell's own GPU estimate (scaled by parameter count)
+
+
+def test_plan_says_where_a_type_s_scoring_distribution_is_not_pinned(tmp_path, sample_root):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "registry.yaml").write_text(registry(["{id: random, type: random}"], [SC]))
+    constraints = (REPO / "constraints.txt").read_text()
+    (repo / "constraints.txt").write_text("\n".join(x for x in constraints.splitlines() if not x.startswith("numpy==")))
+    out = plan(repo, sample_root, "--all")
+    assert out.returncode == 0, out.stderr
+    note = (
+        f"note: numpy (random) is not pinned in {(repo / 'constraints.txt').resolve()}: its installed version is used"
+    )
+    assert note in out.stdout.splitlines(), out.stdout

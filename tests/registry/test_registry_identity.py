@@ -19,6 +19,7 @@ from vlc_harness.errors import RegistryError
 from vlc_harness.fingerprint import content_addressed, fingerprint_content, model_fingerprint
 from vlc_harness.registry import load_registry, parse_inline_model
 from vlc_harness.registry_schema import registry_schema
+from vlc_harness.stack import StackSource, model_stack
 from vlc_harness.store.schema import SCHEMA_VERSION
 
 REPO = Path(__file__).resolve().parents[2]
@@ -167,7 +168,8 @@ def test_one_checkpoint_by_any_path_is_one_fingerprint(tmp_path, tiny_clip, vlc_
     fingerprints = set()
     for entry in entries:
         identity = cls(entry.params, entry.run).identify()
-        fingerprints.add(model_fingerprint(fingerprint_content("open_clip", entry.params_dict(), identity, "1")))
+        stack = model_stack(cls, StackSource.installed())
+        fingerprints.add(model_fingerprint(fingerprint_content("open_clip", entry.params_dict(), identity, "1", stack)))
     assert len(entries) == 5 and len(fingerprints) == 1
     copy.write_bytes(copy.read_bytes() + b"\0")  # the same path with other bytes is another model
     changed = content_addressed({"pretrained": str(copy)})
@@ -203,6 +205,7 @@ def test_migration_rewrites_fingerprints_keeps_scores_and_merges_models(tmp_path
         n_scores = conn.execute(text("SELECT count(*) FROM scores")).scalar()
         identity = json.loads(identity_json)
         assert identity["params"]["pretrained"].startswith("sha256:")
+        identity.pop("stack")  # a v2 harness fingerprinted no scoring stack (schema 6 adds the one its run recorded)
         # turn it back into what a v2 harness wrote: the absolute path in params ...
         by_path = {**identity, "params": {**identity["params"], "pretrained": str(ckpt)}}
         conn.execute(

@@ -46,7 +46,7 @@ OPEN = textwrap.dedent(
 )
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.subprocess)])
 def new_url(request, tmp_path):
     """A factory of new, empty stores' URLs on one backend."""
     counter = iter(range(1000))
@@ -119,6 +119,7 @@ def _killed_open(url: str, point: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.subprocess
 def test_a_process_killed_right_after_creating_the_tables_leaves_a_store_the_next_open_finishes(new_url):
     url = new_url()
     killed = _killed_open(url, "store.created")

@@ -129,7 +129,7 @@ def test_the_schema_4_to_5_step_derives_each_old_cells_code_from_its_text(store_
     ids = _as_schema_4(store_url)
     store = open_store(store_url)
     try:
-        assert store.info()["schema_version"] == str(schema.SCHEMA_VERSION) == "5"
+        assert store.info()["schema_version"] == str(schema.SCHEMA_VERSION) == "6"
         cells = {c.id: c for c in store.latest_cells()}
         for cell_id, (status, error, _, code, sentence) in zip(ids, OLD_CELLS):
             cell = cells[cell_id]

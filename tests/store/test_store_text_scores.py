@@ -65,13 +65,17 @@ def test_forget_and_stats_count_text_scores(any_store):
     assert any_store.stats()["tables"]["text_scores"] == 0
 
 
-def _rows(path: Path) -> dict[str, list[tuple]]:
-    """Every row of the schema-3 tables (their schema-3 columns), read with sqlite3 directly."""
+RESTACKED = ("fingerprint", "identity", "provenance")
+"""The columns schema 6 rewrites (each model's fingerprint gains its scoring stack; its cells follow)."""
+
+
+def _rows(path: Path, skip: tuple[str, ...] = RESTACKED) -> dict[str, list[tuple]]:
+    """Every row of the schema-3 tables (their schema-3 columns but ``skip``), read with sqlite3 directly."""
     conn = sqlite3.connect(path)
     try:
         out = {}
         for table in OLD_TABLES:
-            later = ("text_scores", "reason_code")  # columns added by schema 4 and 5
+            later = ("text_scores", "reason_code", *skip)  # columns added by schema 4 and 5, and rewritten by 6
             cols = [c[1] for c in conn.execute(f"PRAGMA table_info({table})") if c[1] not in later]
             out[table] = sorted(conn.execute(f"SELECT {', '.join(cols)} FROM {table}"), key=repr)
         return out
@@ -79,13 +83,13 @@ def _rows(path: Path) -> dict[str, list[tuple]]:
         conn.close()
 
 
-def test_the_schema_3_fixture_is_migrated_keeping_every_row(tmp_path):
+def test_the_schema_3_fixture_is_migrated_keeping_every_row(tmp_path, vlc_plugins):  # 5 -> 6 reads the types
     path = tmp_path / "store.sqlite"
     shutil.copy(V3_STORE, path)
     before = _rows(path)
     assert dict(before["schema_info"])["schema_version"] == "3" and len(before["scores"]) == 56
     store = open_store(f"sqlite:///{path}")
-    assert store.info()["schema_version"] == str(schema.SCHEMA_VERSION) == "5"  # on through 4 -> 5
+    assert store.info()["schema_version"] == str(schema.SCHEMA_VERSION) == "6"  # on through 4 -> 5 -> 6
     store.close()
     after = _rows(path)
     assert {t: r for t, r in after.items() if t != "schema_info"} == {
@@ -95,11 +99,50 @@ def test_the_schema_3_fixture_is_migrated_keeping_every_row(tmp_path):
     assert conn.execute("SELECT count(*) FROM text_scores").fetchone() == (0,)
     assert conn.execute("SELECT count(*) FROM outcomes WHERE text_scores IS NOT NULL").fetchone() == (0,)
     conn.close()
+    _the_stack_its_run_recorded(_rows(V3_STORE, ()), _rows(path, ()))
+    whole = _rows(path, ())
     open_store(f"sqlite:///{path}").close()  # a second open is a no-op
-    assert _rows(path) == after
+    assert _rows(path, ()) == whole
 
 
-def test_the_schema_3_to_4_step_on_each_backend(store_url):
+def _the_stack_its_run_recorded(before: dict[str, list[tuple]], after: dict[str, list[tuple]]) -> None:
+    """Schema 6 gave each model the stack its run recorded: the one run's versions of the type's
+    scoring distributions; its fingerprint is the schema-5 content plus that stack, and its cells follow."""
+    from vlc_harness.fingerprint import model_fingerprint
+    from vlc_harness.store.migrate_stack import V5_KEYS
+
+    (run,) = before["runs"]
+    recorded = json.loads(run[-1])["packages"]
+    expected = {
+        "shapes_clip": {
+            "numpy": recorded["numpy"],
+            "pillow": recorded["Pillow"],
+            "torch": recorded["torch"],
+            "torchvision": recorded["torchvision"],
+            "open-clip-torch": recorded["open_clip_torch"],
+            "timm": recorded["timm"],
+            "ftfy": recorded["ftfy"],
+            "regex": recorded["regex"],
+        },
+        "random": {"numpy": recorded["numpy"]},
+    }
+    new_fp = {}
+    for (old_id, old_fp, _, old_identity, _), (new_id, fp, _, identity, _) in zip(before["models"], after["models"]):
+        old, new = json.loads(old_identity), json.loads(identity)
+        assert new_id == old_id and new == {**old, "stack": {"packages": expected[old["type"]]}}
+        assert fp == model_fingerprint({k: new[k] for k in (*V5_KEYS, "stack")}) != old_fp
+        new_fp[old_fp] = fp
+    columns = [c for c in sqlite3.connect(V3_STORE).execute("PRAGMA table_info(cells)")]
+    at = {c[1]: c[0] for c in columns}
+    for old_cell, new_cell in zip(before["cells"], after["cells"]):
+        assert new_cell[at["fingerprint"]] == new_fp[old_cell[at["fingerprint"]]]
+        old_prov, new_prov = json.loads(old_cell[at["provenance"]]), json.loads(new_cell[at["provenance"]])
+        stack = json.loads(dict((r[1], r[3]) for r in after["models"])[new_cell[at["fingerprint"]]])["stack"]
+        old_prov["model"]["stack"], old_prov["fingerprint"] = stack, new_cell[at["fingerprint"]]
+        assert new_prov == old_prov
+
+
+def test_the_schema_3_to_4_step_on_each_backend(store_url, vlc_plugins):
     store = open_store(store_url)
     m = store.register_model("e" * 64, "open_clip", {})
     store.add_scores(m, [("k", "a cat", 0.5)])

@@ -21,8 +21,10 @@ Steps (``vlc-harness ci nightly [options]``):
    intact: one that is not fails the night and is named. Unpinned and manual-only data that could
    not be fetched is reported, and so is a benchmark whose plugin package is not installed (its
    cells are ``unavailable``).
-3. ``vlc-harness run --all --registry R --summary FILE``: exit 1 a cell failed, 3 nothing could be
-   computed, 4 a cell that had a number in the store is lost (README, "Exit status").
+3. ``vlc-harness run --all --require-pinned --registry R --summary FILE``: exit 1 a cell failed, 3
+   nothing could be computed, 4 a cell that had a number in the store is lost, 6 an installed
+   score-changing package differs from ``constraints.txt`` (refused before anything runs; README,
+   "Exit status").
 4. ``vlc-harness render --registry R --out SITE``: builds beside SITE and swaps it in only when no
    published cell is lost and no value changed without a fingerprint or data-version change (else
    exit 5, SITE untouched).

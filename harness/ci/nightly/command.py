@@ -72,7 +72,8 @@ def night(options: NightOptions) -> tuple[int, dict[str, Any], list[Step]]:
         return _finish(steps, None)
     with tempfile.TemporaryDirectory() as tmp:
         run_json = Path(tmp) / "run.json"
-        run = cli("run", ["run", "--all", *common, *store, "--no-progress", *run_deadline, "--summary", str(run_json)])
+        argv = ["run", "--all", "--require-pinned", *common, *store, "--no-progress", *run_deadline]
+        run = cli("run", [*argv, "--summary", str(run_json)])  # off the pins (exit 6): refused, nothing published
         summary = json.loads(run_json.read_text()) if run_json.is_file() else None
     steps.append(run)
     if run.code == 2 or summary is None:
@@ -142,8 +143,9 @@ def nightly_command(
     fetch its data, run the grid, render the site.
 
     Exits with the highest step code (a usage error, 2, always wins); a pinned file that could not
-    be fetched or a failed install counts as 1 (README, "Exit status"). The workflow publishes the
-    site when the night exits 0 or 1.
+    be fetched or a failed install counts as 1 (README, "Exit status"); installed score-changing
+    packages that differ from constraints.txt stop the night before the run (6, run
+    --require-pinned). The workflow publishes the site when the night exits 0 or 1.
     """
     if print_install:
         from vlc_harness.plugins import get_plugins

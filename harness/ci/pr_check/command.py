@@ -20,7 +20,7 @@ from vlc_harness.ci.pr_check.registry import step_registry
 from vlc_harness.ci.pr_check.smoke import OVERRIDE_LABEL, step_smoke
 from vlc_harness.ci.pr_check.submitted import step_submitted
 from vlc_harness.ci.summary import Section, append
-from vlc_harness.exit_codes import ExitCode
+from vlc_harness.exit_codes import ExitCode, worst
 from vlc_harness.paths import ENV_DATA
 
 STEPS: dict[str, Callable[[Context], Section]] = {
@@ -47,9 +47,11 @@ def check(
     labels: Sequence[str] = (),
 ) -> int:
     """Run the steps named (``all``: every one); print each section and append it to ``summary``;
-    1 when any failed. A step that raises is a failed section, and the next one still runs."""
+    1 when any failed (or the code a failed step asks for: 6 for a smoke run off the pins, whichever
+    wins by :func:`~vlc_harness.exit_codes.worst`). A step that raises is a failed section, and the
+    next one still runs."""
     repo = repo.resolve()
-    failed = False
+    codes: list[int] = []
     with tempfile.TemporaryDirectory(prefix="pr-check-") as tmp:
         data_root = data_root or Path(tmp) / "data"
         registry = (registry or repo / "registry.yaml").resolve()
@@ -60,12 +62,13 @@ def check(
             except Exception as exc:  # a broken step is reported, and the next one still runs
                 section = Section(name)
                 section.fail(f"the step raised {type(exc).__name__}: {exc}")
-            failed |= section.verdict == "failed"
+            if section.verdict == "failed":
+                codes.append(section.code or ExitCode.FAILED)
             text = section.markdown()
             if summary is not None:
                 append(summary, text)
             print(text, end="", flush=True)
-    return ExitCode.FAILED if failed else ExitCode.OK
+    return worst(codes)
 
 
 PATH = click.Path(path_type=Path)
@@ -112,7 +115,8 @@ def pr_check_command(
     labels: str,
 ) -> None:
     """The pull-request check (.github/workflows/pr.yml, docs/pr_check.md): each STEP writes a
-    Markdown section; exit 1 when one fails.
+    Markdown section; exit 1 when one fails (6 when the smoke run is refused: installed
+    score-changing packages differ from constraints.txt).
 
     \b
     STEP: plugins       vlc-harness plugins install: the registry's pinned packages
@@ -120,7 +124,7 @@ def pr_check_command(
           registry      every registry file loads; submitted entries are well-formed
           conformance   conformance checks of the types the PR brings in
           plan          plan --diff BASE --all: cells added, changed, removed
-          smoke         run --limit 5 on CPU of each model the PR adds or changes
+          smoke         run --limit 5 --require-pinned on CPU of each model the PR adds or changes
           baselines     random, blind and tiny image baselines on each benchmark it adds or changes
           submitted     submitted scores download, match their sha256 and are complete
           all           every step, in this order

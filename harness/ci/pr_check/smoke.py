@@ -10,6 +10,10 @@ labels in ``PR_CHECK_LABELS``): then the step is ``overridden``, never ``passed`
 what was not checked. A model whose size is unknown here is run all the same, bounded by the time
 limit. Submitted scores are checked by their own step. An added model or benchmark entry whose listed
 plugin package is not installed here fails the step.
+
+Each smoke run is ``run --require-pinned``: a run refused because installed score-changing packages
+differ from ``constraints.txt`` fails the step with the off-pin line, and the check's exit code is then 6
+(``ExitCode.OFF_PIN``): the numbers a PR check vouches for are the pinned stack's.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 from vlc_harness.ci.pr_check.context import Context
 from vlc_harness.ci.pr_check.weights_size import measure
 from vlc_harness.ci.summary import Section, table, tail
+from vlc_harness.exit_codes import ExitCode
 
 MAX_WEIGHTS_MB = 2000.0
 """The most a CPU runner is asked to download and load (a ViT-L/14 CLIP is 1.7 GB in fp32)."""
@@ -112,6 +117,8 @@ def step_smoke(ctx: Context) -> Section:
         if verdict == "cannot":
             cannot_run(section, ctx, rows, name, shown, result)
             continue
+        if verdict == "off-pin":  # exit 6: the check's numbers are the pinned stack's
+            section.code, verdict = ExitCode.OFF_PIN, "failed"
         if verdict != "ok":
             section.fail()
         rows.append([name, shown, verdict, result])
@@ -134,9 +141,11 @@ def step_smoke(ctx: Context) -> Section:
 def smoke_run(ctx: Context, model_id: str) -> tuple[str, str]:
     """``run --limit 5`` of one model on CPU within :data:`TIME_LIMIT_S`; ``("ok", line)`` when its
     cell scored at least :data:`MIN_INSTANCES` instances and none failed, ``("cannot", why)`` when the
-    benchmark does not apply to its protocol, else ``("failed", why)``."""
+    benchmark does not apply to its protocol, ``("off-pin", why)`` when ``--require-pinned`` refused it
+    (installed score-changing packages differ from constraints.txt), else ``("failed", why)``."""
     store = ctx.work / "smoke-store.sqlite"
     argv = ["run", "-m", model_id, "-b", SMOKE_BENCHMARK, "--limit", str(SMOKE_LIMIT), "--no-progress"]
+    argv += ["--require-pinned"]  # off the pins: refused, exit 6
     argv += ["--registry", str(ctx.registry), "--data-root", str(ctx.data_root), "--store", f"sqlite:///{store}"]
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
     started = time.monotonic()
@@ -152,6 +161,8 @@ def smoke_run(ctx: Context, model_id: str) -> tuple[str, str]:
     except subprocess.TimeoutExpired:
         return "failed", f"did not finish within {TIME_LIMIT_S // 60} minutes on the CPU runner"
     seconds = time.monotonic() - started
+    if out.returncode == ExitCode.OFF_PIN:
+        return "off-pin", "refused, off the pins: " + tail(out.stderr, 2)
     cell = _cell(store, model_id)
     first = out.stdout.strip().splitlines()[0] if out.stdout.strip() else tail(out.stderr)
     if cell is None:

@@ -15,6 +15,7 @@ from PIL import Image
 from vlc_harness.fingerprint import fingerprint_content, model_fingerprint
 from vlc_harness.models import ChoiceQuestion, PairGroup
 from vlc_harness.params import build
+from vlc_harness.stack import StackSource, model_stack
 from vlc_harness.store import open_store
 from vlc_harness.testing import require, standin_image
 from vlc_harness.testing.fake_openai import (
@@ -94,7 +95,8 @@ def test_model_name_base_url_and_protocol_are_fingerprinted():
         p = build(cls.Params, params)
         identity = cls(p, build(ChatRun, {})).identify()
         params_dict = json.loads(json.dumps(p.__dict__))
-        return model_fingerprint(fingerprint_content(cls.type_name, params_dict, identity, cls.scoring_version))
+        stack = model_stack(cls, StackSource.installed())
+        return model_fingerprint(fingerprint_content(cls.type_name, params_dict, identity, cls.scoring_version, stack))
 
     base = fp(OpenAIChoice, model="gpt-x")
     assert base == fp(OpenAIChoice, model="gpt-x")
