@@ -114,6 +114,9 @@ def test_the_snapshot_covers_every_builtin_benchmark_type():
 INTENDED = {
     ("whatsup", "data_files"): "What'sUp lists its six Google Drive annotation files as unpinned, as ARO does "
     "(run provenance only: no fingerprint, data version or value reads data_files)",
+    ("whatsup", "metrics_version"): "issue 39: an incomplete pair or set counts as wrong, as upstream's "
+    "(metrics version 3, all_correct@2); every value of a complete set is unchanged",
+    ("whatsup", "card"): "the card states the metrics version",
 }
 """The (benchmark type, record key) pairs that changed on purpose, and why; each is checked below."""
 
@@ -153,6 +156,25 @@ def test_whatsup_now_lists_its_unpinned_files(name, today):
     assert before == []
     custom = record["params"].get("version") == "custom"
     assert after == ([] if custom else whatsup_unpinned_files())
+
+
+@pytest.mark.parametrize("name", sorted(n for n, r in SNAPSHOT["records"].items() if r["type"] == "whatsup"))
+def test_whatsup_changed_only_its_metrics_version(name, today, monkeypatch):
+    """With the versions before issue 39 put back, the card and metrics version are the snapshot's: the rule
+    change (a missing member counts wrong) moved no value of these complete sets."""
+    from vlc_harness.metrics.conjunction import AllCorrect
+    from vlc_harness_builtins.benchmarks.whatsup import WhatsUp
+
+    assert (WhatsUp.metrics_version, AllCorrect.version) == ("3", "2")
+    monkeypatch.setattr(WhatsUp, "metrics_version", "2")
+    monkeypatch.setattr(AllCorrect, "version", "1")
+    record = today.record(name)
+    if record is None:
+        pytest.fail(f"{name} was not recomputed")
+    expected = SNAPSHOT["records"][name]
+    assert "metrics_version" in expected and "card" in expected
+    for key in ("metrics_version", "card", "metrics"):
+        assert record.get(key) == expected.get(key), key
 
 
 @pytest.mark.parametrize("name", sorted(SNAPSHOT["exports"]))
