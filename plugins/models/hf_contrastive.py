@@ -220,7 +220,7 @@ def open_clip_image_transform(processor: Any) -> Any:
     ``shortest``: lines 422-439 of open-clip-torch 3.3.0) at the processor's sizes: torchvision's
     ``Resize(short side, BICUBIC)`` and ``CenterCrop`` on the PIL image (PIL resampling; the crop offset
     rounded, where ``CLIPImageProcessor`` floors it), ``ToTensor``, ``Normalize``."""
-    from torchvision import transforms
+    from torchvision import transforms  # type: ignore[import-untyped]
 
     short = int(processor.size["shortest_edge"])
     crop = (int(processor.crop_size["height"]), int(processor.crop_size["width"]))
