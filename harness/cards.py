@@ -18,6 +18,8 @@ TEXT_FIELDS = ("title", "citation", "headline", "headline_source", "homepage", "
 LIST_FIELDS = ("index_metrics", "image_pools")
 FENCE = "---"
 ROWS_KEY = "references"
+PRECISIONS = ("fp32", "fp16", "bf16")
+"""What a reference row's ``precision`` may name."""
 _ENTRY_START = re.compile(r"@[A-Za-z]+\{[^\s,{}]+,")
 
 
@@ -204,7 +206,9 @@ def _rows(path: Path, value: Any) -> tuple[ReferenceRow, ...]:
             if name == "value":
                 ok = isinstance(item, (int, float)) and not isinstance(item, bool)
             else:
-                ok = isinstance(item, str) or (name == "data_version" and item is None)
+                ok = isinstance(item, str) or (name in ("data_version", "precision") and item is None)
+            if name == "precision" and item not in (None, *PRECISIONS):
+                raise ValueError(f"{where}: 'precision' must be one of {', '.join(PRECISIONS)}")
             if not ok:
                 raise ValueError(f"{where}: {name!r} must be {'a number' if name == 'value' else 'a string'}")
         out.append(ReferenceRow(**row))

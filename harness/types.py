@@ -158,3 +158,7 @@ class ReferenceRow:
     protocol: str
     matches: str
     data_version: str | None = None
+    precision: str | None = None
+    """The precision the reference's evaluation ran the model in (``fp16``, ``bf16``; ``None``: fp32, the
+    default of the code it names). ARO's OpenAI-CLIP rows are ``fp16``: ``clip.load`` on CUDA keeps the
+    fp16 weights (openai/CLIP ``clip/clip.py:138-142``, ``clip/model.py:434`` @d05afc4)."""

@@ -2,7 +2,8 @@
 
 A registry model entry names its paper rows with ``meta.paper_match`` (the ``matches`` field of
 :class:`~vlc_harness.types.ReferenceRow`). A reference row is compared only with our metric of the
-same id and category, on a cell of the same benchmark type and data version.
+same id and category, on a cell of the same benchmark type and data version, of an entry loaded the
+same way: in the row's precision (``ReferenceRow.precision``; none stated: fp32).
 
 Where the paper's evaluation loaded the model otherwise than the entry does (``meta.paper_params``:
 ARO and SugarCrepe loaded NegCLIP with GELU, the board keeps the QuickGELU it was trained with),
@@ -52,12 +53,22 @@ class Comparison:
         return abs(self.difference) <= tolerance + 1e-12
 
 
-def compare_cell(cell: CellRecord, rows: list[ReferenceRow], paper_match: str) -> list[Comparison]:
-    """Every reference row of ``paper_match`` that one of the cell's metrics can be compared with."""
+def same_loading(row: ReferenceRow, precision: str) -> bool:
+    """Whether a reference row was computed in the precision the entry runs in (a row without one: fp32)."""
+    return (row.precision or "fp32") == precision
+
+
+def compare_cell(
+    cell: CellRecord, rows: list[ReferenceRow], paper_match: str, precision: str = "fp32"
+) -> list[Comparison]:
+    """Every reference row of ``paper_match`` that one of the cell's metrics can be compared with: the
+    same data version, and computed in the entry's ``precision`` (ARO's OpenAI-CLIP rows ran in fp16)."""
     ours = {(m["metric"], m["category"]): float(m["value"]) for m in cell.metrics}
     out = []
     for row in rows:
         if row.matches != paper_match or (row.data_version and row.data_version != cell.data_version):
+            continue
+        if not same_loading(row, precision):
             continue
         value = ours.get((row.metric, row.category))
         if value is None:

@@ -61,6 +61,7 @@ def verify_command(
     if not paper_match:
         raise UserError(f"model {model_id} has no meta.paper_match", hint="name the paper rows it reproduces")
     entry = paper_entry(entry)  # its paper_params were checked when the registry was loaded
+    precision = str(getattr(entry.params, "precision", "fp32"))
     if entry.id != model_id:
         click.echo(f"{model_id}: the paper loaded it with {entry.meta['paper_params']}; comparing {entry.id}")
     benchmarks = select_benchmarks(registry, app.plugins, list(ids) or list(registry.benchmarks))
@@ -79,9 +80,15 @@ def verify_command(
             continue
         bench = next(b for b in benchmarks if b.id == cell.benchmark_id)
         rows = app.plugins.benchmarks.get(bench.type).cls(bench.params, data_root).reference_rows()
-        comparisons = compare_cell(cell, rows, paper_match)
+        comparisons = compare_cell(cell, rows, paper_match, precision)
+        other = sorted({r.precision or "fp32" for r in rows if r.matches == paper_match} - {precision})
+        if other:
+            click.echo(
+                f"{cell.benchmark_id}: paper rows of {paper_match} computed in {', '.join(other)} are not "
+                f"compared with {entry.id}, which runs {precision}"
+            )
         if not comparisons:
-            click.echo(f"{cell.benchmark_id}: no paper rows for {paper_match} on {cell.data_version}")
+            click.echo(f"{cell.benchmark_id}: no paper rows for {paper_match} on {cell.data_version} in {precision}")
         for c in comparisons:
             compared += 1
             mark = "ok" if c.within(tolerance) else "DIFFERS"

@@ -12,7 +12,13 @@ member's tie rule deciding its ties exactly as in its own value. Per group:
 * an abstained member is wrong, as in its own accuracy; the group is answered (for
   ``<metric>_answered``) only when all of its members are;
 * with ``size`` declared, a group with another number of members in the cell (a member failed,
-  or ``--limit`` cut the group) is left out, as a failed instance is left out of its own value.
+  or ``--limit`` cut the group) counts as wrong and stays in the denominator: What'sUp's rule
+  (amitakamath/whatsup_vlms ``dataset_zoo/aro_datasets.py:395-398``, commit 7c1f255, starts every
+  member of every object pair at 0, so a member never scored is wrong; lines 499-500 divide by
+  ``len(dataset)/2`` and ``len(dataset)/4``, the number of complete groups). The denominator is the
+  number of groups with at least one member in the cell: upstream's whenever no group loses every
+  member (a group whose members all failed has no member here to carry it). Without ``size``, a
+  group is judged on the members present.
 
 Bootstrap: a group's credit is carried by one member, its representative (the member whose id
 sorts first); the other members weigh 0. The engine's stratified bootstrap draws instances
@@ -50,10 +56,12 @@ class AllCorrect(Family):
 
     ``of`` is the per-instance family whose column is conjoined (``column`` names it when ``of``
     reports several); the tie rule, categories and direction are its. ``size`` is the number of
-    members a complete group has (``None``: whatever is present). ``chance`` is the group's.
+    members a complete group has (an incomplete one is wrong; ``None``: whatever is present).
+    ``chance`` is the group's.
     """
 
     name = "all_correct"
+    version = "2"  # 2: an incomplete group counts as wrong (1 left it out)
     tie_rules = TIE_RULES
 
     def __init__(
@@ -109,17 +117,19 @@ class AllCorrect(Family):
 
         credit = np.where(answered, np.asarray(base.credit, dtype=np.float64), 0.0)
         members = np.zeros(n, dtype=bool)
-        complete = np.diff(np.r_[starts, len(order)]) == self.size if self.size else True
-        members[rep] = complete
+        members[rep] = True
+        # a group of another size than declared is wrong: a missing member counts as a wrong answer
+        complete = np.diff(np.r_[starts, len(order)]) == self.size if self.size else np.ones(len(rep), dtype=bool)
         out_credit, out_ties, out_answered = np.zeros(n), np.zeros(n, dtype=bool), np.ones(n, dtype=bool)
-        out_credit[rep] = per_group(np.multiply, credit)
+        out_credit[rep] = np.where(complete, per_group(np.multiply, credit), 0.0)
         if base.ties is not None:
-            out_ties[rep] = per_group(np.logical_or, np.asarray(base.ties, dtype=bool))
+            out_ties[rep] = complete & per_group(np.logical_or, np.asarray(base.ties, dtype=bool))
         out_answered[rep] = per_group(np.logical_and, answered)
         half = None
         if base.ties_half is not None:
             half = np.zeros(n)
-            half[rep] = per_group(np.multiply, np.where(answered, np.asarray(base.ties_half, dtype=np.float64), 0.0))
+            ties_half = per_group(np.multiply, np.where(answered, np.asarray(base.ties_half, dtype=np.float64), 0.0))
+            half[rep] = np.where(complete, ties_half, 0.0)
         column = Column(
             self.id,
             out_credit,

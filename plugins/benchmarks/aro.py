@@ -14,6 +14,7 @@ from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.cards import BenchmarkCard
 from vlc_harness.datafiles import UNPINNED
+from vlc_harness.images import box_inside, image_size
 from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
 from vlc_harness.sources import ImageFolder, UnpinnedFiles, read_json_records
 from vlc_harness.sources.fields import NAME, NUMBER, TEXT, Kind, list_of
@@ -56,9 +57,17 @@ def relation_rules(path: Path = RULES_FILE) -> RelationRules:
     )
 
 
-def crop(rec: dict[str, Any]) -> dict[str, list[Any]]:
-    """ARO's crop box ``[x, y, w, h]`` of a VG record, as an image transform."""
-    return {"crop": [rec["bbox_x"], rec["bbox_y"], rec["bbox_w"], rec["bbox_h"]]}
+def crop(rec: dict[str, Any], image: Path, sizes: dict[Path, tuple[int, int] | None]) -> dict[str, list[Any]]:
+    """ARO's crop box ``[x, y, w, h]`` of a VG record, as an image transform: ARO crops with Pillow's
+    ``image.crop((x, y, x + w, y + h))`` (mertyg/vision-language-models-are-bows ``dataset_zoo/aro_datasets.py:57``,
+    commit 81fdd20), black outside the image. A box within the image is ``crop`` (the same pixels, the same
+    image key as before); a box past the edge is ``pad_crop``, so its key, and the cell's manifest, change
+    with its pixels. ``sizes`` caches each file's header size (``None``: no readable file, no scores either)."""
+    box = [rec["bbox_x"], rec["bbox_y"], rec["bbox_w"], rec["bbox_h"]]
+    if image not in sizes:
+        sizes[image] = image_size(image)
+    size = sizes[image]
+    return {"crop" if size is None or box_inside(box, size) else "pad_crop": box}
 
 
 def vg_images_hint(images: Path) -> str:
@@ -155,14 +164,15 @@ class _AroVG(AroTask):
         """Every record in file order: ``<category>/<index in the file>``."""
         records = read_json_records(self.annotation_path, self.title, {**VG_FIELDS, **self.extra_fields})
         images = self.path(self.params.images_dir)
-        out = []
+        out: list[Instance] = []
+        sizes: dict[Path, tuple[int, int] | None] = {}
         for k, rec in enumerate(records):
             category = self.category(rec)
             out.append(
                 Instance(
                     id=f"{category}/{k}",
                     category=category,
-                    images=(ImageSource(images / rec["image_path"], crop(rec)),),
+                    images=(ImageSource(images / rec["image_path"], crop(rec, images / rec["image_path"], sizes)),),
                     texts=(rec["true_caption"], rec["false_caption"]),
                     gold={"positive": 0},
                 )

@@ -174,6 +174,7 @@ class HardPositives(Benchmark):
     def load_instances(self) -> list[Instance]:
         """Every aligned case, categories in paper order, records in file order."""
         out = []
+        sizes: dict[Path, tuple[int, int] | None] = {}
         for category in self.categories:
             if category == "swap":
                 images = self.path(self.params.swap_images_dir)
@@ -183,7 +184,7 @@ class HardPositives(Benchmark):
                 pairs = self._pairs(category, REPLACE_FIELDS)
             for k, (orig, swapped) in enumerate(pairs):
                 if category == "swap":
-                    source = ImageSource(images / orig["image_path"], crop(orig))
+                    source = ImageSource(images / orig["image_path"], crop(orig, images / orig["image_path"], sizes))
                 else:
                     parts = Path(orig["image_path"]).parts
                     source = ImageSource(images.joinpath(*(parts[1:] if parts[0] == ORIGINAL else parts)))

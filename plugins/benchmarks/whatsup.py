@@ -120,7 +120,7 @@ class WhatsUp(Benchmark):
     type_name = "whatsup"
     card = BenchmarkCard.read(Path(__file__).with_name("cards") / "whatsup.md")
     Params = WhatsUpParams
-    metrics_version = "2"  # pair and set accuracy added; every earlier value unchanged
+    metrics_version = "3"  # 3: an incomplete pair or set counts as wrong (upstream); 2: pair and set accuracy added
     metrics = (
         CONTROLLED_ACCURACY,
         PairwiseAccuracy(

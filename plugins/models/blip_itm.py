@@ -30,6 +30,7 @@ from vlc_harness.kit.precision import autocast, check_precision
 from vlc_harness.kit.weights import checkpoint_identity, pinned_revision
 from vlc_harness.models import Identity, PairGroup, PairScoringModel
 from vlc_harness.requires import TRANSFORMERS
+from vlc_harness_builtins.models.t2v_metrics_inputs import pil_image_processor
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class BlipItm(PairScoringModel):
     """BLIP retrieval model scored by its ITM head, its ITC head, or ARO's sum of both."""
 
     type_name = "blip_itm"
+    scoring_version = "2"  # 2: the PIL image processor (BLIP and ARO resize PIL images), not torchvision's
     requires = TRANSFORMERS
     Params = BlipItmParams
 
@@ -58,9 +60,11 @@ class BlipItm(PairScoringModel):
         return Identity(self._identity, self.params.precision, f"score_pairs/{protocol}/{first}")
 
     def load(self, device: str) -> None:
-        """Model (fp32 weights), tokenizer and image processor of the pinned revision."""
+        """Model (fp32 weights), tokenizer and image processor of the pinned revision; the processor's PIL
+        backend, as BLIP's ``transforms.Resize((384, 384), BICUBIC)`` resizes a PIL image (salesforce/BLIP
+        ``data/__init__.py``; ARO ``model_zoo/__init__.py``), where transformers 5 defaults to torchvision."""
         import torch
-        from transformers import AutoImageProcessor, AutoTokenizer, BlipForImageTextRetrieval
+        from transformers import AutoTokenizer, BlipForImageTextRetrieval
 
         check_precision(self.params.precision, device)
         identity = getattr(self, "_identity", None) or checkpoint_identity(self.params.checkpoint, self.params.revision)
@@ -68,7 +72,7 @@ class BlipItm(PairScoringModel):
         model = BlipForImageTextRetrieval.from_pretrained(self.params.checkpoint, revision=revision)
         self._model = model.to(device).eval()  # type: ignore[arg-type]  # transformers' .to (functools.wraps) reads as unbound
         self._tokenizer = AutoTokenizer.from_pretrained(self.params.checkpoint, revision=revision)
-        self._processor = AutoImageProcessor.from_pretrained(self.params.checkpoint, revision=revision)
+        self._processor = pil_image_processor(self.params.checkpoint, revision)
         self._enc = enc_token_id(self._tokenizer, model.config.text_config) if self.params.protocol == "aro" else None
         self._device = device
         self._torch = torch

@@ -14,8 +14,16 @@ model with ``get_image_features`` and ``get_text_features`` (loaded with ``AutoM
   to the batch's longest caption (exact for CLIP's causal tower with end-of-text pooling); ``auto``
   picks ``max_length`` for SigLIP and SigLIP 2 and ``longest`` otherwise.
 * ``precision``: ``fp32`` (the only choice on CPU), or ``fp16``/``bf16`` autocast on CUDA.
+* ``pipeline``: ``processor`` (default): images through the checkpoint's own image processor,
+  captions through its tokenizer as they are; ``open_clip`` (CLIP only, the protocol says so):
+  open_clip's preprocessing of the same sizes, for an entry whose ``paper_match`` is an open_clip
+  pipeline (``hf-openai-clip-vit-base-patch32``: SugarCrepe's ``main_eval.py``). ``CLIPImageProcessor``
+  crops at floor((h - 224) / 2) where torchvision's ``CenterCrop`` rounds, resizes with its
+  torchvision backend (up to 2/255 a pixel from PIL's), and its tokenizer skips open_clip's ftfy fix
+  and ``html.unescape``: on tiny random weights the two pipelines differ by up to 1.2e-2 in cosine
+  (0.10 with curly quotes and ``&amp;`` in the captions), no verdict of 300 flipped.
 
-Images go through the checkpoint's own image processor; captions are scored without a template.
+Captions are scored without a template.
 
 What each text tower is fed:
 
@@ -48,12 +56,14 @@ passed on as they are. (Fixed-resolution SigLIP 2 checkpoints are ``SiglipModel`
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
 from vlc_harness import hookimpl
+from vlc_harness.errors import Unavailable
 from vlc_harness.kit.precision import autocast, check_precision
 from vlc_harness.kit.weights import checkpoint_config, checkpoint_identity, pinned_revision
 from vlc_harness.models import EmbeddingModel, Identity
@@ -74,6 +84,10 @@ class HfContrastiveParams:
     similarity: Literal["auto", "cosine", "siglip_logit"] = "auto"
     text_padding: Literal["auto", "longest", "max_length"] = "auto"
     precision: Literal["fp32", "fp16", "bf16"] = "fp32"
+    pipeline: Literal["processor", "open_clip"] = "processor"
+    """``processor``: the checkpoint's image processor and tokenizer, as ``CLIPProcessor`` feeds the model;
+    ``open_clip`` (CLIP only): open_clip's own preprocessing of the same sizes, for an entry whose
+    ``paper_match`` names an open_clip pipeline (:func:`open_clip_image_transform`, :func:`open_clip_clean`)."""
 
 
 class HfContrastive(EmbeddingModel):
@@ -93,6 +107,10 @@ class HfContrastive(EmbeddingModel):
             text = f"pad-{padding}-right/input-ids-only/siglip-text"
         else:
             text = f"pad-{padding}/raw-caption"
+        if self.params.pipeline == "open_clip":
+            if model_type in SIGLIP_TYPES:
+                raise ValueError("pipeline open_clip is open_clip's CLIP preprocessing, not a SigLIP checkpoint's")
+            text = f"pad-{padding}/open_clip-clean/open_clip-image-transform"
         return Identity(self._identity, self.params.precision, f"embed/{similarity}/{text}")
 
     def _model_type(self) -> str:
@@ -132,10 +150,17 @@ class HfContrastive(EmbeddingModel):
             self._bias = float(self._model.logit_bias.detach())
         self._device = device
         self._torch = torch
+        self._open_clip = None
+        if self.params.pipeline == "open_clip":
+            if importlib.util.find_spec("ftfy") is None or importlib.util.find_spec("torchvision") is None:
+                raise Unavailable("pipeline open_clip needs ftfy and torchvision: pip install 'vlc-harness[openclip]'")
+            self._open_clip = open_clip_image_transform(self._processor)
 
     def preprocess(self, image: Any) -> Any:
         """The checkpoint's image processor (resize, crop, normalise) for one image; for SigLIP 2
-        NaFlex, its patches, patch mask and patch-grid shape."""
+        NaFlex, its patches, patch mask and patch-grid shape; with ``pipeline: open_clip``, open_clip's."""
+        if self._open_clip is not None:
+            return self._open_clip(image)
         out = self._processor(images=image, return_tensors="pt")
         if self._naflex:
             return {k: out[k][0] for k in NAFLEX_INPUTS}
@@ -168,7 +193,8 @@ class HfContrastive(EmbeddingModel):
         padding: Any = "max_length" if self._padding == "max_length" else True
         common = {"padding": padding, "truncation": True, "max_length": self._text_length, "return_tensors": "pt"}
         if not self._siglip:
-            encoded = self._tokenizer(texts, **common)
+            captions = [open_clip_clean(t) for t in texts] if self._open_clip is not None else list(texts)
+            encoded = self._tokenizer(captions, **common)
             return {k: v for k, v in encoded.items() if k in ("input_ids", "attention_mask")}
         captions = [t.lower() for t in texts] if self._lowercase else list(texts)
         encoded = self._tokenizer(captions, padding_side="right", return_attention_mask=False, **common)
@@ -187,6 +213,37 @@ class HfContrastive(EmbeddingModel):
         if self._similarity == "siglip_logit":
             return cosine * self._scale + self._bias
         return cosine
+
+
+def open_clip_image_transform(processor: Any) -> Any:
+    """open_clip's inference transform (``open_clip/transform.py`` ``image_transform``, resize mode
+    ``shortest``: lines 422-439 of open-clip-torch 3.3.0) at the processor's sizes: torchvision's
+    ``Resize(short side, BICUBIC)`` and ``CenterCrop`` on the PIL image (PIL resampling; the crop offset
+    rounded, where ``CLIPImageProcessor`` floors it), ``ToTensor``, ``Normalize``."""
+    from torchvision import transforms  # type: ignore[import-untyped]
+
+    short = int(processor.size["shortest_edge"])
+    crop = (int(processor.crop_size["height"]), int(processor.crop_size["width"]))
+    return transforms.Compose(
+        [
+            transforms.Resize(short, interpolation=transforms.InterpolationMode.BICUBIC),
+            transforms.CenterCrop(crop),
+            transforms.ToTensor(),
+            transforms.Normalize(list(processor.image_mean), list(processor.image_std)),
+        ]
+    )
+
+
+def open_clip_clean(text: str) -> str:
+    """open_clip's tokenizer clean (``tokenizer.py:66-85``, ``_clean_lower``): ftfy's ``fix_text``,
+    ``html.unescape`` twice, whitespace collapsed, lower-cased; transformers' ``CLIPTokenizer`` does
+    neither the ftfy fix nor the unescape."""
+    import html
+
+    import ftfy
+
+    text = html.unescape(html.unescape(ftfy.fix_text(text))).strip()
+    return " ".join(text.split()).lower()
 
 
 def _features(out: Any) -> Any:

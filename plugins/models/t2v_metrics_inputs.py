@@ -133,6 +133,8 @@ class T2vMetricsInputs(VlmScorer):
         """Load the PIL image processor and the generation penalty the recipe needs."""
         self.recipe = recipe
         self.pil_processor = pil_image_processor(checkpoint, revision)
+        if recipe.image == "anyres_frames":  # the crops' features go where the video token stands
+            self.image_token_id = int(self.model.config.video_token_id)
         self.penalty = None
         if recipe.generation:
             config = getattr(self.model, "generation_config", None)
@@ -188,6 +190,8 @@ class T2vMetricsInputs(VlmScorer):
         else:
             shown = image.convert("RGB")
         out = self.pil_processor(images=shown, return_tensors="pt")
+        if kind == "anyres_frames":  # one image's crops, base view first, as the frames of one video
+            return {"pil": shown, "tensors": {"pixel_values_videos": out["pixel_values"]}}
         return {"pil": shown, "tensors": {k: v for k, v in out.items() if hasattr(v, "dim")}}
 
     # -- scoring and the self-check -------------------------------------------------------------

@@ -19,8 +19,10 @@ t2v_metrics 3.0 wheel on PyPI (``t2v_metrics/models/vqascore_models/``, file and
 * ``image``: ``pad_square`` (``expand2square`` with the processor's mean colour, then the processor),
   ``resize_crop`` (InstructBLIP's torchvision ``Resize`` of the short side, bicubic, centre crop,
   CLIP mean and std), ``qwen_vl_utils`` (``process_vision_info``: a PIL bicubic resize to
-  ``smart_resize``'s size, then the processor), ``processor`` (the processor alone). t2v_metrics pins
-  transformers 4.49, whose image processors are the PIL ones: the recipes use the PIL backend.
+  ``smart_resize``'s size, then the processor), ``processor`` (the processor alone),
+  ``anyres_frames`` (LLaVA-OneVision: the processor's any-resolution crops, base view first, fed
+  as the frames of a video; see :data:`LLAVA_ONEVISION`). t2v_metrics pins transformers 4.49, whose
+  image processors are the PIL ones: the recipes use the PIL backend.
 * ``generation``: the score is read from ``generate``'s processed logits, so the checkpoint's
   ``generation_config`` repetition penalty applies to the prompt's tokens (t2v_metrics calls
   ``generate`` with ``input_ids``; LLaVA-NeXT's ``generate`` passes embeddings only, so its
@@ -111,10 +113,19 @@ LLAVA_ONEVISION = T2vRecipe(
     question_template='Does this image show "{}"? Answer the question with Yes or No',
     answer="Yes",
     scoring="p_yes",
-    image="processor",
+    image="anyres_frames",
     generation=False,
-    source="llavaov_model.py:22 (qwen_1_5), 97-144 (templates, tokenizer_image_token, generate, first token), 180-184",
+    source="llavaov_model.py:22 (qwen_1_5), 84-86 (image_tensor[0] of process_images: crops as a 4-D tensor), "
+    "97-144 (templates, tokenizer_image_token, video branch, generate, first token), 180-184",
 )
+"""t2v_metrics keeps ``image_tensor[0]`` of LLaVA-NeXT's ``process_images`` (``llavaov_model.py:84-86``): the
+any-resolution crops (base view first, ``mm_utils.py:243-293`` at LLaVA-VL/LLaVA-NeXT df179663) as one
+4-D tensor, so ``forward`` (lines 116-121) passes ``modalities=["video"]`` and LLaVA-NeXT treats the crops
+as frames: each crop's features 2x2-pooled (``get_2dPool``, ``llava_arch.py:171-190, 286-289``: bilinear
+to ceil(27/2) = 14 per side for the 384-pixel, patch-14 SigLIP), the frames flattened and one newline
+token appended (``mm_newline_position`` one_token, lines 337-345). transformers' LLaVA-OneVision video
+path (``get_video_features``: projector, ``apply_pooling``'s bilinear ceil-halving, one ``image_newline``)
+is that layout: the recipe feeds the crops there."""
 RECIPES = {
     "llava": LLAVA_1_5,
     "instructblip": INSTRUCTBLIP,

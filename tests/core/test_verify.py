@@ -99,3 +99,27 @@ def test_a_row_is_compared_on_its_entry_metric_category_and_data_version_only():
         ("group_score", "eqbenk", 0.1, 0.3),
     ]
     assert got[0].within(0.05) and not got[0].within(0.049)
+
+
+def test_a_row_is_compared_only_with_an_entry_run_in_its_precision():
+    """ARO's OpenAI-CLIP rows ran in fp16 (``clip.load`` on CUDA): an fp32 entry is not compared with them."""
+    cell = CellRecord(
+        "m", "eqben-mini", "eqben", "ok", metrics=[{"metric": "group_score", "category": "all", "value": 0.2}]
+    )
+    rows = [_row(precision="fp16"), _row(value=0.3), _row(value=0.4, precision="fp32")]
+    assert [c.paper for c in compare_cell(cell, rows, "x")] == [0.3, 0.4]  # no precision stated: fp32
+    assert [c.paper for c in compare_cell(cell, rows, "x", precision="fp16")] == [0.25]
+
+
+def test_aro_openai_clip_rows_say_they_ran_in_fp16(tmp_path):
+    """Every ARO row computed with the OpenAI clip package carries ``precision: fp16``; no other row does."""
+    from vlc_harness.params import build
+    from vlc_harness_builtins.benchmarks.aro import VGAttribution, VGRelation
+    from vlc_harness_builtins.benchmarks.aro_order import COCOOrder, Flickr30kOrder
+
+    seen = 0
+    for cls in (VGRelation, VGAttribution, COCOOrder, Flickr30kOrder):
+        for row in cls(build(cls.Params, {}), tmp_path).reference_rows():
+            assert (row.precision == "fp16") == ("clip.load(" in row.protocol), (cls.type_name, row.source)
+            seen += row.precision == "fp16"
+    assert seen == 55

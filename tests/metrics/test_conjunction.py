@@ -57,10 +57,13 @@ def test_a_group_counts_when_all_of_its_members_are_right_ties_by_the_base_rule(
     assert (strict.value, strict.n, strict.ties) == (0.25, 4, 2)  # only g1
 
 
-def test_a_group_missing_a_member_is_left_out_when_the_size_is_declared():
+def test_a_group_missing_a_member_counts_wrong_when_the_size_is_declared():
+    """What'sUp's rule: a member never scored is wrong, the group stays in the denominator."""
     cut = [r for r in ROWS if r[0] != "c/6"]  # g3 loses its untied member
-    assert values(cut)[("pair_acc", "c")].value == pytest.approx(2 / 3)  # g1, g4 of g1, g2, g4
-    assert values(cut)[("pair_acc", "c")].n == 3
+    got = values(cut)
+    assert got[("pair_acc", "c")].value == pytest.approx(2 / 4)  # g1, g4 of g1, g2, g3, g4
+    assert (got[("pair_acc", "c")].n, got[("pair_acc", "c")].ties) == (4, 1)  # g3's tie no longer counts
+    assert got[("pair_acc_ties_half", "c")].value == pytest.approx((1 + 0 + 0 + 1 / 3 * 1 / 2) / 4)
     assert values(cut, size=None)[("pair_acc", "c")].value == 0.75  # g3 judged on its one member
     with pytest.raises(ValueError, match="at least 2 members"):
         family(size=1)
@@ -87,7 +90,7 @@ def test_specs_identity_and_a_family_of_several_metrics():
     specs = {s.id: s for s in pairs.specs()}
     assert specs["pair_acc"].tie_rule == "first-index" and specs["pair_acc"].direction == "i2t"
     assert {"pair_acc_ties_half", "pair_acc_answered"} <= set(specs)
-    assert pairs.identity() == f"all_correct@1[{base.identity()}]"
+    assert pairs.identity() == f"all_correct@2[{base.identity()}]"
     group = TextImageGroup({"text": "text", "group": "group"})
     with pytest.raises(ValueError, match="column="):
         AllCorrect("x", "x", group, lambda inst: "k")

@@ -25,11 +25,12 @@ NOT_SCORING = {
     "pytest-xdist",
     "execnet",
     "hypothesis",
+    "loralib",
 }
 """Pinned but part of no score: t2v_metrics for the tests (installed with --no-deps, never imported), the
 lazy exports of ``vlc_harness``, the import-contract linter with its graph builder, the lock's reader
 (packaging) and writer (uv), the type checker with its stubs, the suite's parallel runner
-(pytest-xdist, execnet) and hypothesis (the input readers' fuzz test)."""
+(pytest-xdist, execnet), hypothesis (the input readers' fuzz test) and loralib (the LoRA merge test)."""
 SCORING_STACK = {
     "torch",
     "torchvision",

@@ -89,6 +89,47 @@ def test_vg_relation_loads_the_upstream_schema_with_crops(aro_root):
     assert b.data_version.startswith("custom-")
 
 
+def _aro_crop(path: Path, box) -> np.ndarray:
+    """ARO's crop (``dataset_zoo/aro_datasets.py:55-57``, mertyg/vision-language-models-are-bows 81fdd20):
+    Pillow's ``Image.crop`` of ``(x, y, x + w, y + h)`` on the RGB image."""
+    from PIL import Image
+
+    x, y, w, h = box
+    return np.asarray(Image.open(path).convert("RGB").crop((x, y, x + w, y + h)))
+
+
+def test_a_box_past_the_edge_is_padded_black_as_aro_crops(tmp_path):
+    from PIL import Image
+
+    from vlc_harness.images import load_image
+
+    path = tmp_path / "im.png"  # lossless: the pixels compare exactly
+    Image.fromarray(np.random.default_rng(0).integers(1, 256, (30, 40, 3), dtype=np.uint8)).save(path)
+    past = [0, 0, 60, 50]  # the issue's case: 60x50, 60% of it outside the 40x30 image
+    ours = np.asarray(load_image(path, {"pad_crop": past}))
+    assert ours.shape == (50, 60, 3) and np.array_equal(ours, _aro_crop(path, past))
+    assert (ours == 0).all(axis=2).mean() == pytest.approx(0.6)
+    for box in ([-3.4, 2.5, 20.2, 40], [10.5, 3.5, 12.49, 9.5]):  # fractional edges: Pillow rounds each
+        assert np.array_equal(np.asarray(load_image(path, {"pad_crop": box})), _aro_crop(path, box))
+    inside = [4, 3, 20.6, 17]
+    for op in ("crop", "pad_crop"):  # inside the image both give ARO's pixels
+        assert np.array_equal(np.asarray(load_image(path, {op: inside})), _aro_crop(path, inside))
+    assert np.asarray(load_image(path, {"crop": past})).shape == (30, 40, 3)  # ``crop`` clips, as before
+
+
+def test_only_a_box_past_the_edge_changes_its_transform_spec(aro_root):
+    """Stored pairs are keyed by image sha256 and transform spec: a box inside the image keeps the key
+    it had (``crop``), a box past the edge (its pixels change) gets a new one (``pad_crop``)."""
+    path = aro_root / "aro" / "visual_genome_relation.json"
+    records = json.loads(path.read_text())
+    records[1] = {**records[1], "bbox_x": 40, "bbox_w": 30}  # 40 + 30 > 64: past the stand-in's right edge
+    path.write_text(json.dumps(records))
+    instances = bench(VGRelation, aro_root).load_instances()
+    assert instances[0].images[0].transform_spec() == '{"crop":[4,3,48,36]}'  # the key it always had
+    assert instances[1].images[0].transform == {"pad_crop": [40, 3, 30, 35]}
+    assert all("crop" in i.images[0].transform for i in instances[2:])
+
+
 def test_vg_relation_macro_excludes_symmetric_relations_and_reports_groups(aro_root):
     b = bench(VGRelation, aro_root)
     instances = b.load_instances()

@@ -138,18 +138,23 @@ def test_pair_and_set_accuracy_by_hand(root):
     assert not any(m == "controlled_pair_accuracy" and c not in CONTROLLED for m, c in got)
 
 
-def upstream_pair_set(instances, rows) -> dict[str, tuple[float, float]]:
+def upstream_pair_set(instances, rows, scored=None) -> dict[str, tuple[float, float]]:
     """Pair and set accuracy as upstream ``Controlled_Images.evaluate_scores`` defines them
     (dataset_zoo/aro_datasets.py at 7c1f255): verdicts by the file name's first and last ``_`` tokens,
-    then its second; over len/2 pairs and len/4 sets."""
+    then its second, every member of every record's object pair starting at 0 (lines 395-398: a member
+    never scored is wrong); over len/2 pairs and len/4 sets of the whole file (499-500). ``scored[k]``
+    False: instance ``k`` has no verdict (its image was dropped)."""
     out = {}
+    scored = [True] * len(instances) if scored is None else scored
     for subset in CONTROLLED:
         axes = (("left", "right"), ("on", "under") if subset == "controlled_a" else ("in-front", "behind"))
         verdicts: dict[tuple[str, str], dict[str, bool]] = {}
-        mine = [(i, r) for i, r in zip(instances, rows) if i.category == subset]
-        for inst, row in mine:
+        mine = [(i, r, s) for i, r, s in zip(instances, rows, scored, strict=True) if i.category == subset]
+        for inst, row, has in mine:
             tokens = inst.images[0].path.stem.split("_")
-            verdicts.setdefault((tokens[0], tokens[-1]), {})[tokens[1]] = bool(np.argmax(row) == 0)
+            verdict = verdicts.setdefault((tokens[0], tokens[-1]), {})
+            if has:
+                verdict[tokens[1]] = bool(np.argmax(row) == 0)
         pairs = sum(all(v.get(p, False) for p in axis) for v in verdicts.values() for axis in axes)
         sets = sum(sum(v.values()) == 4 for v in verdicts.values())
         out[subset] = (pairs / (len(mine) / 2), sets / (len(mine) / 4))
@@ -167,6 +172,28 @@ def test_pair_and_set_accuracy_match_upstream_on_tie_heavy_scores(tmp_path):
         for subset, (pair, set_) in upstream_pair_set(instances, rows).items():
             assert got[("controlled_pair_accuracy", subset)].value == pytest.approx(pair)
             assert got[("controlled_set_accuracy", subset)].value == pytest.approx(set_)
+
+
+def test_a_missing_member_counts_wrong_over_upstreams_denominators(tmp_path):
+    """Three images of a subset dropped (one per object pair): their pairs and sets count as wrong, over
+    the denominators of the whole file, as upstream's; metrics version 2 left those groups out."""
+    write_example(tmp_path, pairs=3)
+    b = bench(tmp_path, version="custom")
+    instances = b.load_instances()
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        rows = [np.round(rng.random(len(i.texts)), 1) for i in instances]
+        scored = [True] * len(instances)
+        for subset in CONTROLLED:
+            mine = [k for k, i in enumerate(instances) if i.category == subset]
+            for set_ in range(3):  # one member of each object pair's set of 4
+                scored[mine[4 * set_ + int(rng.integers(4))]] = False
+        kept = [InstanceScores(i, r[None, :]) for i, r, s in zip(instances, rows, scored) if s]
+        got = values(b.compute(kept))
+        for subset, (pair, set_) in upstream_pair_set(instances, rows, scored).items():
+            assert got[("controlled_pair_accuracy", subset)].value == pytest.approx(pair)
+            assert got[("controlled_set_accuracy", subset)].value == pytest.approx(set_)
+            assert got[("controlled_set_accuracy", subset)].value == 0.0  # every set lost a member
 
 
 def test_missing_files_name_their_google_drive_ids(root, tmp_path):

@@ -125,9 +125,14 @@ def tiny_qwen2_vl(folder: Path, seed: int = 0) -> Path:
     return folder
 
 
-def tiny_llava_onevision(folder: Path, seed: int = 0) -> Path:
+OV_PINPOINTS = [[384 * i, 384 * j] for i in range(1, 7) for j in range(1, 7)]
+"""llava-onevision-qwen2-7b-ov's crop grids (``anyres_max_9``: 1x1 to 6x6 crops of 384 pixels)."""
+
+
+def tiny_llava_onevision(folder: Path, seed: int = 0, published_geometry: bool = False) -> Path:
     """``LlavaOnevisionForConditionalGeneration`` (as the tiny one of ``vqascore_llava_onevision``)
-    with a Qwen2 tokenizer."""
+    with a Qwen2 tokenizer; ``published_geometry``: the 7B checkpoint's image geometry (384-pixel
+    crops of 14-pixel patches, :data:`OV_PINPOINTS`, SigLIP's mean and std 0.5) on the tiny widths."""
     import torch
     from transformers import (
         LlavaOnevisionConfig,
@@ -143,22 +148,24 @@ def tiny_llava_onevision(folder: Path, seed: int = 0) -> Path:
     tok = qwen2_tokenizer(folder, ("<|im_start|>", "<|im_end|>", "<image>", "<video>"))
     text = {"model_type": "qwen2", **tiny_llama(tok), "bos_token_id": None}
     vision = {"model_type": "siglip_vision_model", "hidden_size": 32, "intermediate_size": 64}
-    vision |= {"num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 28, "patch_size": 14}
+    side, pinpoints = (384, OV_PINPOINTS) if published_geometry else (28, ANYRES_PINPOINTS)
+    vision |= {"num_hidden_layers": 2, "num_attention_heads": 2, "image_size": side, "patch_size": 14}
     config = LlavaOnevisionConfig(
         vision_config=vision,
         text_config=text,
         image_token_index=tok.convert_tokens_to_ids("<image>"),
         video_token_index=tok.convert_tokens_to_ids("<video>"),
-        image_grid_pinpoints=ANYRES_PINPOINTS,
+        image_grid_pinpoints=pinpoints,
         vision_feature_select_strategy="full",
         vision_feature_layer=-1,
         vision_aspect_ratio="anyres_max_9",
     )
     torch.manual_seed(seed)
     randomize_tiny_inits(LlavaOnevisionForConditionalGeneration(config)).save_pretrained(folder)
-    size = {"height": 28, "width": 28}
+    size = {"height": side, "width": side}
+    norm = {"image_mean": [0.5] * 3, "image_std": [0.5] * 3} if published_geometry else {}
     LlavaOnevisionProcessor(
-        image_processor=LlavaOnevisionImageProcessor(size=size, image_grid_pinpoints=ANYRES_PINPOINTS, do_pad=True),
+        image_processor=LlavaOnevisionImageProcessor(size=size, image_grid_pinpoints=pinpoints, do_pad=True, **norm),
         tokenizer=tok,
         video_processor=LlavaOnevisionVideoProcessor(size=size),
         num_image_tokens=4,

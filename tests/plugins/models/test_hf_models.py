@@ -207,3 +207,114 @@ def test_plugin_classes_hold_the_published_checkpoints_tensors(repo):
     shapes = {k: tuple(v.shape) for k, v in model.state_dict().items()}
     for name, shape in tensors.items():
         assert shapes.get(name) == shape, (repo, name, shapes.get(name))
+
+
+# -- hf-openai-clip-vit-base-patch32's paper_match: SugarCrepe's open_clip pipeline -----------------
+
+
+def _noise(width: int, height: int, seed: int = 0):
+    from PIL import Image
+
+    rng = np.random.default_rng(seed)
+    return Image.fromarray(rng.integers(0, 256, (height, width, 3), dtype=np.uint8))
+
+
+OPEN_CLIP_SIZES = ((59, 40), (45, 30), (40, 61), (33, 33), (90, 37))
+"""59x40 resizes to 47x32: a crop offset of 7.5, which torchvision rounds and CLIPImageProcessor floors."""
+
+
+def test_clip_open_clip_pipeline_images_are_open_clips_own_transform(tmp_path):
+    """open_clip's ``image_transform`` itself (the transform SugarCrepe's ``main_eval.py`` gets from
+    ``create_model_and_transforms``) at the checkpoint's sizes: the same tensors, bit for bit."""
+    require("open_clip")
+    import open_clip
+
+    from vlc_harness_builtins.models.hf_contrastive import HfContrastive
+    from vlc_harness_builtins.testing.tiny_hf import save_tiny_clip
+
+    folder = str(save_tiny_clip(tmp_path / "clip"))
+    model = _loaded(HfContrastive, {"checkpoint": folder, "pipeline": "open_clip"})
+    assert model.identify().protocol == "embed/cosine/pad-longest/open_clip-clean/open_clip-image-transform"
+    proc = model._processor
+    upstream = open_clip.image_transform(32, is_train=False, mean=proc.image_mean, std=proc.image_std)
+    before = _loaded(HfContrastive, {"checkpoint": folder})
+    differs = 0
+    for k, (width, height) in enumerate(OPEN_CLIP_SIZES):
+        image = _noise(width, height, k)
+        assert model.preprocess(image).equal(upstream(image)), (width, height)
+        differs += not before.preprocess(image).equal(upstream(image))
+    assert differs == len(OPEN_CLIP_SIZES)  # the processor path (before): crop rounding, torchvision resize
+
+
+def _openai_vocab_tokenizer():
+    """transformers' ``CLIPTokenizer`` on open_clip's own BPE vocabulary and merges (the OpenAI ones it ships)."""
+    from open_clip.tokenizer import SimpleTokenizer
+    from transformers import CLIPTokenizer
+
+    simple = SimpleTokenizer()
+    merges = sorted(simple.bpe_ranks, key=simple.bpe_ranks.get)
+    names = {"<start_of_text>": "<|startoftext|>", "<end_of_text>": "<|endoftext|>"}  # the same ids, HF's names
+    vocab = {names.get(token, token): index for token, index in simple.encoder.items()}
+    return CLIPTokenizer(vocab=vocab, merges=[tuple(m) for m in merges])
+
+
+TRICKY = [
+    "the \u201cbig\u201d dog",
+    "salt &amp; pepper on a plate",
+    "a caf\u00c3\u00a9 table",
+    "  two   cats\n",
+    "Fish &amp;amp; chips",
+]
+"""Curly quotes, HTML entities (once and twice escaped), mojibake and extra whitespace."""
+
+
+def test_clip_open_clip_pipeline_texts_are_open_clips_tokens(tmp_path):
+    """The ids the model sees equal ``open_clip.tokenize``'s (ftfy, ``html.unescape``), where the tokenizer
+    alone (the processor path, before) tokenizes curly quotes and ``&amp;`` differently."""
+    require("open_clip")
+    import open_clip
+
+    from vlc_harness_builtins.models.hf_contrastive import HfContrastive
+    from vlc_harness_builtins.testing.tiny_hf import save_tiny_clip
+
+    folder = str(save_tiny_clip(tmp_path / "clip"))
+    tokenizer = _openai_vocab_tokenizer()
+    expected = [[int(t) for t in row if t] for row in open_clip.tokenize(TRICKY)]
+    for pipeline, same in (("open_clip", True), ("processor", False)):
+        model = _loaded(HfContrastive, {"checkpoint": folder, "pipeline": pipeline})
+        model._tokenizer, model._text_length = tokenizer, 77
+        inputs = model._text_inputs(TRICKY)
+        got = [ids[mask.bool()].tolist() for ids, mask in zip(inputs["input_ids"], inputs["attention_mask"])]
+        assert (got == expected) is same, pipeline
+
+
+def test_blip_images_are_blips_pil_resize(tmp_path):
+    """BLIP's and ARO's transform (ARO ``model_zoo/__init__.py:42``, salesforce/BLIP's ``transform_test``):
+    torchvision ``Resize((384, 384), BICUBIC)`` on the PIL image, ``ToTensor``, ``Normalize``; the default
+    (torchvision-backend) processor differs."""
+    import torch
+    from torchvision import transforms
+    from transformers import AutoImageProcessor
+
+    from vlc_harness_builtins.models.blip_itm import BlipItm
+    from vlc_harness_builtins.testing.tiny_hf import save_tiny_blip
+
+    folder = save_tiny_blip(tmp_path / "blip")
+    model = _loaded(BlipItm, {"checkpoint": str(folder)})
+    proc = model._processor
+    side = (int(proc.size["height"]), int(proc.size["width"]))
+    upstream = transforms.Compose(
+        [
+            transforms.Resize(side, interpolation=transforms.InterpolationMode.BICUBIC),
+            transforms.ToTensor(),
+            transforms.Normalize(proc.image_mean, proc.image_std),
+        ]
+    )
+    default = AutoImageProcessor.from_pretrained(folder)
+    worst_default = 0.0
+    for k, (width, height) in enumerate(OPEN_CLIP_SIZES):
+        image = _noise(width, height, k)
+        assert torch.allclose(model.preprocess(image), upstream(image), atol=1e-6), (width, height)
+        got = default(images=image, return_tensors="pt")["pixel_values"][0]
+        worst_default = max(worst_default, float((got - upstream(image)).abs().max()))
+    assert worst_default > 1e-3  # torchvision's tensor resize is not PIL's

@@ -1,5 +1,10 @@
-"""open_clip_tuned's LoRA merge (``layout: open_clip_lora``, DAC and FSC-CLIP) against the authors'
-formula, then its scores against open_clip's own path on the formula-merged weights.
+"""open_clip_tuned's LoRA merge (``layout: open_clip_lora``, DAC and FSC-CLIP) against the LoRA layers
+the authors' code is built from, run here: microsoft's ``loralib`` 0.1.2 (PyPI), whose ``Linear`` and
+``Conv2d`` both forks copy (DAC's ``src/open_clip/loralib/layers.py`` and FSC-CLIP's
+``lora_layers.py`` keep loralib's shapes, ``scaling`` and ``train(False)`` merge at the lines below),
+each layer loaded with the base weight and the factors and put in eval mode, which merges it; then
+its scores against open_clip's own path on those merged weights. The re-typed formula stays as a
+second reading.
 
 The authors' LoRA layers (both forks of loralib) compute, with ``scaling = lora_alpha / r`` and
 ``lora_alpha`` left at its default 1:
@@ -38,6 +43,7 @@ from vlc_harness.params import build
 from vlc_harness.testing import require
 
 require("open_clip")
+require("loralib", "loralib is not installed (pip install loralib: the dev extra)")
 
 RANK = 4  # DAC (--lora 4) and FSC-CLIP (--lora-rank 4)
 CASES = (
@@ -109,6 +115,42 @@ def _formula_merge(base: dict, factors: dict, alpha: float) -> dict:
     return merged
 
 
+def _loralib_merge(base: dict, factors: dict, alpha: float) -> dict:
+    """The merged weights as loralib's own layers merge them (``Linear.train(False)``, ``layers.py:126-141``;
+    ``ConvLoRA.train(False)``, 272-285): each LoRA weight loaded into a loralib layer of its shape, which
+    eval mode merges. Attention's packed ``in_proj_weight`` is a loralib ``Linear`` of ``d -> 3d``: DAC's
+    and FSC-CLIP's attention add ``linear(linear(x, A), B) * scaling`` to the packed projection (DAC
+    lines 746-749, FSC-CLIP 553), which is that layer's forward."""
+    import loralib
+
+    merged = dict(base)
+    for key, w in base.items():
+        if key.endswith(("mlp.c_fc.weight", "mlp.c_proj.weight", "attn.out_proj.weight", "attn.in_proj_weight")):
+            a, b = (
+                factors[key[: -len("weight")] + f"lora_{x}"]
+                if not key.endswith("in_proj_weight")
+                else factors[f"{key}_lora_{x}"]
+                for x in "AB"
+            )
+            layer = loralib.Linear(w.shape[1], w.shape[0], r=RANK, lora_alpha=alpha, bias=False)
+            parts = {"weight": w, "lora_A": a, "lora_B": b}
+        elif key == "visual.conv1.weight":
+            out_c, in_c, k, _ = w.shape
+            layer = loralib.Conv2d(in_c, out_c, kernel_size=k, r=RANK, lora_alpha=alpha, bias=False)
+            parts = {
+                "conv.weight": w,
+                "lora_A": factors["visual.conv1.lora_A"],
+                "lora_B": factors["visual.conv1.lora_B"],
+            }
+        else:
+            continue
+        layer.load_state_dict(parts, strict=True)
+        layer.train(False)  # loralib merges B @ A * (lora_alpha / r) into the weight here
+        merged[key] = (layer.conv.weight if key == "visual.conv1.weight" else layer.weight).detach().clone()
+        assert layer.merged
+    return merged
+
+
 @pytest.fixture(scope="module")
 def published(tmp_path_factory) -> tuple[Path, dict, dict]:
     """(a DDP training checkpoint with LoRA factors as the authors save it, the base weights, the factors)."""
@@ -164,11 +206,13 @@ def _verdicts(grid: np.ndarray) -> list[bool]:
 
 
 @pytest.mark.parametrize("alpha", [1.0, 2.0])
-def test_the_loader_merges_as_the_authors_formula(published, alpha):
+def test_the_loader_merges_as_loralibs_layers(published, alpha):
     import torch
 
     path, base, factors = published
-    expected = _formula_merge(base, factors, alpha)
+    expected = _loralib_merge(base, factors, alpha)
+    for key, value in _formula_merge(base, factors, alpha).items():  # the formula read from source agrees
+        torch.testing.assert_close(expected[key], value, rtol=1e-6, atol=1e-6, msg=key)
     loaded = _tuned(path, alpha)._model.state_dict()
     assert set(loaded) == set(expected)
     for key, value in expected.items():
@@ -180,7 +224,7 @@ def test_the_loader_merges_as_the_authors_formula(published, alpha):
 def test_the_merged_model_scores_as_open_clip_on_the_formula_merged_weights(published):
     path, base, factors = published
     ours = _harness_grid(_tuned(path))
-    upstream = _open_clip_grid(_formula_merge(base, factors, 1.0))
+    upstream = _open_clip_grid(_loralib_merge(base, factors, 1.0))
     np.testing.assert_allclose(ours, upstream, rtol=1e-5, atol=1e-5)
     assert _verdicts(ours) == _verdicts(upstream)
     # the factors matter: the base weights, or the patch conv scaled by alpha/(r*k), score otherwise

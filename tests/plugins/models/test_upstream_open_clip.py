@@ -27,6 +27,7 @@ import copy
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -341,20 +342,42 @@ def _registry_entries() -> list[dict]:
 def test_registry_open_clip_entries_load_with_the_activation_of_their_weights(open_clip_module):
     """The activation each entry builds (its config's ``quick_gelu`` or ``force_quick_gelu``) is the
     one its pretrained tag declares, else the one of the config open_clip lists the tag under (the
-    config it was trained with): OpenAI's tags need the -quickgelu configs since open_clip 2.29, and
-    DataComp small/medium are GELU (their paper's QuickGELU loading is ``meta.paper_params``)."""
+    config it was trained with; found in ``list_pretrained``, never the entry's own config, so an entry
+    that moved a GELU tag to the -quickgelu twin fails): OpenAI's tags need the -quickgelu configs
+    since open_clip 2.29, and DataComp small/medium are GELU (their paper's loading is ``meta.paper_params``)."""
     open_clip = open_clip_module
-    seen = 0
+    seen = declared = 0
     for entry in _registry_entries():
         params = entry["params"]
         if entry["type"] != "open_clip" or not params.get("pretrained") or not isinstance(params["arch"], str):
             continue
-        config = open_clip.get_model_config(params["arch"])
-        tag = open_clip.get_pretrained_cfg(params["arch"], params["pretrained"])
-        built = bool(config.get("quick_gelu", False) or params.get("force_quick_gelu", False))
-        assert built == tag.get("quick_gelu", config.get("quick_gelu", False)), entry["id"]
+        built = bool(open_clip.get_model_config(params["arch"]).get("quick_gelu", False))
+        built = built or bool(params.get("force_quick_gelu", False))
+        assert built == tag_activation(open_clip, params["arch"], params["pretrained"]), entry["id"]
+        declared += "quick_gelu" in open_clip.get_pretrained_cfg(params["arch"], params["pretrained"])
         seen += 1
-    assert seen >= 30
+    assert seen >= 30 and 0 < declared < seen  # both kinds of tag are checked
+
+
+def tag_activation(open_clip: Any, arch: str, pretrained: str) -> bool:
+    """QuickGELU or not, for a pretrained tag: what its ``pretrained_cfg`` declares, else the activation of
+    the config(s) of the entry's family (``X`` and ``X-quickgelu``) that ``list_pretrained`` lists it under."""
+    tag = open_clip.get_pretrained_cfg(arch, pretrained)
+    if "quick_gelu" in tag:
+        return bool(tag["quick_gelu"])
+    family = arch.removesuffix("-quickgelu")
+    homes = [a for a, t in open_clip.list_pretrained() if t == pretrained and a.removesuffix("-quickgelu") == family]
+    activations = {bool(open_clip.get_model_config(a).get("quick_gelu", False)) for a in homes}
+    assert len(activations) == 1, f"{arch}/{pretrained}: listed under {homes}"
+    return activations.pop()
+
+
+def test_the_activation_check_catches_a_gelu_tag_on_a_quickgelu_config(open_clip_module):
+    """The planted deviation the check above must catch: a GELU tag under the -quickgelu twin of its config."""
+    open_clip = open_clip_module
+    assert "quick_gelu" not in open_clip.get_pretrained_cfg("ViT-B-32", "laion2b_s34b_b79k")
+    assert tag_activation(open_clip, "ViT-B-32-quickgelu", "laion2b_s34b_b79k") is False
+    assert open_clip.get_model_config("ViT-B-32-quickgelu")["quick_gelu"] is True  # what that entry would build
 
 
 def test_entries_loaded_otherwise_by_their_papers_say_so():

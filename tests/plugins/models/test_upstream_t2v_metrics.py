@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from tests.plugins.models.t2v_metrics_source import MODELS, constants, defaults, definition, run_functions, unparsed
@@ -384,19 +385,158 @@ def _chatml(question: str) -> str:
     return text + conv["roles"][1] + "\n"
 
 
+ISSUE_39_TOKENS = {(640, 480): 981, (500, 375): 589, (224, 224): 393}
+"""t2v_metrics' visual tokens for llava-onevision-qwen2-7b-ov (issue 39's golden values); llava-hf's anyres
+path, which the entry fed before, packs 2,929, 1,728 and 1,485."""
+
+
+def _llava_next_best_grid(width: int, height: int, pinpoints) -> tuple[int, int]:
+    """LLaVA-NeXT's ``select_best_resolution`` (``llava/mm_utils.py:119-149``, df179663), restated."""
+    best, best_effective, best_wasted = (0, 0), 0, math.inf
+    for w, h in pinpoints:
+        scale = min(w / width, h / height)
+        effective = min(int(width * scale) * int(height * scale), width * height)
+        wasted = w * h - effective
+        if effective > best_effective or (effective == best_effective and wasted < best_wasted):
+            best, best_effective, best_wasted = (w, h), effective, wasted
+    return best
+
+
+def _llava_next_visual_tokens(width: int, height: int, pinpoints, side: int = 384, patch: int = 14) -> int:
+    """Visual tokens LLaVA-NeXT gives t2v_metrics' image, from its rules: the best grid's crops plus the
+    base view (``process_anyres_image``, ``mm_utils.py:243-293``), each crop a frame of the video branch
+    pooled to ceil(n/2) patches a side (``get_2dPool``, ``llava_arch.py:171-190``, bilinear; called at
+    286-289), the frames flattened, one newline token (one_token, 337-345)."""
+    w, h = _llava_next_best_grid(width, height, pinpoints)
+    crops = 1 + (w // side) * (h // side)
+    pooled = math.ceil((side // patch) / 2)
+    return crops * pooled * pooled + 1
+
+
+def test_llava_next_rules_give_the_issues_token_counts():
+    from tests.plugins.models.t2v_checkpoints import OV_PINPOINTS
+
+    for (width, height), tokens in ISSUE_39_TOKENS.items():
+        assert _llava_next_visual_tokens(width, height, OV_PINPOINTS) == tokens
+
+
+def test_llava_onevision_forward_takes_the_video_branch_as_the_rule_mirrored():
+    source = unparsed(definition(f"{MODELS}/llavaov_model.py", "load_images", "LLaVAOneVisionModel"))
+    assert "image_tensor = process_images([image], self.processor, self.model.config)" in source
+    assert "processed_data.append(image_tensor[0])" in source
+    forward = unparsed(definition(f"{MODELS}/llavaov_model.py", "forward", "LLaVAOneVisionModel"))
+    assert "if isinstance(data, torch.Tensor) and data.dim() == 4:" in forward
+    assert "modalities = ['video']" in forward
+
+
+@pytest.fixture(scope="module")
+def ov_published(tmp_path_factory):
+    """The tiny LLaVA-OneVision with the 7B checkpoint's image geometry (384-pixel crops, patch 14)."""
+    from tests.plugins.models.t2v_checkpoints import tiny_llava_onevision
+
+    return tiny_llava_onevision(tmp_path_factory.mktemp("ov") / "published", published_geometry=True)
+
+
+def test_llava_onevision_visual_tokens_are_t2v_metrics(ov_published):
+    """Counted from LLaVA-NeXT's rules, not from our code; the anyres path (before) gives 2,929 for 640x480."""
+    from tests.plugins.models.t2v_checkpoints import OV_PINPOINTS
+
+    path = "vlc_harness_builtins.models.vqascore_llava_onevision.VqaScoreLlavaOnevision"
+    model = _model(path, {"checkpoint": str(ov_published), **LLAVA_OV})
+    for (width, height), tokens in ISSUE_39_TOKENS.items():
+        assert _ours(model, CAPTIONS[0], _image(width, height))[2] == tokens
+        assert _llava_next_visual_tokens(width, height, OV_PINPOINTS) == tokens
+    anyres = _model(path, {"checkpoint": str(ov_published), "scoring": "p_yes"})
+    assert _ours(anyres, CAPTIONS[0], _image(640, 480))[2] == 2929  # the issue's count for the anyres path
+
+
+def _llava_next_crops(image, pinpoints, side: int) -> np.ndarray:
+    """``process_anyres_image`` (``mm_utils.py:152-210, 243-293``) with LLaVA-NeXT's ``SigLipImageProcessor``
+    (``siglip_encoder.py:34-67``: x / 255 in float64 to float32, mean and std 0.5), restated: ``[N, 3, s, s]``."""
+    from PIL import Image
+
+    width, height = image.size
+    tw, th = _llava_next_best_grid(width, height, pinpoints)
+    if tw / width < th / height:
+        nw, nh = tw, min(math.ceil(height * tw / width), th)
+    else:
+        nw, nh = min(math.ceil(width * th / height), tw), th
+    padded = Image.new("RGB", (tw, th), (0, 0, 0))
+    padded.paste(image.resize((nw, nh)), ((tw - nw) // 2, (th - nh) // 2))
+    crops = [padded.crop((j, i, j + side, i + side)) for i in range(0, th, side) for j in range(0, tw, side)]
+    views = [image.resize((side, side)), *crops]
+    pixels = np.stack([np.asarray(v.convert("RGB"), dtype=np.float64) * (1 / 255) for v in views]).astype(np.float32)
+    return ((pixels - 0.5) / 0.5).transpose(0, 3, 1, 2)
+
+
+def _llava_next_video_features(model, crops):
+    """LLaVA-NeXT's video branch over one image's crops: ``encode_images`` (vision tower, projector;
+    ``llava_arch.py:192-196``), ``get_2dPool`` (171-190: bilinear to ceil(n/2) a side), flattened with
+    one newline token (337-345)."""
+    import torch
+
+    inner = model.model
+    hidden = inner.vision_tower(crops, output_hidden_states=True).hidden_states[-1]
+    feats = inner.multi_modal_projector(hidden)
+    frames, tokens, dim = feats.shape
+    n = int(math.isqrt(tokens))
+    grid = feats.view(frames, n, n, dim).permute(0, 3, 1, 2)
+    pooled = torch.nn.functional.interpolate(grid, size=[math.ceil(n / 2), math.ceil(n / 2)], mode="bilinear")
+    pooled = pooled.permute(0, 2, 3, 1).reshape(frames, -1, dim)
+    return torch.cat([pooled.flatten(0, 1), inner.image_newline[None]], dim=0)
+
+
+def test_llava_onevision_crops_and_features_are_llava_next_video_branch(ov_published):
+    import torch
+
+    from tests.plugins.models.t2v_checkpoints import OV_PINPOINTS
+
+    path = "vlc_harness_builtins.models.vqascore_llava_onevision.VqaScoreLlavaOnevision"
+    model = _model(path, {"checkpoint": str(ov_published), **LLAVA_OV})
+    scorer = model._scorer
+    for width, height in ((640, 480), (500, 375), (61, 40)):
+        image = _image(width, height)
+        pixels = model.preprocess(image)["tensors"]["pixel_values_videos"][0]
+        upstream = _llava_next_crops(image, OV_PINPOINTS, 384)
+        assert pixels.shape == upstream.shape and np.abs(pixels.numpy() - upstream).max() < 1e-6
+        with torch.no_grad():
+            ours = scorer._request_features(
+                [model.preprocess(image)], model._requests([PairGroup("k", None, [CAPTIONS[0]])]), "vision"
+            )[0]
+            expected = _llava_next_video_features(scorer.model, torch.from_numpy(upstream))
+        assert ours.shape == expected.shape and torch.allclose(ours, expected, atol=1e-5)
+
+
 @pytest.mark.parametrize("caption", CAPTIONS[:3])
 def test_llava_onevision_tokens_are_t2v_metrics(t2v, checkpoints, caption):
+    """t2v_metrics' ids with its one ``<image>`` expanded to the count LLaVA-NeXT's rules give (the tiny
+    checkpoint's 28-pixel crops of 14-pixel patches: 1 token a crop), not to our own count."""
+    from vlc_harness_builtins.testing.tiny_vqascore import ANYRES_PINPOINTS
+
     path = "vlc_harness_builtins.models.vqascore_llava_onevision.VqaScoreLlavaOnevision"
     model = _model(path, {"checkpoint": str(checkpoints["llava_onevision"]), **LLAVA_OV})
-    prompt, answer, n_image = _ours(model, caption)
+    prompt, answer, _ = _ours(model, caption)  # _image(): 45x30
     scorer = model._scorer
     upstream = t2v["mm"]["tokenizer_image_token"](
         _chatml(LLAVA_OV["question_template"].format(caption)), scorer.tokenizer
     )
-    assert prompt == _expand(upstream, scorer.image_token_id, n_image)
+    tokens = _llava_next_visual_tokens(45, 30, ANYRES_PINPOINTS, side=28)
+    assert prompt == _expand(upstream, scorer.model.config.video_token_id, tokens)
     assert answer == [scorer.tokenizer.encode("Yes")[0]]
     old = _model(path, {"checkpoint": str(checkpoints["llava_onevision"]), "scoring": "p_yes"})
     assert _ours(old, caption)[0] != prompt
+
+
+def test_llava_onevision_t2v_metrics_scores_pass_the_self_check_on_the_video_path(ov_published):
+    """The grouped scorer against the model's own forward over ``pixel_values_videos`` (the self-check)."""
+    path = "vlc_harness_builtins.models.vqascore_llava_onevision.VqaScoreLlavaOnevision"
+    model = _model(path, {"checkpoint": str(ov_published), **LLAVA_OV})
+    groups = [
+        PairGroup(str(k), model.preprocess(_image(w, h, k)), list(CAPTIONS[:3]))
+        for k, (w, h) in enumerate(((640, 480), (224, 224)))
+    ]
+    scores = model.score_pairs(groups)
+    assert model._checked and all(0 < x < 1 for row in scores for x in row)
 
 
 # -- the registry and the recipes -----------------------------------------------------------------
