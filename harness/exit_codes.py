@@ -49,6 +49,13 @@ class ExitCode(IntEnum):
         8,
         "reserved: the run reached its --deadline; what was computed is stored, the rest waits for a rerun",
     )
+    SITE_REFUSED = (
+        9,
+        (
+            "the deploy check refused the rendered site: a page breaks the site policy (not the board's CSP, an "
+            "inline script or style, a source on another host), or a published value or frozen release would be lost"
+        ),
+    )
     INTERRUPTED = 130, "interrupted (Ctrl-C)"
 
 
@@ -57,6 +64,7 @@ PRECEDENCE: tuple[ExitCode, ...] = (
     ExitCode.INTERRUPTED,
     ExitCode.STEP_FAILED,
     ExitCode.OFF_PIN,
+    ExitCode.SITE_REFUSED,
     ExitCode.RENDER_REFUSED,
     ExitCode.LOST_CELL,
     ExitCode.NOTHING_COMPUTED,
