@@ -45,9 +45,26 @@ def _models_doc(root: Path, plugins: Plugins) -> str:
     return with_table(doc, table(model_entries(root / "registry.yaml")))
 
 
+def _render_lock(root: Path, plugins: Plugins) -> str:
+    from vlc_harness.lockfile import core_lock
+
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    return core_lock((root / "lock" / "nightly.txt").read_text(encoding="utf-8"), pyproject)
+
+
 FILES = (
     Generated("registry.schema.json", "the registry's JSON Schema for the built-in types", _schema),
     Generated("docs/models.md", "the table of what each registry model entry reproduces", _models_doc),
+    Generated(
+        "lock/render.txt",
+        "the nightly's render and deploy jobs' lock: lock/nightly.txt's pins the harness needs",
+        _render_lock,
+    ),
 )
 """Every generated file of the repository."""
 
