@@ -9,6 +9,7 @@ from .config import RunConfig as RunConfig
 from .datafiles import DataFile as DataFile
 from .errors import CellUnusable as CellUnusable
 from .errors import DataUnavailable as DataUnavailable
+from .errors import InputError as InputError
 from .errors import WeightsUnavailable as WeightsUnavailable
 from .hookspecs import hookimpl as hookimpl
 from .metrics.aggregate import Aggregation as Aggregation

@@ -121,6 +121,7 @@ def evaluate(
     limit: int | None = None,
     progress: bool = False,
     workers: int | None = None,
+    executor: str = "local",
 ) -> Results:
     """Evaluate one model on benchmarks, exactly as ``vlc-harness run`` does.
 
@@ -131,6 +132,10 @@ def evaluate(
         ``{"type": ..., "params": ...}`` or :class:`BenchmarkEntry` objects.
     :param store: a SQLAlchemy URL or an open :class:`Store`; default: the user's store (an
         in-memory store for live models).
+    :param executor: where the model runs, as ``run --executor`` says: ``local`` (a worker
+        process), ``ray`` or ``inprocess`` (built in this process: no interpreter to start, but
+        a segfault or hang ends the call; :mod:`vlc_harness.run.executor`). A live model always
+        runs in this process.
 
     A benchmark type given by name selects the ``registry`` entry of that type with the same
     params, as ``-b`` does; :class:`Results` finds its cell under either name.
@@ -187,6 +192,8 @@ def evaluate(
     else:
         url = store or ("sqlite://" if isinstance(model, Model) else default_store_url())
         the_store = open_store(url)
-    config = RunConfig(data_root=resolve_data_root(data_root), limit=limit, progress=progress, workers=workers)
+    config = RunConfig(
+        data_root=resolve_data_root(data_root), limit=limit, progress=progress, workers=workers, executor=executor
+    )
     report = execute(plugins, the_store, [entry], bench_entries, config, registry=reg, live_model=live)
     return Results(report.cells, names)

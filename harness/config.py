@@ -13,8 +13,9 @@ from pathlib import Path
 
 from vlc_harness.paths import default_data_root
 
-EXECUTORS = ("local", "ray")
-"""Where workers run: processes on this machine, or Ray actors on a cluster."""
+EXECUTORS = ("local", "ray", "inprocess")
+"""Where workers run: processes on this machine, Ray actors on a cluster, or this process (no
+isolation beyond exceptions: :mod:`vlc_harness.run.executor`)."""
 
 
 def resolve_data_root(given: str | Path | None) -> Path:
@@ -47,7 +48,8 @@ class RunConfig:
     workers: int | None = None
     """Worker slots (default: one per visible GPU, else one)."""
     executor: str = "local"
-    """``local`` (worker processes here) or ``ray`` (Ray actors on a cluster)."""
+    """``local`` (worker processes here), ``ray`` (Ray actors on a cluster) or ``inprocess`` (models
+    built in this process: an exception fails only its model's cells, a segfault or hang ends the run)."""
     ray_address: str | None = None
     """The Ray cluster to join (``None``: start a local Ray instance)."""
     max_cost: float | None = None

@@ -7,7 +7,9 @@ An error that makes a cell ``unavailable`` or ``failed`` carries a reason code
 
 from __future__ import annotations
 
+import os
 import sys
+import traceback
 from typing import Any
 
 from vlc_harness.reasons import Reason
@@ -73,6 +75,51 @@ class WeightsUnavailable(Unavailable):
     """Model weights are not present locally and cannot be downloaded now."""
 
     code = Reason.WEIGHTS_MISSING
+
+
+class InputError(_Coded):
+    """A benchmark's data file or a scores file that cannot be read as its reader expects: bad JSON, CSV or
+    UTF-8, a field absent or of the wrong type, a repeated id. The cells that need it fail (reason code
+    ``input_malformed``) with one sentence naming :attr:`file`, :attr:`record` (``line 3``, ``key '12'``,
+    ``record 4``, or ``the file`` as a whole), :attr:`field` (a field's name, or a part: ``the JSON text``,
+    ``the record``), what was :attr:`expected` and, when known, what was :attr:`found`; no traceback
+    (``vlc-harness --debug`` shows it). Readers raise it through :mod:`vlc_harness.sources.fields`.
+    """
+
+    code = Reason.INPUT_MALFORMED
+
+    def __init__(self, file: str | os.PathLike[str], record: str, field: str, expected: str, found: str = "") -> None:
+        self.file, self.record, self.field = str(file), str(record), str(field)
+        self.expected, self.found = expected, found
+        super().__init__(self.sentence())
+
+    def sentence(self) -> str:
+        """``<file>, <record>, field '<field>': expected <expected>, found <found>.`` (a part, such as ``the
+        record``, is named as it is; a whole-file problem names the file once)."""
+        part = self.field if self.field.startswith("the ") else f"field {self.field!r}"
+        where = f"{self.file}, {self.record}" + ("" if part == self.record else f", {part}")
+        return f"{where}: expected {self.expected}" + (f", found {self.found}" if self.found else "") + "."
+
+    def __reduce__(self) -> tuple[Any, ...]:  # every attribute survives pickling (a worker's error)
+        return type(self), (self.file, self.record, self.field, self.expected, self.found)
+
+
+DEBUG_ENV = "VLC_HARNESS_DEBUG"
+"""Set (to anything but ``""`` or ``0``) by ``vlc-harness --debug``: tracebacks are shown for errors that are
+otherwise one sentence (input errors), here and in the model workers, which inherit it."""
+
+
+def debugging() -> bool:
+    """True under ``vlc-harness --debug`` (or :data:`DEBUG_ENV` set)."""
+    return os.environ.get(DEBUG_ENV, "") not in ("", "0")
+
+
+def show_traceback(exc: BaseException) -> None:
+    """Print ``exc``'s traceback to stderr when :func:`debugging` (once: ``exc.traceback_shown``); nothing
+    otherwise."""
+    if debugging() and not getattr(exc, "traceback_shown", False):
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+        exc.traceback_shown = True  # type: ignore[attr-defined]
 
 
 class ScoreError(HarnessError):

@@ -18,7 +18,7 @@ A plugin is a module (or object) with functions decorated by :data:`hookimpl`, f
         register(CaptionLength)
 
 Every hook below is documented in docs/plugin_hooks.md, with when it is called and a runnable
-example (tests/harness/test_plugin_hooks_doc.py runs each).
+example (tests/core/test_plugin_hooks_doc.py runs each).
 """
 
 from __future__ import annotations

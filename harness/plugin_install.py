@@ -24,7 +24,7 @@ from pathlib import Path
 
 from vlc_harness.errors import RegistryError
 from vlc_harness.plugin_packages import PluginPackage, canonical_name, parse_plugins
-from vlc_harness.registry import read_document
+from vlc_harness.registry_document import read_document
 
 
 def read_plugin_packages(paths: Iterable[Path]) -> dict[str, PluginPackage]:

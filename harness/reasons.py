@@ -85,6 +85,15 @@ class Reason(str, Enum):
         "Not evaluated: this API model was not queried for this board.",
         "An API refused the credentials (HTTP 401/403), or no API key is set.",
     )
+    # why a benchmark's or a scores file's content cannot be read (``failed``)
+    INPUT_MALFORMED = (
+        "input_malformed",
+        "input file malformed",
+        "Not evaluated: an input file (the benchmark's data or the submitted scores) was malformed when this "
+        "board was built.",
+        "A benchmark's data file or a precomputed scores file is malformed: bad JSON, CSV or UTF-8, a field "
+        "absent or of the wrong type, a repeated id (InputError, naming the file, record and field).",
+    )
     # why a worker failed (``failed``)
     OUT_OF_MEMORY = (
         "out_of_memory",

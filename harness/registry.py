@@ -38,15 +38,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from vlc_harness.errors import RegistryError
 from vlc_harness.meta import BenchmarkMeta, ModelMeta, check_meta
 from vlc_harness.params import ParamError, build, normalise
 from vlc_harness.plugin_packages import PluginPackage, missing_package_reason, parse_plugins, unregistered_type
 from vlc_harness.plugins import Plugins
+from vlc_harness.registry_document import read_document
 from vlc_harness.registry_errors import ErrorFactory, dotted_path, split_path
-from vlc_harness.safe_yaml import compose_and_load, read_bounded
+from vlc_harness.safe_yaml import read_bounded
 from vlc_harness.site_names import SiteFiles
 from vlc_harness.specs import parse_inline, resolve_entry
 from vlc_harness.types import canonical_json
@@ -149,23 +148,6 @@ def load_registry(paths: list[Path], plugins: Plugins) -> Registry:
         registry.benchmarks.update(benchmarks)
         registry.files.append(str(path))
     return registry
-
-
-def read_document(text: str, source: str) -> tuple[Mapping[str, Any], ErrorFactory]:
-    """One registry file's YAML, its top-level keys checked, and its error factory (file, line, key path)."""
-    try:
-        node, data = compose_and_load(text, source)
-    except yaml.YAMLError as exc:
-        raise RegistryError(f"{source}: not valid YAML: {exc}") from None
-    err = ErrorFactory(source, node)
-    if data is None:
-        data = {}
-    if not isinstance(data, Mapping):
-        raise err([], "expected a mapping with 'models', 'benchmarks' and/or 'plugins'")
-    for key in data:
-        if key not in ("models", "benchmarks", "plugins"):
-            raise err([key], "unknown top-level key; expected 'models', 'benchmarks' and/or 'plugins'")
-    return data, err
 
 
 def parse_registry_text(

@@ -13,7 +13,7 @@ mypy's search path (``MYPYPATH``, which mypy adds to ``mypy_path``) and runs ``p
 Options after the script name go to mypy as they are (``--cache-dir DIR``, ``--no-incremental``);
 the exit status is mypy's (0: no error). It runs in the environment CI installs (``.[all,dev]``):
 third-party types come from the installed packages, so a smaller environment can report more.
-CI's slow tier (``tests/harness/test_typecheck.py``), the PR check's lint step and the pre-commit
+CI's slow tier (``tests/repo/test_typecheck.py``), the PR check's lint step and the pre-commit
 hook all run this command.
 """
 

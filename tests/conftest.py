@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.once import built_once
 from vlc_harness.testing import in_ci, write_standin_images
 
 REPO = Path(__file__).resolve().parent.parent
@@ -18,8 +19,20 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SUGARCREPE_SAMPLE = FIXTURES / "sugarcrepe_sample"
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Spread the tests over every core (pytest-xdist, work stealing: ``-n auto --dist worksteal``) unless
+    told otherwise: ``-n N`` / ``--dist MODE`` choose, ``-n 0`` or ``-p no:xdist`` runs in this process
+    (what ``--pdb`` needs). Set here rather than in ``addopts`` so ``-p no:xdist`` still parses."""
+    option = config.option
+    if not config.pluginmanager.has_plugin("xdist") or hasattr(config, "workerinput"):
+        return
+    if option.numprocesses is None and option.dist == "no" and not option.usepdb and not option.collectonly:
+        option.numprocesses, option.dist = "auto", "worksteal"
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    # Never touch the network, never touch the user's cache or store.
+    # Never touch the network, never touch the user's cache or store (each xdist worker gets its own cache).
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
     os.environ["VLC_HARNESS_CACHE_DIR"] = tempfile.mkdtemp(prefix="vlc-test-cache-")
@@ -27,11 +40,40 @@ def pytest_configure(config: pytest.Config) -> None:
     # intervals stay on, and cheap; tests/metrics/test_intervals.py asks for more resamples
     os.environ.setdefault("VLC_HARNESS_BOOTSTRAP", "20")
     os.environ.pop("VLC_HARNESS_REGISTRY", None)
+    share_the_cores()
     refuse_remote_connections()
-    # a test that leaves files in the repository fails the session (tests/working_tree.py)
-    from tests.working_tree import WorkingTreeCheck
+    # a test that starts a heavy process without a marker saying so fails (tests/tiers.py)
+    from tests.tiers import ProcessGuard
 
-    config.pluginmanager.register(WorkingTreeCheck(REPO), "vlc-working-tree-check")
+    config.pluginmanager.register(ProcessGuard(), "vlc-process-guard")
+    # a test that leaves files in the repository fails the session (tests/working_tree.py); under xdist
+    # the controller checks, before the first worker starts and after the last one ends
+    if not hasattr(config, "workerinput"):
+        from tests.working_tree import WorkingTreeCheck
+
+        config.pluginmanager.register(WorkingTreeCheck(REPO), "vlc-working-tree-check")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tiers' markers (tests/tiers.py), before ``-m`` selects by them."""
+    from tests.tiers import mark_tiers
+
+    mark_tiers(items)
+
+
+def share_the_cores() -> None:
+    """In an xdist worker, give torch ``cores // workers`` threads (before it is imported): two workers
+    each spinning two OpenMP threads on two cores run the tiny models several times slower than one
+    each. numpy's OpenBLAS keeps every core, as in a run without xdist: it would otherwise follow
+    OMP_NUM_THREADS, and some stored metrics (hard positives' on the real files) differ in their last
+    bits with its thread count, which the benchmark-port snapshot holds them to."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or 0)
+    if workers > 1:
+        cores = os.cpu_count() or 1
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", str(cores))
+        for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(name, str(max(1, cores // workers)))
 
 
 class NetworkUsedInTest(RuntimeError):
@@ -104,16 +146,20 @@ def sample_root(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def full_root(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A data root with the real SugarCrepe files and a stand-in image for each COCO file name."""
-    root = tmp_path_factory.mktemp("full_data")
-    (root / "sugarcrepe").symlink_to(shared_data / "sugarcrepe")
-    write_standin_images(sugarcrepe_filenames(shared_data / "sugarcrepe"), root / "coco" / "val2017")
-    return root
+    """A data root with the real SugarCrepe files and a stand-in image for each COCO file name (once per run)."""
+
+    def build(root: Path) -> str:
+        (root / "sugarcrepe").symlink_to(shared_data / "sugarcrepe")
+        write_standin_images(sugarcrepe_filenames(shared_data / "sugarcrepe"), root / "coco" / "val2017")
+        return str(root)
+
+    return Path(built_once(tmp_path_factory, "full_data", build))
 
 
 @pytest.fixture(scope="session")
 def tiny_clip(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """A tiny open_clip model: config dict file plus a random-weight checkpoint saved locally."""
+    """A tiny open_clip model: config dict file plus a random-weight checkpoint saved locally (once per
+    run, whatever the number of xdist workers: tests/once.py)."""
     from vlc_harness.testing import require
 
     require("open_clip")
@@ -121,11 +167,13 @@ def tiny_clip(tmp_path_factory: pytest.TempPathFactory) -> dict:
     from vlc_harness_builtins.models.openclip import OpenClip
     from vlc_harness_builtins.testing.tiny_openclip import TINY_CONFIG
 
-    folder = tmp_path_factory.mktemp("tiny_clip")
-    params = example_for(OpenClip, folder)
-    config = folder / "tiny_config.json"
-    config.write_text(json.dumps(TINY_CONFIG))
-    return {"config": str(config), "checkpoint": params["pretrained"]}
+    def build(folder: Path) -> dict:
+        params = example_for(OpenClip, folder)
+        config = folder / "tiny_config.json"
+        config.write_text(json.dumps(TINY_CONFIG))
+        return {"config": str(config), "checkpoint": str(params["pretrained"])}
+
+    return built_once(tmp_path_factory, "tiny_clip", build)
 
 
 @pytest.fixture
@@ -162,7 +210,7 @@ def postgres_server():
         yield url
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.subprocess)])
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """An empty store's URL, once on SQLite and once on PostgreSQL."""
     if request.param == "sqlite":

@@ -7,13 +7,17 @@ One module per command group: :mod:`.run` (``run``), :mod:`.listing` (``list``, 
 plan). Plugins add more through the ``register_commands``
 hook (the leaderboard's ``show`` and ``render``), with the options and shared state of
 :mod:`.options`, re-exported here. A :class:`~vlc_harness.errors.UserError` is printed as one line
-plus a hint, with no traceback, and
-exits with status 2.
+plus a hint, with no traceback, and exits with status 2; another harness error (a malformed input file:
+:class:`~vlc_harness.errors.InputError`) is one line and status 1. ``vlc-harness --debug COMMAND`` prints
+their tracebacks too, and sets ``$VLC_HARNESS_DEBUG`` for the command, so that a run's input errors
+(which fail only their cells) and the model workers' show theirs on stderr.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import Any
 
 import click
 
@@ -31,7 +35,7 @@ from vlc_harness.cli.options import (
 from vlc_harness.cli.plugin_packages import plugins_group
 from vlc_harness.cli.run import run_command
 from vlc_harness.cli.store import store_group
-from vlc_harness.errors import HarnessError, PluginError, UserError
+from vlc_harness.errors import DEBUG_ENV, HarnessError, PluginError, UserError, show_traceback
 from vlc_harness.exit_codes import ExitCode
 
 __all__ = [
@@ -48,10 +52,43 @@ __all__ = [
 ]
 
 
-@click.group()
+class _Group(click.Group):
+    """The ``vlc-harness`` group: under ``--debug``, a harness error's traceback is printed before
+    :func:`main` words the error in one line."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; print a harness error's traceback when ``--debug`` was given."""
+        try:
+            return super().invoke(ctx)
+        except HarnessError as exc:
+            if ctx.params.get("debug"):
+                show_traceback(exc)
+            raise
+
+
+@click.group(cls=_Group)
 @click.version_option(package_name="vlc-harness")
-def cli() -> None:
+@click.option(
+    "--debug",
+    is_flag=True,
+    envvar=DEBUG_ENV,
+    help="Show the traceback of errors that are otherwise one line (a malformed input file, a user error), "
+    "here and in the model workers.",
+)
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
     """vlc-harness: vision-language compositionality, in both directions, next to humans and chance."""
+    if debug:  # the workers and the core read it from the environment (vlc_harness.errors.debugging)
+        previous = os.environ.get(DEBUG_ENV)
+        os.environ[DEBUG_ENV] = "1"
+        ctx.call_on_close(lambda: _restore(previous))
+
+
+def _restore(previous: str | None) -> None:
+    if previous is None:
+        os.environ.pop(DEBUG_ENV, None)
+    else:
+        os.environ[DEBUG_ENV] = previous
 
 
 for _command in (run_command, list_command, instances_command, cache_group, store_group, plugins_group):
@@ -68,7 +105,8 @@ def build_cli() -> click.Group:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: build the CLI, run it, turn user errors into one clear line."""
+    """Console entry point: build the CLI, run it, turn user errors into one clear line (with ``--debug``,
+    after their traceback)."""
     try:
         group = build_cli()
         code = group.main(args=argv, prog_name="vlc-harness", standalone_mode=False)

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from vlc_harness.cli.options import App, data_root_option, pass_app, store_option, store_registry_option
-from vlc_harness.errors import Unavailable
+from vlc_harness.errors import InputError, Unavailable, show_traceback
 from vlc_harness.exit_codes import ExitCode
 
 
@@ -59,7 +59,8 @@ def fetch(
         bench = app.plugins.benchmarks.get(entry.type).cls(entry.params, data_root)
         try:
             lines = bench.fetch(images=images, progress=progress)
-        except (FetchError, Unavailable) as exc:
+        except (FetchError, Unavailable, InputError) as exc:  # each benchmark fails alone
+            show_traceback(exc)
             failed += 1
             click.echo(f"{entry.id}: failed: {exc}")
             continue

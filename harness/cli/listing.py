@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from vlc_harness.cli.options import App, data_root_option, pass_app, store_option, store_registry_option
-from vlc_harness.errors import UserError
+from vlc_harness.errors import InputError, UserError
 
 
 @click.command("list")
@@ -89,6 +89,8 @@ def instances_command(
     registry = app.registry(registries, store_url)
     (entry,) = select_benchmarks(registry, app.plugins, [benchmark])
     prepared = prepare(entry, app.plugins.benchmarks, data_root, limit)
+    if isinstance(prepared.raised, InputError):  # a malformed file: its sentence, exit 1 (--debug: where)
+        raise prepared.raised
     if not prepared.ready:
         raise UserError(prepared.unavailable or prepared.load_error or "benchmark could not be loaded")
     prepared.resolve_images()

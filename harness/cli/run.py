@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from vlc_harness.cli.options import App, data_root_option, pass_app, registry_option, store_option
+from vlc_harness.config import EXECUTORS
 
 
 @click.command("run")
@@ -39,10 +40,12 @@ from vlc_harness.cli.options import App, data_root_option, pass_app, registry_op
 )
 @click.option(
     "--executor",
-    type=click.Choice(["local", "ray"]),
+    type=click.Choice(EXECUTORS),
     default="local",
     show_default=True,
-    help="local: worker processes here; ray: Ray actors on a cluster (pip install 'vlc-harness[ray]').",
+    help="local: worker processes here; ray: Ray actors on a cluster (pip install 'vlc-harness[ray]'); "
+    "inprocess: models in this process (no interpreter per model; a model's exception fails only its cells, "
+    "but a segfault or hang ends the run and run.timeout_s is not enforced).",
 )
 @click.option("--address", "ray_address", default=None, help="Ray cluster address (default: start a local Ray).")
 @click.option(

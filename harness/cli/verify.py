@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from vlc_harness.cli.options import App, data_root_option, pass_app, registry_option, store_option
+from vlc_harness.config import EXECUTORS
 from vlc_harness.errors import UserError
 from vlc_harness.exit_codes import ExitCode
 from vlc_harness.status import Status
@@ -19,6 +20,13 @@ from vlc_harness.verify import DEFAULT_TOLERANCE, compare_cell
 @click.option("-b", "--benchmark", "ids", multiple=True, help="Registry benchmark ids (default: every one).")
 @click.option("--tolerance", type=float, default=DEFAULT_TOLERANCE, show_default=True, help="Allowed |ours - paper|.")
 @click.option("--progress/--no-progress", default=True)
+@click.option(
+    "--executor",
+    type=click.Choice(EXECUTORS),
+    default="local",
+    show_default=True,
+    help="Where the model runs, as for `run`: local worker processes, ray, or inprocess (this process).",
+)
 @registry_option
 @store_option
 @data_root_option
@@ -29,6 +37,7 @@ def verify_command(
     ids: tuple[str, ...],
     tolerance: float,
     progress: bool,
+    executor: str,
     registries: tuple[str, ...],
     store_url: str | None,
     data_root: Path,
@@ -55,7 +64,7 @@ def verify_command(
     if entry.id != model_id:
         click.echo(f"{model_id}: the paper loaded it with {entry.meta['paper_params']}; comparing {entry.id}")
     benchmarks = select_benchmarks(registry, app.plugins, list(ids) or list(registry.benchmarks))
-    config = RunConfig(data_root=data_root, progress=progress)
+    config = RunConfig(data_root=data_root, progress=progress, executor=executor)
     store = app.store(store_url)
     try:
         report = execute(app.plugins, store, [entry], benchmarks, config, registry=registry)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from vlc_harness.errors import Unavailable
+from vlc_harness.errors import InputError, Unavailable
 from vlc_harness.instance_manifest import limit_per_category, manifest_hash
 from vlc_harness.metrics.cell import NO_METRICS, cell_metrics, metrics_version
 from vlc_harness.metrics.outcomes import ChoiceOutcomes, Outcomes
@@ -78,7 +78,7 @@ def _rebuild(
             benchmark.check_data()
             loaded[key] = (benchmark, benchmark.load_instances())
         benchmark, instances = loaded[key]
-    except Unavailable as exc:
+    except (Unavailable, InputError) as exc:  # data absent, or a malformed file: its one sentence
         report.skipped[cell.id] = f"{cell.benchmark_id}: {exc}"
         return
     except Exception as exc:  # an unknown type or bad params: say so, keep the cell

@@ -22,7 +22,7 @@ from vlc_harness.provenance import run_provenance
 from vlc_harness.registry import BenchmarkEntry, ModelEntry, Registry
 from vlc_harness.run.budget import RunBudget
 from vlc_harness.run.executor import Executor
-from vlc_harness.run.finish import finish, usage_record
+from vlc_harness.run.finish import finish, resurface, usage_record
 from vlc_harness.run.plan import ModelWork, plan_model, plan_unavailable
 from vlc_harness.run.prepare import PreparedBenchmark, prepare
 from vlc_harness.run.schedule import Schedule
@@ -135,6 +135,8 @@ def execute(
             for cell, outcomes in cells:
                 if outcomes is not None:  # None: a stored cell reused as it is
                     store.save_cell(cell, outcomes)
+            resurface(store, work.entry.id, [cell for cell, outcomes in cells if outcomes is None])
+            for cell, _ in cells:
                 if on_cell:
                     on_cell(cell)
             if work.cls.paid_requests:

@@ -1,10 +1,17 @@
 """Where models run: worker processes here, Ray actors on a cluster, or this process; chosen once.
 
 A worker holds one model, loaded once and reused for all its work; the main process owns the
-store. A crash, hang or segfault in a model therefore loses at most its open batch and fails
-only that model's cells. Every kind of worker has the same interface (:class:`Worker`):
-``load()`` (start loading now, while the main process plans the rest), ``compute(job)`` (the
-job's events as they come) and ``close()``.
+store. In a worker process or a Ray actor, a crash, hang or segfault in a model therefore loses
+at most its open batch and fails only that model's cells. Every kind of worker has the same
+interface (:class:`Worker`): ``load()`` (start loading now, while the main process plans the
+rest), ``compute(job)`` (the job's events as they come) and ``close()``.
+
+The ``inprocess`` executor builds each model in this process instead (:class:`InProcessWorker`):
+no interpreter to start and no torch import per model, the same events, and an exception of the
+model still fails only its cells, as a :class:`~vlc_harness.errors.WorkerFailed` with the code
+of its type. It isolates nothing else: a segfault or ``os._exit`` ends the whole run, a hang is
+never killed (``run.timeout_s`` does not apply), the thread limits a worker process gets do not
+apply, and a model's global state (imports, seeds, caches) stays in this process.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
@@ -38,11 +45,13 @@ class Worker(Protocol):
 
 
 class Executor:
-    """Starts workers as ``config.executor`` says: ``local`` (processes on this machine) or ``ray``
-    (actors on the cluster at ``config.ray_address``); each worker's model gets ``config``.
+    """Starts workers as ``config.executor`` says: ``local`` (processes on this machine), ``ray``
+    (actors on the cluster at ``config.ray_address``) or ``inprocess`` (models built in this
+    process, see the module docstring); each worker's model gets ``config``.
 
     ``slots`` lists one device per worker slot: one per visible GPU (or ``config.workers``), else
-    one ``auto`` slot; under Ray, one per cluster GPU (or ``config.workers`` CPU slots).
+    one ``auto`` slot; under Ray, one per cluster GPU (or ``config.workers`` CPU slots). In process,
+    the slots are threads of this process.
     """
 
     def __init__(self, config: RunConfig) -> None:
@@ -63,6 +72,8 @@ class Executor:
             from vlc_harness.run.ray_actor import RayWorker
 
             return RayWorker(cls, params, run, label, self.config, device=device, threads=self.threads)
+        if self.config.executor == "inprocess":
+            return InProcessWorker.build(cls, params, run, label, self.config)
         return LocalWorker(cls, params, run, label, self.config, threads=self.threads)
 
 
@@ -155,28 +166,63 @@ class LocalWorker:
 
 
 class InProcessWorker:
-    """The same interface for a model object in this process (a live model given to evaluate())."""
+    """The worker interface for a model in this process: a live model given to evaluate() (the
+    caller owns it), or one the ``inprocess`` executor builds (:meth:`build`; closed with the worker).
 
-    def __init__(self, model: Model, label: str) -> None:
+    What the model raises, while being built, loaded or computing, becomes :class:`WorkerFailed`
+    with the code of its type, as a worker process reports it; see the module docstring for what
+    this process does not isolate.
+    """
+
+    def __init__(self, model: Model | None, label: str, factory: Callable[[], Model] | None = None) -> None:
+        if (model is None) == (factory is None):
+            raise ValueError("InProcessWorker takes a model or a factory, not both or neither")
         self.model = model
         self.label = label
+        self._factory = factory
         self._loaded = False
 
+    @classmethod
+    def build(cls, model_cls: type[Model], params: Any, run: Any, label: str, config: RunConfig) -> InProcessWorker:
+        """A worker that builds ``model_cls`` on its first job, from params and run options that go
+        through the same plain-dict round trip as a worker process's ``init`` message."""
+        from vlc_harness.models import build_model
+        from vlc_harness.params import build
+
+        plain_params, plain_run = dataclasses.asdict(params), dataclasses.asdict(run)
+
+        def factory() -> Model:
+            params_again, run_again = build(model_cls.Params, plain_params), build(model_cls.Run, plain_run)
+            return build_model(model_cls, params_again, run_again, config)
+
+        return cls(None, label, factory)
+
     def load(self) -> None:
-        """Nothing ahead of time: the model loads on its first job."""
+        """Nothing ahead of time: the model is built and loaded on its first job (loading here
+        would hold up the planning of the other models)."""
 
     def compute(self, job: Job) -> Iterator[Event]:
-        """Run the job here; exceptions propagate as WorkerFailed."""
+        """Run the job here; what the model raises becomes WorkerFailed (its reason code by type)."""
         from vlc_harness.run.compute import load_model, run_job
         from vlc_harness.run.worker import describe
 
         try:
+            if self.model is None:
+                assert self._factory is not None
+                self.model = self._factory()
             if not self._loaded:
                 yield load_model(self.model)
                 self._loaded = True
             yield from run_job(self.model, job)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # a worker process reports SystemExit too; Ctrl-C still stops the run
             raise WorkerFailed(f"{self.label}: {describe(exc)}", reason_of(exc)) from exc
 
     def close(self) -> None:
-        """Nothing to stop; the caller owns the model."""
+        """Close a model this worker built (a worker process's ``stop``); a live model is the caller's."""
+        if self._factory is None or self.model is None:
+            return
+        model, self.model = self.model, None
+        try:
+            model.close()
+        except Exception:  # as in a worker process, whose exit ends the model whatever close() says
+            pass

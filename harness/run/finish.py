@@ -37,6 +37,22 @@ def finish(work: ModelWork, store: Store, run_id: int | None, stopped: str | Non
     return out
 
 
+def resurface(store: Store, model_id: str, reused: list[CellRecord]) -> None:
+    """Save again each reused cell that a later record of its (model, benchmark) hides, so that it is the one
+    ``show`` and the board read: a run in between failed or was unavailable (a malformed or missing file)
+    and this one found everything it needs stored. Its values, outcomes and replicates are copied as stored."""
+    if not reused:
+        return
+    latest: dict[str, int | None] = {}
+    for stored in store.model_cells(model_id):
+        latest[stored.benchmark_id] = stored.id
+    for cell in reused:
+        if cell.id is not None and latest.get(cell.benchmark_id) != cell.id:
+            outcomes = list(store.outcomes(cell.id))
+            cell.replicates = store.replicates(cell.id)
+            store.save_cell(cell, outcomes)
+
+
 def record(work: ModelWork, cell: CellPlan, run_id: int | None, status: Status, **kw: Any) -> CellRecord:
     """A cell record with the fields every cell has."""
     p = cell.prepared
@@ -61,6 +77,8 @@ def built(work: ModelWork, cell: CellPlan, run_id: int | None, collected: Collec
     p = cell.prepared
     assert p.benchmark is not None and work.identity is not None
     status, error = status_and_error(collected, work.worker_error, len(p.instances), p.limit is not None, stopped)
+    if work.worker_code == Reason.INPUT_MALFORMED:  # a model's input file: its one sentence says it all
+        error = work.worker_error
     code = reason_code(status, collected, work.worker_code, stopped)
     provenance = {
         "model": identity_record(work.content, work.identity),
@@ -120,8 +138,8 @@ def status_and_error(
             f"{len(collected.request_errors)} requests failed (counted as abstentions, not stored; a rerun asks "
             "them again), e.g. " + "; ".join(collected.request_errors[:3])
         )
-    if worker_error:
-        lines.append(worker_error)  # the full traceback, after the summary
+    if worker_error and "\n" in worker_error:
+        lines.append(worker_error)  # the full traceback, after the summary (an input error has none)
     if worker_error or collected.failures:
         status = Status.FAILED
     elif collected.request_errors or limited:

@@ -154,7 +154,7 @@ def _benchmark_decides(cell: CellPlan) -> bool:
     if p.unavailable:
         cell.status, cell.error, cell.code = Status.UNAVAILABLE, p.unavailable, p.unavailable_code
     elif p.load_error:
-        cell.status, cell.error, cell.code = Status.FAILED, p.load_error, Reason.BENCHMARK_ERROR
+        cell.status, cell.error, cell.code = Status.FAILED, p.load_error, p.load_code or Reason.BENCHMARK_ERROR
     else:
         return False
     return True

@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.catalog import Registrar
-from vlc_harness.errors import Unavailable
+from vlc_harness.errors import InputError, Unavailable, reason_of, show_traceback
 from vlc_harness.hashing import sha256_files
 from vlc_harness.instance_manifest import limit_per_category, manifest_hash
 from vlc_harness.reasons import Reason
 from vlc_harness.registry import BenchmarkEntry
-from vlc_harness.types import BLIND_IMAGE_KEY, Instance
+from vlc_harness.types import BLIND_IMAGE_KEY, ImageSource, Instance
 
 
 @dataclass
@@ -35,7 +34,15 @@ class PreparedBenchmark:
     unavailable_code: str | None = None
     """The reason code of ``unavailable`` (the :class:`~vlc_harness.errors.Unavailable`'s)."""
     load_error: str | None = None
+    load_code: str | None = None
+    """The reason code of ``load_error``: ``input_malformed`` for a malformed file (an
+    :class:`~vlc_harness.errors.InputError`, its one sentence the error), else ``benchmark_error``."""
+    raised: Exception | None = field(default=None, repr=False, compare=False)
+    """What was raised, when something was (``unavailable`` or ``load_error``): the InputError's ``file``,
+    ``record`` and ``field``, for callers that want them."""
     manifest_hash: str = ""
+    version: str = ""
+    """The data version, read once when the instances were loaded."""
     _hashes: dict[Path, str] | None = None
     _missing: dict[Path, str] = field(default_factory=dict)
     _images_unavailable: str | None = None
@@ -46,7 +53,7 @@ class PreparedBenchmark:
     @property
     def data_version(self) -> str:
         """The data version of the loaded benchmark ('' when it could not be loaded)."""
-        return self.benchmark.data_version if self.benchmark else ""
+        return self.version
 
     @property
     def ready(self) -> bool:
@@ -71,7 +78,12 @@ class PreparedBenchmark:
         paths = sorted({src.path for inst in self.instances for src in inst.images})
         present, missing = [], {}
         for p in paths:
-            if p.is_file():
+            try:
+                found = p.is_file()
+            except (OSError, ValueError) as exc:  # a name the file system refuses (too long, a NUL)
+                missing[p] = f"unusable image path {str(p)[:200]}: {getattr(exc, 'strerror', None) or exc}"
+                continue
+            if found:
                 present.append(p)
             else:
                 missing[p] = f"missing image {p}"
@@ -127,30 +139,77 @@ def prepare(
     """Instantiate a benchmark entry, check its data and load its instances.
 
     An entry whose type's listed package is not installed (``entry.unavailable``) is ``unavailable``
-    with the install line (reason code ``package_missing``): there is no class to instantiate.
+    with the install line (reason code ``package_missing``): there is no class to instantiate. Missing
+    data is ``unavailable``; a malformed file (:class:`~vlc_harness.errors.InputError`) is a ``load_error``
+    of one sentence (``input_malformed``; ``--debug`` prints its traceback); anything else the plugin
+    raises, or instances the harness cannot use, a ``load_error`` too (``benchmark_error``). Nothing that
+    is read later (the data version, the manifest) can raise: each cell of a benchmark fails alone.
     """
     prepared = PreparedBenchmark(entry=entry, limit=limit)
     if entry.unavailable:
         prepared.unavailable, prepared.unavailable_code = entry.unavailable, Reason.PACKAGE_MISSING
         return prepared
-    cls = registrar.get(entry.type).cls
-    benchmark = cls(entry.params, data_root)
-    prepared.benchmark = benchmark
     try:
+        benchmark = registrar.get(entry.type).cls(entry.params, data_root)
+        prepared.benchmark = benchmark
         benchmark.check_data()
         instances = benchmark.load_instances()
+        problem = instances_problem(entry.id, instances)
+        if problem is None:
+            prepared.version = benchmark.data_version
+            chosen = limit_per_category(instances, limit)
+            prepared.manifest_hash = manifest_hash(prepared.version, chosen)
     except Unavailable as exc:
-        prepared.unavailable, prepared.unavailable_code = str(exc), exc.code
-        return prepared
+        prepared.unavailable, prepared.unavailable_code, prepared.raised = str(exc), exc.code, exc
+    except InputError as exc:
+        show_traceback(exc)
+        prepared.load_error, prepared.load_code, prepared.raised = str(exc), exc.code, exc
     except Exception as exc:
+        prepared.raised = exc
         prepared.load_error = f"loading {entry.id} failed: {type(exc).__name__}: {exc}"
-        return prepared
-    ids = [i.id for i in instances]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i, c in Counter(ids).items() if c > 1)
-        prepared.load_error = f"benchmark {entry.id} yields duplicate instance id {dup!r}"
-        return prepared
-    prepared.n_total = len(instances)
-    prepared.instances = limit_per_category(instances, limit)
-    prepared.manifest_hash = manifest_hash(benchmark.data_version, prepared.instances)
+        prepared.load_code = reason_of(exc, Reason.BENCHMARK_ERROR)
+    else:
+        if problem is None:
+            prepared.n_total, prepared.instances = len(instances), chosen
+            return prepared
+        prepared.load_error, prepared.load_code = problem, Reason.BENCHMARK_ERROR
+    prepared.version = _known_version(prepared.benchmark)  # a cell that cannot run still names its data
     return prepared
+
+
+def _known_version(benchmark: Benchmark | None) -> str:
+    """The data version a benchmark names for its params, or '' when it cannot say (no class, a raise)."""
+    try:
+        return benchmark.data_version if benchmark is not None else ""
+    except Exception:  # the cell records what it can; why the data cannot be read is its error already
+        return ""
+
+
+def instances_problem(benchmark_id: str, instances: list[Instance]) -> str | None:
+    """What makes a plugin's instances unusable (a duplicate id, a text that is not a string, an image that
+    is not an :class:`~vlc_harness.types.ImageSource`, a needed pair out of range), or ``None``. A loader
+    refuses malformed records itself (naming the file); this keeps the run from ever sorting an int."""
+    seen: set[str] = set()
+    for inst in instances:
+        if not isinstance(inst, Instance) or not isinstance(inst.id, str) or not isinstance(inst.category, str):
+            return f"benchmark {benchmark_id} yields {inst!r:.80}, not an Instance with a string id and category"
+        if inst.id in seen:
+            return f"benchmark {benchmark_id} yields duplicate instance id {inst.id!r}"
+        seen.add(inst.id)
+        if not isinstance(inst.texts, (tuple, list)) or not all(isinstance(t, str) for t in inst.texts):
+            return (
+                f"benchmark {benchmark_id} instance {inst.id!r} has texts that are not all strings: {inst.texts!r:.80}"
+            )
+        if not isinstance(inst.images, (tuple, list)) or not all(
+            isinstance(i, ImageSource) and isinstance(i.path, Path) for i in inst.images
+        ):
+            return f"benchmark {benchmark_id} instance {inst.id!r} has an image that is not an ImageSource with a path"
+        if not all(_in_range(pair, len(inst.images), len(inst.texts)) for pair in inst.needed_pairs()):
+            return f"benchmark {benchmark_id} instance {inst.id!r} needs a pair outside its images and texts"
+    return None
+
+
+def _in_range(pair: object, n_images: int, n_texts: int) -> bool:
+    if not isinstance(pair, (tuple, list)) or len(pair) != 2 or not all(type(k) is int for k in pair):
+        return False
+    return 0 <= pair[0] < n_images and 0 <= pair[1] < n_texts

@@ -39,7 +39,7 @@ class Sink:
     request_failures: dict[tuple[str, str], str] = field(default_factory=dict)
     codes: dict[Any, str] = field(default_factory=dict)
     """The reason code (:mod:`vlc_harness.errors`) of each entry of ``problems`` and ``request_failures``
-    (same keys); text problems are non-finite scores, all :data:`~vlc_harness.errors.SCORE_ERROR`."""
+    (same keys); text problems are non-finite scores, all ``Reason.SCORE_ERROR``."""
     usage: Usage = field(default_factory=Usage)
     store_seconds: float = 0.0
     """Wall time the main process spent writing this model's results."""

@@ -18,11 +18,15 @@ import traceback
 from multiprocessing.connection import Connection
 from typing import Any
 
-from vlc_harness.errors import reason_of
+from vlc_harness.errors import InputError, reason_of, show_traceback
 
 
 def describe(exc: BaseException) -> str:
-    """An exception with the last frames of its traceback, as the parent reports it."""
+    """An exception with the last frames of its traceback, as the parent reports it; a malformed input file
+    (:class:`~vlc_harness.errors.InputError`) is its one sentence (its traceback on stderr under ``--debug``)."""
+    if isinstance(exc, InputError):
+        show_traceback(exc)
+        return str(exc)
     tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
     return f"{type(exc).__name__}: {exc}\n{''.join(tb[-6:])}"
 

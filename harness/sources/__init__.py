@@ -10,9 +10,11 @@ A benchmark composes its data from a source instead of writing ``data_version``,
 (no published checksum: the data version names their content), :class:`RowsFile` (a file of rows naming
 images, named by its content), :class:`HfExport` (a rows file exported from a Hugging Face split,
 :class:`HfSplit` saying how to load it), :class:`Sources` (several as one) and :class:`ImageFolder`
-(where the images are, where to get them). The readers
-(:func:`read_json_records`, :func:`read_jsonl`, :func:`read_csv`) raise
-:class:`~vlc_harness.errors.DataUnavailable` naming the file and the row.
+(where the images are, where to get them). The readers (:func:`read_json`, :func:`read_json_records`,
+:func:`read_json_object`, :func:`read_jsonl`, :func:`read_csv`) check the fields a loader reads against a
+schema (:mod:`vlc_harness.sources.fields`: ``{"caption": TEXT, "filename": NAME}``) and raise
+:class:`~vlc_harness.errors.InputError` for a malformed file, naming the file, the record and the field
+(:class:`~vlc_harness.errors.DataUnavailable` for one that is absent or unreadable).
 """
 
 from __future__ import annotations
@@ -21,7 +23,15 @@ from vlc_harness.sources.base import CUSTOM, DataSource, ImageFolder, Sources, f
 from vlc_harness.sources.export import HfExport
 from vlc_harness.sources.hf import HfSplit
 from vlc_harness.sources.pinned import PinnedFiles
-from vlc_harness.sources.rows import read_csv, read_json, read_json_records, read_jsonl
+from vlc_harness.sources.rows import (
+    load_json,
+    read_csv,
+    read_json,
+    read_json_object,
+    read_json_records,
+    read_jsonl,
+    read_text,
+)
 from vlc_harness.sources.rowsfile import RowsFile
 from vlc_harness.sources.unpinned import UnpinnedFiles, download_json_once
 
@@ -38,8 +48,11 @@ __all__ = [
     "download_json_once",
     "file_digest",
     "files_digest",
+    "load_json",
     "read_csv",
     "read_json",
+    "read_json_object",
     "read_json_records",
     "read_jsonl",
+    "read_text",
 ]

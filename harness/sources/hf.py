@@ -8,7 +8,7 @@ loaded; image bytes are written as stored (never re-encoded), files moved into p
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,7 +120,7 @@ def split_rows(split: Any, source: str, progress: bool = True) -> Iterator[tuple
         yield k, split[k]
 
 
-def require_fields(source: str, row: dict, k: int, fields: tuple[str, ...]) -> None:
+def require_fields(source: str, row: dict, k: int, fields: Iterable[str]) -> None:
     """Raise :class:`FetchError` when row ``k`` of a downloaded dataset lacks one of ``fields``."""
     absent = [f for f in fields if f not in row]
     if absent:

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.sources.base import CUSTOM, DataSource, file_digest
+from vlc_harness.sources.fields import NAME, Schema, schema_of
 from vlc_harness.sources.rows import read_json_records, read_jsonl
 
 Rows = list[dict[str, Any]]
@@ -35,7 +36,7 @@ class RowsFile(DataSource):
         images: str | Path = "",
         image_columns: tuple[str, ...] = (),
         hint: str = "",
-        fields: tuple[str, ...] = (),
+        fields: Schema | tuple[str, ...] = (),
         check: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
         key: str | None = None,
         count: int | None = None,
@@ -59,10 +60,12 @@ class RowsFile(DataSource):
         return f"{self.label}-{file_digest(self.rows_path)}"
 
     def rows(self) -> Rows:
-        """The rows, checked (malformed rows are :class:`DataUnavailable`)."""
+        """The rows, checked: ``fields`` (a schema, or names), each image column a file name, ``key`` unique;
+        a malformed file is :class:`~vlc_harness.errors.InputError` naming the line (or record) and field."""
+        fields = {**schema_of(self.fields), **dict.fromkeys(self.image_columns, NAME)}
         if self.layout == "json":
-            return read_json_records(self.rows_path, self.what, self.fields, item="example", key=self.key)
-        return read_jsonl(self.rows_path, self.what, self.fields, self.row_check, key=self.key)
+            return read_json_records(self.rows_path, self.what, fields, item="example", key=self.key)
+        return read_jsonl(self.rows_path, self.what, fields, self.row_check, key=self.key)
 
     def image(self, row: dict[str, Any], column: str) -> Path:
         """The file of one of a row's images."""

@@ -7,7 +7,12 @@ Fixtures:
 * ``vlc_cli``: run the command line in-process: ``vlc_cli("run", "-m", ...)`` returns click's result.
 * ``vlc_run``: ``vlc run`` with the store, the data root and ``--no-progress`` filled in:
   ``vlc_run("-m", "random", "-b", "shapes", data_root=root)``; ``vlc_run.store()`` opens the
-  test's store, ``vlc_run.cli("show", "--format", "json")`` runs another command on it.
+  test's store, ``vlc_run.cli("show", "--format", "json")`` runs another command on it. Models
+  run in the test's own process (``--executor inprocess``: no interpreter and no torch import per
+  run); a test marked ``@pytest.mark.vlc_worker_process`` gets worker processes (``--executor
+  local``), as does one that passes ``--executor`` itself. Mark the tests that are about isolation
+  (a model that segfaults, hangs, exits or leaks state into its process); stored results are the
+  same either way.
 * ``vlc_registered``: a context manager that registers a plugin object for one test.
 
 Parametrization: a test that takes ``vlc_model_type``, ``vlc_benchmark_type`` or ``vlc_family_type``
@@ -62,8 +67,10 @@ def vlc_cli() -> Callable[..., Any]:
 class VlcRun:
     """``vlc-harness run`` on a store of the test's own (see the ``vlc_run`` fixture)."""
 
-    def __init__(self, cli: Callable[..., Any], store_path: Path) -> None:
+    def __init__(self, cli: Callable[..., Any], store_path: Path, executor: str = "inprocess") -> None:
         self._cli = cli
+        self.executor = executor
+        """The ``--executor`` given to ``run`` unless the arguments name one."""
         self.store_path = store_path
         """The test's SQLite store file (in ``tmp_path``; created by the first run)."""
         self.store_url = f"sqlite:///{store_path}"
@@ -76,11 +83,15 @@ class VlcRun:
         store_url: str | None = None,
         progress: bool = False,
     ) -> Any:
-        """Run ``vlc-harness run ARGS --store URL [--data-root DIR] --no-progress``; click's result.
+        """Run ``vlc-harness run ARGS --store URL --executor E [--data-root DIR] --no-progress``;
+        click's result.
 
         Without ``data_root`` the command reads ``$VLC_HARNESS_DATA`` itself, as it would for a
-        user; ``progress=True`` drops ``--no-progress``."""
+        user; ``progress=True`` drops ``--no-progress``; ``--executor`` in ``args`` wins over
+        :attr:`executor`."""
         argv = ["run", *args, "--store", store_url or self.store_url]
+        if not any(a == "--executor" or a.startswith("--executor=") for a in args):
+            argv += ["--executor", self.executor]
         if not progress:
             argv.append("--no-progress")
         if data_root is not None:
@@ -98,12 +109,18 @@ class VlcRun:
         return open_store(self.store_url)
 
 
+WORKER_PROCESS = "vlc_worker_process"
+"""The marker of a test whose ``vlc_run`` runs models in worker processes (``--executor local``)."""
+
+
 @pytest.fixture
-def vlc_run(vlc_cli: Callable[..., Any], tmp_path: Path) -> VlcRun:
+def vlc_run(vlc_cli: Callable[..., Any], tmp_path: Path, request: pytest.FixtureRequest) -> VlcRun:
     """``vlc_run(*args, data_root=None)``: ``vlc-harness run`` with a fresh SQLite store in
     ``tmp_path`` and ``--no-progress`` (``data_root``: ``--data-root``; else the command reads
-    ``$VLC_HARNESS_DATA`` as usual)."""
-    return VlcRun(vlc_cli, tmp_path / "vlc-store.sqlite")
+    ``$VLC_HARNESS_DATA`` as usual). Models run in this process (``--executor inprocess``), or in
+    worker processes for a test marked ``vlc_worker_process``."""
+    executor = "local" if request.node.get_closest_marker(WORKER_PROCESS) else "inprocess"
+    return VlcRun(vlc_cli, tmp_path / "vlc-store.sqlite", executor)
 
 
 @pytest.fixture
@@ -122,6 +139,13 @@ def vlc_registered(vlc_plugins: Any) -> Callable[[Any], contextlib.AbstractConte
             vlc_plugins.rebuild()
 
     return register
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the ``vlc_worker_process`` marker (so ``--strict-markers`` suites may use it)."""
+    config.addinivalue_line(
+        "markers", f"{WORKER_PROCESS}: vlc_run runs models in worker processes (--executor local), not in this one"
+    )
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

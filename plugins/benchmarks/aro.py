@@ -16,6 +16,7 @@ from vlc_harness.cards import BenchmarkCard
 from vlc_harness.datafiles import UNPINNED
 from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
 from vlc_harness.sources import ImageFolder, UnpinnedFiles, read_json_records
+from vlc_harness.sources.fields import NAME, NUMBER, TEXT, Kind, list_of
 from vlc_harness.types import ImageSource, Instance
 from vlc_harness.wording import plural
 
@@ -27,7 +28,15 @@ GDRIVE_IDS = {
 }
 RULES_FILE = Path(__file__).with_name("aro_symmetric_relations.json")
 CARDS = Path(__file__).with_name("cards")
-VG_FIELDS = ("image_path", "bbox_x", "bbox_y", "bbox_w", "bbox_h", "true_caption", "false_caption")
+VG_FIELDS = {
+    "image_path": NAME,
+    **dict.fromkeys(("bbox_x", "bbox_y", "bbox_w", "bbox_h"), NUMBER),
+    "true_caption": TEXT,
+    "false_caption": TEXT,
+}
+"""What a VG-Relation or VG-Attribution record holds that the loaders read (the crop box is ARO's)."""
+ATTRIBUTES = list_of(TEXT, 2)
+"""VG-Attribution's ``attributes``: the two swapped attributes."""
 VGA_MIN_PAIR_COUNT = 25  # VG_Attribution.evaluate_scores skips pairs with fewer cases
 
 
@@ -118,7 +127,7 @@ class VGAttributionParams:
 class _AroVG(AroTask):
     """A cropped VG image, the true caption and the swapped one; strict ``>`` (ARO's argmax)."""
 
-    extra_fields: ClassVar[tuple[str, ...]] = ()
+    extra_fields: ClassVar[dict[str, Kind]] = {}
     unit: ClassVar[str] = ""
 
     def annotation_url(self) -> str:
@@ -144,7 +153,7 @@ class _AroVG(AroTask):
 
     def load_instances(self) -> list[Instance]:
         """Every record in file order: ``<category>/<index in the file>``."""
-        records = read_json_records(self.annotation_path, self.title, VG_FIELDS + self.extra_fields)
+        records = read_json_records(self.annotation_path, self.title, {**VG_FIELDS, **self.extra_fields})
         images = self.path(self.params.images_dir)
         out = []
         for k, rec in enumerate(records):
@@ -183,7 +192,7 @@ class VGRelation(_AroVG):
     card = BenchmarkCard.read(CARDS / "aro_vg_relation.md")
     Params = VGRelationParams
     annotation_file = "visual_genome_relation.json"
-    extra_fields = ("relation_name",)
+    extra_fields = {"relation_name": TEXT}
     unit = "relation"
 
     def category(self, rec: dict[str, Any]) -> str:
@@ -219,7 +228,7 @@ class VGAttribution(_AroVG):
     card = BenchmarkCard.read(CARDS / "aro_vg_attribution.md")
     Params = VGAttributionParams
     annotation_file = "visual_genome_attribution.json"
-    extra_fields = ("attributes",)
+    extra_fields = {"attributes": ATTRIBUTES}
     unit = "attribute pair"
 
     def category(self, rec: dict[str, Any]) -> str:

@@ -18,6 +18,7 @@ from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics.order import OrderAccuracy
 from vlc_harness.requires import Requires
 from vlc_harness.sources import ImageFolder, read_json_records
+from vlc_harness.sources.fields import NAME, TEXT, list_of
 from vlc_harness.types import ImageSource, Instance
 from vlc_harness_builtins.benchmarks.aro import CARDS, AroTask
 from vlc_harness_builtins.benchmarks.pos_tagging import Tagged, TaggerError, load_tagger, tagger_identity
@@ -176,7 +177,7 @@ class _AroOrder(AroTask):
     def load_instances(self) -> list[Instance]:
         """One case per caption per seed: ``seed<k>/<case index>``, seeds in the order given."""
         seeds = self.validate_seeds()
-        annotations = read_json_records(self.annotation_path, self.title, ("image", "caption"))
+        annotations = read_json_records(self.annotation_path, self.title, {"image": NAME, "caption": list_of(TEXT)})
         cases = [(ann["image"], i, cap) for ann in annotations for i, cap in enumerate(ann["caption"])]
         tagger = load_tagger(self.params.tagger, self.data_root)
         unique = sorted({cap for _, _, cap in cases})

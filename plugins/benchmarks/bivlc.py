@@ -19,6 +19,7 @@ from vlc_harness.metrics import Micro, PairwiseAccuracy, PerCategory
 from vlc_harness.metrics.group import CHANCE_SINGLE, MATCHED_PAIRS, TextImageGroup
 from vlc_harness.requires import Requires
 from vlc_harness.sources import HfSplit, ImageFolder, PinnedFiles, read_csv
+from vlc_harness.sources.fields import NAME, Malformed, at
 from vlc_harness.sources.hf import split_rows, stored_image_bytes, write_atomically
 from vlc_harness.types import ImageSource, Instance, ReferenceRow
 from vlc_harness_builtins.benchmarks.coco import val2017
@@ -27,6 +28,8 @@ HF_DATASET = "imirandam/BiVLC"
 HF_SPLIT = HfSplit(HF_DATASET, "test", images=("image", "negative_image"))
 COMMIT = "84f0d1751e7212d97cdeaeb01353862c09908bcb"
 UPSTREAM = f"https://raw.githubusercontent.com/IMirandaM/BiVLC/{COMMIT}"
+COLUMNS = ("caption", "negative_caption", "type", "subtype")
+"""The columns of both CSVs that the rows are joined on (the sources' also have ``filename``)."""
 ROWS_FILE = "BiVLC_ViT-B-32.csv"
 SOURCES_FILE = "BiVLC_negative_imgs.csv"
 FILES = {
@@ -119,12 +122,23 @@ class BiVLC(Benchmark):
                 )
 
     def _rows(self) -> list[dict[str, str]]:
-        return read_csv(self.data_source().file(ROWS_FILE))
+        return read_csv(self.data_source().file(ROWS_FILE), self.title, COLUMNS)
+
+    def _filenames(self, rows: list[dict[str, str]]) -> list[str]:
+        """Each row's COCO file name (:func:`coco_filenames`); a row without its case, or a case without a
+        file name, is an :class:`~vlc_harness.errors.InputError`."""
+        path = self.data_source().file(SOURCES_FILE)
+        sources = read_csv(path, self.title, (*COLUMNS, "filename"))
+        for k, src in enumerate(sources):
+            with at(path, f"row {k}"):
+                NAME.check("filename", src["filename"])
+        with at(self.data_source().file(ROWS_FILE)):
+            return coco_filenames(rows, sources)
 
     def load_instances(self) -> list[Instance]:
         """Every test row in Hugging Face order; ids are ``<type>_<subtype>/<row>``."""
         rows = self._rows()
-        filenames = coco_filenames(rows, read_csv(self.data_source().file(SOURCES_FILE)))
+        filenames = self._filenames(rows)
         coco = self.path(self.params.images_dir)
         negatives = self.path(self.params.negative_images_dir)
         out = []
@@ -175,7 +189,7 @@ class BiVLC(Benchmark):
             raise FetchError(f"{HF_DATASET} test has {len(split)} rows, the pinned {ROWS_FILE} has {len(rows)}")
         folder.mkdir(parents=True, exist_ok=True)
         coco = self.path(self.params.images_dir)
-        filenames = coco_filenames(rows, read_csv(self.data_source().file(SOURCES_FILE)))
+        filenames = self._filenames(rows)
         same = differ = 0
         for k, record in split_rows(split, HF_DATASET, progress):
             row = rows[k]
@@ -216,7 +230,7 @@ def coco_filenames(rows: list[dict[str, str]], sources: list[dict[str, str]]) ->
 
     Rows and cases are matched on their normalised captions, type and subtype; among equal
     candidates the first one after the previous row's case is taken (the rows keep SugarCrepe's
-    order). A row without a match raises ``ValueError``.
+    order). A row without a match raises :class:`~vlc_harness.sources.fields.Malformed` (a ``ValueError``).
     """
     index: dict[tuple[str, str, str, str], list[int]] = defaultdict(list)
     for i, src in enumerate(sources):
@@ -226,7 +240,8 @@ def coco_filenames(rows: list[dict[str, str]], sources: list[dict[str, str]]) ->
         key = (_normalise(row["caption"]), _normalise(row["negative_caption"]), row["type"], row["subtype"])
         after = [i for i in index.get(key, []) if i > previous]
         if not after:
-            raise ValueError(f"BiVLC row {k} ({row['caption']!r}) has no SugarCrepe case in {SOURCES_FILE}")
+            expected = f"a SugarCrepe case in {SOURCES_FILE} with these captions, type and subtype"
+            raise Malformed("caption", expected, repr(row["caption"]), record=f"row {k}")
         previous = after[0]
         out.append(sources[previous]["filename"])
     return out

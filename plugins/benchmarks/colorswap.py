@@ -15,12 +15,21 @@ from vlc_harness.metrics import Micro, PerCategory, Tags
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
 from vlc_harness.requires import Requires
 from vlc_harness.sources import HfExport, HfSplit, ImageFolder
+from vlc_harness.sources.fields import ID, NAME, TEXT, TEXT_OR_NULL
 from vlc_harness.types import ImageSource, Instance
 
 HF_DATASET = "stanfordnlp/colorswap"
 HF_PAGE = f"https://huggingface.co/datasets/{HF_DATASET}"
 REPO = "https://github.com/Top34051/colorswap"
-FIELDS = ("id", "caption_1", "caption_2", "image_1", "image_2", "image_source", "caption_source")
+FIELDS = {
+    "id": ID,
+    "caption_1": TEXT,
+    "caption_2": TEXT,
+    "image_1": NAME,
+    "image_2": NAME,
+    "image_source": TEXT_OR_NULL,
+    "caption_source": TEXT_OR_NULL,
+}
 SPLIT_SIZES = {"test": 300}
 """Examples per split, as far as verified (the released test-split answers cover 300 ids)."""
 GATED_HINT = (

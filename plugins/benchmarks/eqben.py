@@ -14,7 +14,9 @@ from vlc_harness.cards import BenchmarkCard
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Micro, PerCategory
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
-from vlc_harness.sources import ImageFolder, UnpinnedFiles, read_json
+from vlc_harness.sources import ImageFolder, UnpinnedFiles, read_json, read_json_records
+from vlc_harness.sources.fields import ANY, NAME, OBJECT, WORDS, at, list_of, value
+from vlc_harness.sources.rows import check_records
 from vlc_harness.types import ImageSource, Instance
 
 REPO = "https://github.com/Wangt-CN/EqBen"
@@ -36,7 +38,11 @@ GROUPS = {"eqbenk": ("eqbenkubric_cnt", "eqbenkubric_loc", "eqbenkubric_attr")}
 eqbeny, are one subset each: eqbensd, eqbengebc, eqbenag, eqbenyoucook2)."""
 N_MINI = 280
 """EqBen-Mini's size as BiVLC (citing Lin et al. 2024) reports it; checked by the count test, not enforced."""
-FIELDS = ("image0", "image1", "caption0", "caption1")
+FIELDS = {"image0": NAME, "image1": NAME, "caption0": WORDS, "caption1": WORDS}
+FRAMES = list_of(ANY)
+"""A full-format file's list of frames (each checked as a record)."""
+CAPTIONS = list_of(WORDS, min_length=1)
+"""EqBen-AG's caption lists (upstream reads the first)."""
 FULL_HEADLINE_SOURCE = (
     "ours: pooled here, not in the paper: the group score over every example of the full test set, which "
     "Action Genome (eqbenag) dominates; the EqBen paper and upstream evaluate_eqben_locally.py "
@@ -119,18 +125,12 @@ class EqBen(Benchmark):
         """``(subset, record)`` in file order; the record has image0, image1, caption0, caption1."""
         if self.params.version != "full":
             path = self._annotation_files()[0]
-            data = read_json(path, self.title)
-            if not isinstance(data, list):
-                raise DataUnavailable(f"EqBen: {path} is not a JSON list (the all_select.json schema)")
-            out = []
-            for k, rec in enumerate(data):
-                _check_record(rec, f"{path} item {k}")
-                out.append((str(rec["image0"]).split("/")[0], rec))
-            return out
+            records = read_json_records(path, self.title, FIELDS, item="item")
+            return [(rec["image0"].split("/")[0], rec) for rec in records]
         out = []
         for subset, path in zip(SUBSETS, self._annotation_files()):
             if path.is_file():
-                out += [(subset, rec) for rec in full_subset_records(subset, read_json(path, self.title), str(path))]
+                out += [(subset, rec) for rec in full_subset_records(subset, read_json(path, self.title), path)]
         return out
 
     def load_instances(self) -> list[Instance]:
@@ -169,30 +169,28 @@ class EqBen(Benchmark):
         return [f"present  {self._annotation_files()[0].parent} ({written} .npy frames converted to PNG)"]
 
 
-def _check_record(rec: Any, where: str) -> None:
-    if not isinstance(rec, dict) or any(f not in rec for f in FIELDS):
-        raise DataUnavailable(f"EqBen: {where} lacks one of {', '.join(FIELDS)}")
-    if not all(isinstance(rec[f], str) and rec[f] for f in FIELDS):
-        raise DataUnavailable(f"EqBen: {where} has an empty or non-text image path or caption")
-
-
-def full_subset_records(subset: str, data: Any, where: str) -> list[dict[str, Any]]:
-    """The records of one full-format subset file, flattened in file order as upstream's loaders do."""
-    records: list[dict[str, Any]] = []
-    if subset == "eqbenag":
-        for video in data.values():
-            for frames in video.values():
-                for frame in frames:
-                    # upstream EqBenAG uses only the first caption of each caption list
-                    records.append({**frame, "caption0": frame["caption0"][0], "caption1": frame["caption1"][0]})
-    elif subset in ("eqbenyoucook2", "eqbengebc"):
-        for frames in data.values():
-            records.extend(frames)
-    else:
-        records = list(data)
-    for k, rec in enumerate(records):
-        _check_record(rec, f"{where} item {k}")
-    return records
+def full_subset_records(subset: str, data: Any, path: Path) -> list[dict[str, Any]]:
+    """The records of one full-format subset file, flattened in file order as upstream's loaders do; each
+    level checked (an :class:`~vlc_harness.errors.InputError` names the video, frame list or item)."""
+    places: list[tuple[str, Any]] = []
+    with at(path):
+        if subset == "eqbenag":
+            for name in OBJECT.check("the file", data):
+                with at(path, f"video {name!r}"):
+                    video = value(data, name, OBJECT)
+                    frame_lists = {key: value(video, key, FRAMES) for key in video}
+                for key, frames in frame_lists.items():
+                    for k, frame in enumerate(frames):
+                        place = f"video {name!r} frames {key!r} item {k}"
+                        with at(path, place):  # upstream EqBenAG uses only the first caption of each list
+                            captions = {c: value(frame, c, CAPTIONS)[0] for c in ("caption0", "caption1")}
+                        places.append((place, {**frame, **captions}))
+        elif subset in ("eqbenyoucook2", "eqbengebc"):
+            for name in OBJECT.check("the file", data):
+                places += [(f"{name!r} item {k}", frame) for k, frame in enumerate(value(data, name, FRAMES))]
+        else:
+            places = [(f"item {k}", rec) for k, rec in enumerate(FRAMES.check("the file", data))]
+    return check_records(path, places, FIELDS)
 
 
 def _image_path(images: Path, relative: str) -> Path:

@@ -17,8 +17,9 @@ from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Macro, PairwiseAccuracy, PerCategory
 from vlc_harness.metrics.hard_positive import HardPositive, MeanScore
 from vlc_harness.sources import ImageFolder, PinnedFiles, read_json_records
+from vlc_harness.sources.fields import ANY, NAME, TEXT, Schema
 from vlc_harness.types import ImageSource, Instance
-from vlc_harness_builtins.benchmarks.aro import VG_FIELDS, crop, vg_images_hint
+from vlc_harness_builtins.benchmarks.aro import ATTRIBUTES, VG_FIELDS, crop, vg_images_hint
 
 COMMIT = "33addaae84b58d96dc8e9251b61d497c536ed23d"
 UPSTREAM = f"https://raw.githubusercontent.com/amitakamath/hard_positives/{COMMIT}"
@@ -35,7 +36,7 @@ SWAP_BLOB_PREFIX = {
     "data/visual_genome_attribution.json": "64f742c8",
     "swapped_data/visual_genome_attribution.json": "064e9409",
 }
-REPLACE_FIELDS = ("image_id", "true_caption", "false_caption", "image_path")
+REPLACE_FIELDS = {"image_id": ANY, "true_caption": TEXT, "false_caption": TEXT, "image_path": NAME}
 CATEGORIES = ("replace_att", "replace_rel", "swap")
 VG_HINT = (
     "download the Visual Genome images (images.zip and images2.zip from the Visual Genome download page, "
@@ -157,7 +158,7 @@ class HardPositives(Benchmark):
             hints.append("SWAP: " + vg_images_hint(self.path(self.params.swap_images_dir)))
         return ImageFolder(images, "; ".join(hints), manual=True)
 
-    def _pairs(self, category: str, fields: tuple[str, ...]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    def _pairs(self, category: str, fields: Schema) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         """Aligned (original, swapped) records of a category; misalignment is DataUnavailable."""
         orig_rel, swap_rel = self._files(category)
         orig = read_json_records(self.path(orig_rel), self.title, fields)
@@ -176,7 +177,7 @@ class HardPositives(Benchmark):
         for category in self.categories:
             if category == "swap":
                 images = self.path(self.params.swap_images_dir)
-                pairs = self._pairs(category, VG_FIELDS + ("attributes",))
+                pairs = self._pairs(category, {**VG_FIELDS, "attributes": ATTRIBUTES})
             else:
                 images = self.path(self.params.images_dir)
                 pairs = self._pairs(category, REPLACE_FIELDS)

@@ -5,6 +5,7 @@ The reference (data layout, versions, metric definitions): its card, ``cards/mmv
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -13,11 +14,12 @@ from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.cards import BenchmarkCard
 from vlc_harness.datafetch import FetchError
-from vlc_harness.errors import DataUnavailable
+from vlc_harness.errors import DataUnavailable, InputError
 from vlc_harness.metrics import Macro, Micro, PerCategory
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
 from vlc_harness.requires import Requires
-from vlc_harness.sources import ImageFolder, UnpinnedFiles
+from vlc_harness.sources import ImageFolder, UnpinnedFiles, read_text
+from vlc_harness.sources.fields import DIGITS, NAME, Malformed, at
 from vlc_harness.sources.hf import download_snapshot
 from vlc_harness.types import ImageSource, Instance
 
@@ -95,12 +97,10 @@ class MMVPVLM(Benchmark):
         self._pairs()
 
     def _pairs(self) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
-        """``(pattern, first row, second row)`` per pair, rows read by position; malformed data is DataUnavailable."""
+        """``(pattern, first row, second row)`` per pair, rows read by position; a malformed row is an
+        :class:`~vlc_harness.errors.InputError`, pairs and patterns not as upstream's DataUnavailable."""
         path = self.path(self.params.data_dir) / QUESTIONS
-        with open(path, newline="", encoding="utf-8-sig") as f:
-            rows = [tuple(row) for row in csv.reader(f) if row][1:]  # upstream skips the header row
-        if any(len(row) != 3 for row in rows):
-            raise DataUnavailable(f"MMVP-VLM: {path} has a row not of 3 columns (Question ID, Type, Statement)")
+        rows = _rows(path, read_text(path, "utf-8-sig"))
         if self.params.version != "custom" and len(rows) != N_STATEMENTS:
             raise DataUnavailable(f"MMVP-VLM: {path} has {len(rows)} statements, expected {N_STATEMENTS}; {GET_HINT}")
         if len(rows) % 2:
@@ -110,8 +110,6 @@ class MMVPVLM(Benchmark):
         pairs = []
         for k in range(0, len(rows), 2):
             first, second = rows[k], rows[k + 1]
-            if not (first[0].isdigit() and second[0].isdigit()):
-                raise DataUnavailable(f"MMVP-VLM: {path} row {k + 2} has a Question ID that is not a number")
             qid1, qid2 = int(first[0]), int(second[0])
             if qid1 % 2 != 1 or qid2 != qid1 + 1:
                 raise DataUnavailable(
@@ -161,6 +159,27 @@ class MMVPVLM(Benchmark):
         if not (folder / QUESTIONS).is_file():
             raise FetchError(f"{HF_DATASET}@{HF_REVISION[:7]} did not provide {QUESTIONS}: its layout has changed")
         return [f"fetched  {folder} (from {HF_DATASET}@{HF_REVISION[:7]})"]
+
+
+def _rows(path: Path, text: str) -> list[tuple[str, ...]]:
+    """Questions.csv's rows after its header (blank lines skipped), each ``(Question ID, Type, Statement)``:
+    an ID of digits and a Type (a folder name), else an :class:`~vlc_harness.errors.InputError` at its line."""
+    rows, header = [], True
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        for row in reader:
+            if not row or header:  # upstream skips the header row (the first that is not blank)
+                header = header and not row
+                continue
+            with at(path, f"line {reader.line_num}"):
+                if len(row) != 3:
+                    raise Malformed("the record", "3 columns (Question ID, Type, Statement)", f"{len(row)} columns")
+                DIGITS.check("Question ID", row[0])
+                NAME.check("Type", row[1])
+            rows.append(tuple(row))
+    except csv.Error as exc:  # a field over csv's size limit
+        raise InputError(path, f"line {reader.line_num}", "the record", "a CSV row", str(exc)) from None
+    return rows
 
 
 @hookimpl

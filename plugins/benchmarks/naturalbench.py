@@ -16,6 +16,7 @@ from vlc_harness.metrics import Micro, PerCategory, Tags
 from vlc_harness.metrics.answers import QuestionImageGroup, order
 from vlc_harness.requires import Requires
 from vlc_harness.sources import HfExport, HfSplit, ImageFolder
+from vlc_harness.sources.fields import ID, NAME, SCALAR, TEXT, Malformed, found, value
 from vlc_harness.types import ImageSource, Instance
 
 HF_DATASET = "BaiqiL/NaturalBench"
@@ -24,7 +25,14 @@ HF_SPLIT = HfSplit(HF_DATASET, "train", HF_REVISION, images=("Image_0", "Image_1
 ROWS = "naturalbench.jsonl"
 GROUPS = 1900
 ANSWER_FIELDS = {(q, i): f"Image_{i}_Question_{q}" for q in (0, 1) for i in (0, 1)}
-FIELDS = ("Index", "Image_0", "Image_1", "Question_0", "Question_1", *ANSWER_FIELDS.values())
+FIELDS = {
+    "Index": ID,
+    "Image_0": NAME,
+    "Image_1": NAME,
+    "Question_0": TEXT,
+    "Question_1": TEXT,
+    **dict.fromkeys(ANSWER_FIELDS.values(), SCALAR),
+}
 TYPES = {"yes_no": "yes_no", "yes or no": "yes_no", "multiple_choice": "multiple_choice"}
 TYPES["multiple choice"] = "multiple_choice"
 OPTIONS = {"yes_no": ("Yes", "No"), "multiple_choice": ("A", "B")}
@@ -116,23 +124,23 @@ class NaturalBench(Benchmark):
 def _checked(row: dict[str, Any]) -> dict[str, Any]:
     """A row (with ``FIELDS``) and its normalized ``type`` and gold ``answers`` in answer-column
     order, after checking the reference's layout (q0: Yes/A on image 0, No/B on image 1; q1 the reverse)."""
-    kind = row.get("Question_Type", row.get("Question Type"))
-    if kind is None:
-        raise ValueError("lacks Question_Type")
-    if str(kind).strip().lower() not in TYPES:
-        raise ValueError(f"unknown question type {kind!r} (known: {', '.join(TYPES)})")
-    kind = TYPES[str(kind).strip().lower()]
+    spelling = "Question_Type" if "Question_Type" in row or "Question Type" not in row else "Question Type"
+    kind = value(row, spelling, TEXT)
+    if kind.strip().lower() not in TYPES:
+        raise Malformed(spelling, f"a known question type ({', '.join(TYPES)})", f"unknown question type {kind!r}")
+    kind = TYPES[kind.strip().lower()]
     options = OPTIONS[kind]
     by_option = {o.lower(): o for o in options}
     answers: list[str | None] = [None] * 4
     for (q, i), field in ANSWER_FIELDS.items():
         answer = by_option.get(str(row[field]).strip().lower())
         if answer is None:
-            raise ValueError(f"{field} is {row[field]!r}, not one of {', '.join(options)}")
+            raise Malformed(field, f"one of {', '.join(options)}", found(row[field]))
         answers[order(q, i)] = answer
     layout = [options[0], options[1], options[1], options[0]]
     if answers != layout:
-        raise ValueError(f"gold answers {answers} depart from the reference's layout {layout}")
+        expected = f"the reference's layout of gold answers {layout}"
+        raise Malformed(", ".join(ANSWER_FIELDS.values()), expected, f"{answers}, which depart from it")
     return row | {"type": kind, "answers": answers}
 
 

@@ -34,6 +34,8 @@ from typing import Any, Protocol
 from vlc_harness.errors import Unavailable
 from vlc_harness.kit.exports import short_sha256
 from vlc_harness.reasons import Reason
+from vlc_harness.sources import load_json
+from vlc_harness.sources.fields import OBJECT, TEXT, at, list_of, require, value
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm"
 SPACY_INSTALL = "pip install spacy && python -m spacy download en_core_web_sm"
@@ -46,6 +48,10 @@ class TaggerUnavailable(Unavailable):
     """The tagger a benchmark asks for cannot be loaded here (package, model or table missing)."""
 
     code = Reason.PACKAGE_MISSING
+
+
+TABLE_ENTRY = {"tags": list_of(list_of(TEXT, 2))}
+"""A tag table's entry per caption: ``[[token, tag], ...]`` (and optionally ``words``, a list of strings)."""
 
 
 class TaggerError(ValueError):
@@ -136,8 +142,15 @@ class TableTagger:
         """Read ``{"captions": {text: {"tags": [[tok, tag], ...], "words": [...]}}}``."""
         if not path.is_file():
             raise TaggerUnavailable(f"tag table {path} does not exist", Reason.DATA_MISSING)
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return cls(data["captions"], identity=table_identity(path))
+        data = load_json(path)
+        with at(path, "the file"):
+            captions = value(data, "captions", OBJECT)
+        for text, entry in captions.items():
+            with at(path, f"caption {text!r}"):
+                require(entry, TABLE_ENTRY)
+                if "words" in entry:
+                    value(entry, "words", list_of(TEXT))
+        return cls(captions, identity=table_identity(path))
 
     def _entry(self, text: str) -> Mapping[str, Any]:
         try:

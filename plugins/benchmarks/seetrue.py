@@ -4,8 +4,6 @@ The reference (data layout, versions, metric definitions): its card, ``cards/see
 
 from __future__ import annotations
 
-import csv
-import json
 import shutil
 import zipfile
 from dataclasses import dataclass
@@ -18,7 +16,9 @@ from vlc_harness.cards import BenchmarkCard
 from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics.auc import RocAuc
 from vlc_harness.requires import Requires
-from vlc_harness.sources import ImageFolder, PinnedFiles, files_digest
+from vlc_harness.sources import ImageFolder, PinnedFiles, files_digest, read_csv, read_jsonl
+from vlc_harness.sources.fields import ID, NAME, TEXT, WORDS, at, one_of, require
+from vlc_harness.sources.rows import unique_ids
 from vlc_harness.types import ImageSource, Instance
 
 HF_DATASET = "yonatanbitton/SeeTRUE"
@@ -30,6 +30,9 @@ COLUMNS = ("image", "text", "label", "original_dataset_id", "dataset_source")
 SAMPLE_IMAGE = "id_22_Colors_sd_2_1_2.png"
 """An image of the public CSV (DrawBench), used to tell whether images.zip was extracted."""
 WINOGROUND = "winoground"
+ROW = {"image": NAME, "label": one_of("0", "1"), "dataset_source": WORDS}
+"""What a CSV row must hold besides its columns: an image file, a label of 0 or 1, a source (a category)."""
+WINOGROUND_FIELDS = {"id": ID, "image_0": NAME, "image_1": NAME, "caption_0": TEXT, "caption_1": TEXT}
 IMAGES_HINT = (
     "the images are in images.zip of the gated Hugging Face dataset yonatanbitton/SeeTRUE (about 5.4 GB): "
     "accept its terms, log in (`huggingface-cli login` or HF_TOKEN), then run "
@@ -92,25 +95,22 @@ class SeeTrue(Benchmark):
     def load_instances(self) -> list[Instance]:
         """Every CSV row in file order, then the Winoground pairs (when asked for)."""
         images = self.path(self.params.images_dir)
-        out = []
-        with open(self._csv, encoding="utf-8", newline="") as f:
-            reader = csv.DictReader(f)
-            missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
-            if missing:
-                raise DataUnavailable(f"SeeTRUE: {self._csv} lacks the column(s) {', '.join(missing)}")
-            for row in reader:
-                if row["label"] not in ("0", "1"):
-                    raise DataUnavailable(f"SeeTRUE: {self._csv} has label {row['label']!r} (expected 0 or 1)")
-                source = row["dataset_source"]
-                out.append(
-                    Instance(
-                        id=f"{source}/{row['original_dataset_id']}",
-                        category=source,
-                        images=(ImageSource(images / row["image"]),),
-                        texts=(row["text"],),
-                        gold={"label": int(row["label"])},
-                    )
+        out, rows = [], read_csv(self._csv, self.title, COLUMNS)
+        for k, row in enumerate(rows):
+            with at(self._csv, f"row {k}"):
+                require(row, ROW)
+        unique_ids(self._csv, self.title, "original_dataset_id", [(f"row {k}", _id(r)) for k, r in enumerate(rows)])
+        for row in rows:
+            source = row["dataset_source"]
+            out.append(
+                Instance(
+                    id=f"{source}/{row['original_dataset_id']}",
+                    category=source,
+                    images=(ImageSource(images / row["image"]),),
+                    texts=(row["text"],),
+                    gold={"label": int(row["label"])},
                 )
+            )
         if self._winoground_examples is not None:
             out.extend(winoground_pairs(self._winoground_examples))
         return out
@@ -213,7 +213,7 @@ def winoground_pairs(examples_path: Path) -> list[Instance]:
     image 1 caption 0, image 1 caption 1, each over all examples in file order.
     """
     images = examples_path.parent / "images"
-    examples = [json.loads(line) for line in examples_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    examples = read_jsonl(examples_path, "Winoground (for SeeTRUE)", WINOGROUND_FIELDS, key="id")
     out = []
     for k in (0, 1):
         for j in (0, 1):
@@ -228,6 +228,11 @@ def winoground_pairs(examples_path: Path) -> list[Instance]:
                     )
                 )
     return out
+
+
+def _id(row: dict[str, str]) -> str:
+    """The instance id of a CSV row (unique: two rows of one source with one id would be one instance)."""
+    return f"{row['dataset_source']}/{row['original_dataset_id']}"
 
 
 def _hf_error(filename: str, exc: Exception) -> str:

@@ -11,9 +11,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from vlc_harness.errors import DataUnavailable
+from vlc_harness.errors import DataUnavailable, InputError
 from vlc_harness.metrics.group import MATCHED_PAIRS
-from vlc_harness.sources import DataSource
+from vlc_harness.sources import DataSource, load_json
 from vlc_harness.types import canonical_json
 from vlc_harness_builtins.benchmarks.shapes_model import NEGATIVE_KINDS, POSITIVE_KINDS, Picture
 from vlc_harness_builtins.benchmarks.shapes_scenes import (
@@ -130,11 +130,13 @@ class ShapesData(DataSource):
         """True when the folder holds this generation (same digest) and every image file."""
         gen, folder = self.generated, self.folder
         try:
-            done = json.loads((folder / DONE).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            done = load_json(folder / DONE)
+        except (OSError, InputError):  # absent or damaged: generated again
             return False
-        return done.get("digest") == gen.digest(self.params.image_size) and all(
-            (folder / name).is_file() for name in gen.pictures
+        return (
+            isinstance(done, dict)
+            and done.get("digest") == gen.digest(self.params.image_size)
+            and all((folder / name).is_file() for name in gen.pictures)
         )
 
     def check(self) -> None:

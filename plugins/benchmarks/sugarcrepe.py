@@ -4,7 +4,6 @@ The reference (data layout, versions, metric definitions): its card, ``cards/sug
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -14,7 +13,8 @@ from vlc_harness.benchmarks import Benchmark, DataFile
 from vlc_harness.cards import BenchmarkCard
 from vlc_harness.choices import Question, i2t_questions
 from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
-from vlc_harness.sources import ImageFolder, PinnedFiles
+from vlc_harness.sources import ImageFolder, PinnedFiles, read_json_object
+from vlc_harness.sources.fields import NAME, TEXT
 from vlc_harness.types import ImageSource, Instance
 from vlc_harness_builtins.benchmarks.coco import val2017
 
@@ -36,6 +36,8 @@ SHA256 = {
     "swap_att": "7a7ce04e5c4c80412b48c6f0c1347fb1a2f5d54c0be6aa429b64d390e442f8d0",
     "swap_obj": "073cdb8e253d053614e80710834d9773b09dbc1dd0a412f6f9492262caa1dcad",
 }
+FIELDS = {"filename": NAME, "caption": TEXT, "negative_caption": TEXT}
+"""What each case holds (upstream's schema: an object of cases keyed by their number)."""
 PREFIX_SWAP_OBJ_SHA256 = "15624c2460f5c10e8720fca0f1c27ddd61998b3b8b10998ff007cd84ea8fd31a"
 
 
@@ -88,7 +90,7 @@ class SugarCrepe(Benchmark):
         source, images, out = self.data_source(), self.path(self.params.images_dir), []
         for subset in source.files:
             path = source.file(subset)
-            records: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+            records = read_json_object(path, self.title, FIELDS, item="case") if path.is_file() else {}
             for key in sorted(records, key=_numeric_key):  # a missing file: only version custom
                 rec = records[key]
                 image, texts = ImageSource(images / rec["filename"]), (rec["caption"], rec["negative_caption"])

@@ -15,6 +15,8 @@ from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
 from vlc_harness.metrics.hard_positive import HardPositive
 from vlc_harness.metrics.text_only import TextOnlyTriplet
 from vlc_harness.sources import ImageFolder, PinnedFiles, read_json_records
+from vlc_harness.sources.fields import ID, NAME, TEXT, at
+from vlc_harness.sources.rows import unique_ids
 from vlc_harness.types import ImageSource, Instance
 from vlc_harness_builtins.benchmarks.coco import val2017
 
@@ -30,7 +32,7 @@ SHA256 = {
 SUBSETS = tuple(SHA256)
 COUNTS = {"replace_att": 788, "replace_obj": 1652, "replace_rel": 1406, "swap_att": 666, "swap_obj": 245}
 TYPES = {"REPLACE": SUBSETS[:3], "SWAP": SUBSETS[3:]}
-FIELDS = ("filename", "caption", "caption2", "negative_caption")
+FIELDS = {"filename": NAME, "caption": TEXT, "caption2": TEXT, "negative_caption": TEXT}
 
 
 AGGREGATE = (
@@ -91,7 +93,13 @@ class SugarCrepePP(Benchmark):
         """Every case of every subset present, in file order: ``<subset>/<id>``; texts P1, P2, N."""
         source, images, out = self.data_source(), self.path(self.params.images_dir), []
         for subset in source.present():  # all of them, unless version custom
-            for k, rec in enumerate(read_json_records(source.file(subset), self.title, FIELDS, item="case")):
+            path = source.file(subset)
+            records = read_json_records(path, self.title, FIELDS, item="case")
+            for k, rec in enumerate(records):
+                with at(path, f"case {k}"):
+                    ID.check("id", rec.get("id", k))  # upstream's files have ids; a file without them, indices
+            unique_ids(path, self.title, "id", [(f"case {k}", rec.get("id", k)) for k, rec in enumerate(records)])
+            for k, rec in enumerate(records):
                 out.append(
                     Instance(
                         id=f"{subset}/{rec.get('id', k)}",

@@ -11,9 +11,9 @@ from typing import Any, Literal
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark, DataFile
 from vlc_harness.cards import BenchmarkCard
-from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
-from vlc_harness.sources import PinnedFiles, read_json
+from vlc_harness.sources import PinnedFiles, read_json_object
+from vlc_harness.sources.fields import DIGITS, NAME, OBJECT, TEXT, Malformed, at, found
 from vlc_harness.types import ImageSource, Instance
 
 COMMIT = "2152d90d4aecd11f7f74cf03420abcb63efff9c5"
@@ -41,7 +41,8 @@ PIECES = {
     "actions": ("action-replacement", "actant-swap"),
     "coreference": ("coreference-standard", "coreference-hard"),
 }
-FIELDS = ("dataset", "image_file", "caption", "foil", "mturk")
+FIELDS = {"dataset": TEXT, "image_file": NAME, "caption": TEXT, "foil": TEXT, "mturk": OBJECT}
+"""What each sample holds that the loader reads (``mturk.caption``, the validity vote, too)."""
 VISDIAL_VAL_PREFIX = "VisualDialog_val2018_"
 """File-name prefix of VisDial v1.0 val images (coreference-hard); its other images are COCO 2014's."""
 COCO_2014_PREFIXES = {"COCO_train2014_": "coco_train2014_dir", "COCO_val2014_": "coco_val2014_dir"}
@@ -65,14 +66,16 @@ class ValseParams:
     visdial_val_dir: str = "visdial/VisualDialog_val2018"
 
 
-def image_folder(params: ValseParams, rec: dict[str, Any], where: str) -> str:
+def image_folder(params: ValseParams, rec: dict[str, Any]) -> str:
     """The folder (a params path) of a sample's image: by its source dataset, and for COCO 2014
-    images (VisDial v1.0 train, FOIL-it!) by the split its file name says."""
+    images (VisDial v1.0 train, FOIL-it!) by the split its file name says (else
+    :class:`~vlc_harness.sources.fields.Malformed`)."""
     source, name = str(rec["dataset"]), str(rec["image_file"])
     if source in SOURCE_DIRS:
         return str(getattr(params, SOURCE_DIRS[source]))
     if source not in ("VisDial_v1.0", "FOIL dataset"):
-        raise DataUnavailable(f"{where} names an unknown image source {source!r}")
+        known = ", ".join(repr(s) for s in (*SOURCE_DIRS, "VisDial_v1.0", "FOIL dataset"))
+        raise Malformed("dataset", f"a known image source ({known})", found(source))
     prefixes = dict(COCO_2014_PREFIXES)
     if source == "VisDial_v1.0":
         prefixes[VISDIAL_VAL_PREFIX] = "visdial_val_dir"
@@ -80,7 +83,7 @@ def image_folder(params: ValseParams, rec: dict[str, Any], where: str) -> str:
         if name.startswith(prefix):
             return str(getattr(params, param))
     expected = ", ".join(f"{p}*" for p in prefixes)
-    raise DataUnavailable(f"{where} names image {name!r} of {source}: expected {expected}, so its folder is unknown")
+    raise Malformed("image_file", f"a file name of {source} starting {expected} (its folder)", found(name))
 
 
 class Valse(Benchmark):
@@ -129,18 +132,16 @@ class Valse(Benchmark):
         source, out = self.data_source(), []
         for instrument in source.present():  # all of them, unless version custom
             path = source.file(instrument)
-            for key, rec in read_json(path, self.title).items():
-                where = f"VALSE: sample {key!r} of {path}"
-                absent = [f for f in FIELDS if f not in rec]
-                if absent:
-                    raise DataUnavailable(f"{where} lacks {', '.join(absent)}")
-                if self.params.valid_only and int(rec["mturk"]["caption"]) < 2:
-                    continue
+            for key, rec in read_json_object(path, self.title, FIELDS, item="sample").items():
+                with at(path, f"sample {key!r}"):
+                    folder = self.path(image_folder(self.params, rec))
+                    if self.params.valid_only and int(DIGITS.check("mturk.caption", rec["mturk"].get("caption"))) < 2:
+                        continue
                 out.append(
                     Instance(
                         id=f"{instrument}/{key}",
                         category=instrument,
-                        images=(ImageSource(self.path(image_folder(self.params, rec, where)) / rec["image_file"]),),
+                        images=(ImageSource(folder / rec["image_file"]),),
                         texts=(rec["caption"], rec["foil"]),
                         gold={"positive": 0},
                     )

@@ -18,6 +18,7 @@ from vlc_harness.metrics.engine import Column
 from vlc_harness.metrics.group import CHANCE_GROUP, CHANCE_IMAGE, CHANCE_TEXT, MATCHED_PAIRS, TextImageGroup
 from vlc_harness.requires import Requires
 from vlc_harness.sources import HfExport, HfSplit, ImageFolder
+from vlc_harness.sources.fields import ID, NAME, TEXT
 from vlc_harness.types import ImageSource, Instance, MetricSpec
 
 HF_DATASET = "mair-lab/vismin-bench"
@@ -25,7 +26,7 @@ HF_REVISION = "2f379d5b9a3af7f10d3266f6389b7b351e54c493"
 HF_PAGE = f"https://huggingface.co/datasets/{HF_DATASET}"
 HF_SPLIT = HfSplit(HF_DATASET, "test", HF_REVISION, images=("image_0", "image_1"), on_disk="data")
 ROWS = "test.jsonl"
-FIELDS = ("id", "text_0", "text_1", "image_0", "image_1", "category")
+FIELDS = {"id": ID, "text_0": TEXT, "text_1": TEXT, "image_0": NAME, "image_1": NAME, "category": TEXT}
 COUNTS = {"object": 579, "attribute": 294, "counting": 589, "relation": 622}
 """Samples per category, from upstream vismin-bench/solutions/vqa_solution.csv (2,084 in all)."""
 AVG = "avg_score"

@@ -4,7 +4,6 @@ The reference (data layout, versions, metric definitions): its card, ``cards/vl_
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -13,7 +12,8 @@ from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark, DataFile
 from vlc_harness.cards import BenchmarkCard
 from vlc_harness.metrics import Macro, Micro, PairwiseAccuracy, PerCategory
-from vlc_harness.sources import ImageFolder, PinnedFiles
+from vlc_harness.sources import ImageFolder, PinnedFiles, load_json
+from vlc_harness.sources.fields import ANY, NAME, OBJECT, TEXT, at, list_of, require
 from vlc_harness.types import ImageSource, Instance
 
 UPSTREAM = "https://raw.githubusercontent.com/om-ai-lab/VL-CheckList/6f8d6a3281c401b89e4e154f46c6974ec2df3a82/data"
@@ -193,8 +193,7 @@ class VLCheckList(Benchmark):
         images, source, out = self.path(self.params.images_dir), self.data_source(), []
         for f in self.corpus():
             root = images / IMAGE_ROOTS[f.source]
-            items = json.loads(source.file(f.relpath).read_text(encoding="utf-8"))
-            for index, (image, texts) in enumerate(items):
+            for index, (image, texts) in enumerate(read_items(source.file(f.relpath))):
                 out.append(
                     Instance(
                         id=f"{f.category}/{index}",
@@ -209,6 +208,27 @@ class VLCheckList(Benchmark):
     def image_folder(self) -> ImageFolder:
         """The folder holding vg/, swig/ and hake/."""
         return ImageFolder(self.path(self.params.images_dir), IMAGES_HINT)
+
+
+ITEM = list_of(ANY, 2)
+"""An upstream item: ``[image path, {"POS": [caption, ...], "NEG": [caption, ...]}]``."""
+CAPTIONS = {"POS": list_of(TEXT, min_length=1), "NEG": list_of(TEXT, min_length=1)}
+
+
+def read_items(path: Path) -> list[tuple[str, dict[str, list[str]]]]:
+    """A corpus file's items, each an image path and its captions (upstream reads the first positive and
+    the first negative); a malformed one is an :class:`~vlc_harness.errors.InputError` naming its index."""
+    items = load_json(path)
+    with at(path):
+        list_of(ANY).check("the file", items)
+    out = []
+    for k, item in enumerate(items):
+        with at(path, f"item {k}"):
+            ITEM.check("the record", item)
+            image = NAME.check("item 0 (the image)", item[0])
+            texts = require(OBJECT.check("item 1 (the captions)", item[1]), CAPTIONS)
+        out.append((image, texts))
+    return out
 
 
 @hookimpl

@@ -4,7 +4,6 @@ The reference (data layout, versions, metric definitions): its card, ``cards/wha
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -12,10 +11,10 @@ from typing import Any, Literal
 from vlc_harness import hookimpl
 from vlc_harness.benchmarks import Benchmark
 from vlc_harness.cards import BenchmarkCard
-from vlc_harness.errors import DataUnavailable
 from vlc_harness.metrics import Macro, PairwiseAccuracy, PerCategory, Tags
 from vlc_harness.metrics.conjunction import AllCorrect
-from vlc_harness.sources import ImageFolder, UnpinnedFiles
+from vlc_harness.sources import ImageFolder, UnpinnedFiles, read_json
+from vlc_harness.sources.fields import ANY, ID, NAME, TEXT, WORDS, at, list_of, require
 from vlc_harness.types import ImageSource, Instance
 from vlc_harness_builtins.benchmarks.aro import GDRIVE_URL
 from vlc_harness_builtins.benchmarks.coco import val2017_archives
@@ -38,6 +37,7 @@ ANNOTATIONS_HINT = "get them from Google Drive (not pinned: no published checksu
     f"{name}: `gdown --no-cookies {gid}`" for name, gid in FILES.values()
 )
 CONTROLLED = ("controlled_a", "controlled_b")
+CONTROLLED_ITEM = {"image_path": NAME, "caption_options": list_of(TEXT, 4)}
 SPATIAL = ("coco_one_obj", "coco_two_obj", "gqa_one_obj", "gqa_two_obj")
 
 
@@ -191,25 +191,22 @@ class WhatsUp(Benchmark):
         return self._dir() / FILES[subset][0]
 
     def _records(self, subset: str) -> list[Any]:
+        """A subset's items in its upstream schema (an :class:`~vlc_harness.errors.InputError` names the item
+        that is not): ``{image_path, caption_options: [4 captions]}`` (Controlled), else ``[image id, caption,
+        foil]``, a one-object caption ending in its preposition."""
         path = self._file(subset)
-        try:
-            records = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise DataUnavailable(f"What'sUp: cannot read {path} as JSON ({exc})") from None
-        if not isinstance(records, list):
-            raise DataUnavailable(f"What'sUp: {path} is not a JSON list (the upstream schema)")
+        records = read_json(path, self.title)
+        with at(path):
+            list_of(ANY).check("the file", records)
         for k, rec in enumerate(records):
-            if subset in CONTROLLED:
-                ok = isinstance(rec, dict) and "image_path" in rec and len(rec.get("caption_options", [])) == 4
-            else:
-                ok = isinstance(rec, list) and len(rec) == 3
-            if not ok:
-                shape = (
-                    "{image_path, caption_options: [4 captions]}"
-                    if subset in CONTROLLED
-                    else "[image_id, caption, foil]"
-                )
-                raise DataUnavailable(f"What'sUp: item {k} of {path} is not {shape}")
+            with at(path, f"item {k}"):
+                if subset in CONTROLLED:
+                    require(rec, CONTROLLED_ITEM)
+                else:
+                    list_of(ANY, 3).check("the record", rec)
+                    ID.check("item 0 (the image id)", rec[0])
+                    (WORDS if subset.endswith("one_obj") else TEXT).check("item 1 (the caption)", rec[1])
+                    TEXT.check("item 2 (the foil)", rec[2])
         return records
 
     def _image(self, subset: str, rec: Any) -> Path:

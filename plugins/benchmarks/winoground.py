@@ -4,7 +4,6 @@ The reference (data layout, versions, metric definitions): its card, ``cards/win
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -15,7 +14,8 @@ from vlc_harness.cards import BenchmarkCard
 from vlc_harness.metrics import Micro, PerCategory, Tags
 from vlc_harness.metrics.group import MATCHED_PAIRS, TextImageGroup
 from vlc_harness.requires import Requires
-from vlc_harness.sources import HfExport, HfSplit, ImageFolder, PinnedFiles, Sources
+from vlc_harness.sources import HfExport, HfSplit, ImageFolder, PinnedFiles, Sources, load_json
+from vlc_harness.sources.fields import ANY, DIGITS, NAME, OBJECT, SCALAR, TEXT, at, list_of
 from vlc_harness.types import ImageSource, Instance
 
 HF_DATASET = "facebook/winoground"
@@ -27,17 +27,18 @@ TAGS_URL = (
     "new_tag_assignments.json"
 )
 TAGS_SHA256 = "8a635dac806bb63484dbe9b0763ee3df6525a2ffbbab6b9c0a77a0fc3c41fc86"
-FIELDS = (
-    "id",
-    "image_0",
-    "image_1",
-    "caption_0",
-    "caption_1",
-    "tag",
-    "secondary_tag",
-    "num_main_preds",
-    "collapsed_tag",
-)
+FIELDS = {
+    "id": DIGITS,
+    "image_0": NAME,
+    "image_1": NAME,
+    "caption_0": TEXT,
+    "caption_1": TEXT,
+    "tag": ANY,
+    "secondary_tag": SCALAR,
+    "num_main_preds": DIGITS,
+    "collapsed_tag": TEXT,
+}
+TAG_LIST = list_of(TEXT)
 N_EXAMPLES = 400
 NO_TAG = "No Tag"
 GATED_HINT = (
@@ -87,6 +88,7 @@ class Winoground(Benchmark):
             images=self.params.images_dir,
             hint=GET_HINT,
             fields=FIELDS,
+            key="id",
             expect=lambda rows: _examples_problem(rows, full),
             refer="stem",
             suffix=".png",
@@ -106,7 +108,7 @@ class Winoground(Benchmark):
 
     def load_instances(self) -> list[Instance]:
         """The examples in id order; ids are ``<collapsed_tag>/<id>``, tags kept in ``gold``."""
-        tags: dict[str, list[str]] = json.loads(self.path(Path(self.params.data_dir) / TAGS).read_text("utf-8"))
+        tags = read_tags(self.path(Path(self.params.data_dir) / TAGS))
         examples, out = self._examples(), []
         for rec in sorted(examples.rows(), key=lambda r: int(r["id"])):
             key = str(rec["id"])
@@ -139,6 +141,18 @@ def instance_tags(gold: dict[str, Any]) -> list[str]:
     return [f"{n} Main Pred" + ("s" if n != 1 else ""), *gold["secondary_tags"], *gold["why_hard_tags"]]
 
 
+def read_tags(path: Path) -> dict[str, list[str]]:
+    """why-winoground-hard's tags: an object of lists of tags keyed by example id (an
+    :class:`~vlc_harness.errors.InputError` otherwise)."""
+    tags = load_json(path)
+    with at(path):
+        OBJECT.check("the file", tags)
+    for key, names in tags.items():
+        with at(path, f"example {key!r}"):
+            TAG_LIST.check("tags", names)
+    return tags
+
+
 def _split_tags(value: Any) -> list[str]:
     if not value:
         return []
@@ -146,13 +160,10 @@ def _split_tags(value: Any) -> list[str]:
 
 
 def _examples_problem(records: list[dict[str, Any]], full: bool) -> str:
-    """What is wrong with the examples ('' when nothing): fields, unique ids, and 400 ids 0..399."""
+    """What is wrong with the examples as a whole ('' when nothing): none, ids that are one number (``1`` and
+    ``"01"``), and unless custom 400 ids 0..399 (each row's fields are checked as it is read)."""
     if not records:
         return "has no examples"
-    for rec in records:
-        absent = [f for f in FIELDS if f not in rec]
-        if absent:
-            return f"has an example without {', '.join(absent)}"
     ids = [int(r["id"]) for r in records]
     if len(set(ids)) != len(ids):
         return "repeats an id"

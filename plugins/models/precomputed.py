@@ -17,8 +17,6 @@ an entry carries ``meta.submitted: true``; :class:`Precomputed` implements
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import re
 import tempfile
@@ -28,14 +26,18 @@ from typing import Any
 from urllib.parse import urlparse
 
 from vlc_harness import hookimpl
-from vlc_harness.errors import WeightsUnavailable
+from vlc_harness.errors import InputError, WeightsUnavailable
 from vlc_harness.kit.weights import file_identity, hub_offline
 from vlc_harness.models import Identity, PairError, PairGroup, PairScoringModel
 from vlc_harness.params import ParamError
 from vlc_harness.reasons import Reason
+from vlc_harness.sources import read_text
+from vlc_harness.sources.fields import INDEX, NUMBER, TEXT, at, require
+from vlc_harness.sources.rows import parse_json
 from vlc_harness.submitted import ReplaysScores, ScoreKey
 
-FIELDS = ("benchmark", "version", "instance", "image", "text", "score")
+FIELDS = {"benchmark": TEXT, "version": TEXT, "instance": TEXT, "image": INDEX, "text": INDEX, "score": NUMBER}
+"""Each line's fields: ``image`` and ``text`` index the instance's images and texts."""
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -100,33 +102,22 @@ def download(url: str, sha256: str) -> Path:
 
 
 def read_scores(path: Path) -> dict[ScoreKey, float]:
-    """Every score of a file by (benchmark, version, instance, i, j); malformed lines and duplicates raise."""
+    """Every score of a file by (benchmark, version, instance, i, j). A malformed file (not UTF-8 or JSON,
+    a field absent or of another kind, a score that is not a finite number, a pair scored twice) is an
+    :class:`~vlc_harness.errors.InputError` naming the file, the line and the field."""
     scores: dict[ScoreKey, float] = {}
-    with open(path, encoding="utf-8") as f:
-        for line_no, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{line_no}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{where}: not JSON ({exc.msg})") from None
-            missing = [k for k in FIELDS if k not in row]
-            if missing:
-                raise ValueError(f"{where}: missing field(s) {', '.join(missing)}")
-            score = row["score"]
-            if not isinstance(score, (int, float)) or isinstance(score, bool) or not math.isfinite(score):
-                raise ValueError(f"{where}: score must be a finite number, got {score!r}")
-            key = (
-                str(row["benchmark"]),
-                str(row["version"]),
-                str(row["instance"]),
-                int(row["image"]),
-                int(row["text"]),
+    lines: dict[ScoreKey, int] = {}
+    for n, line in enumerate(read_text(path).splitlines(), 1):
+        if not line.strip():
+            continue
+        with at(path, f"line {n}"):
+            row = require(parse_json(line, path, n), FIELDS)
+        key = (row["benchmark"], row["version"], row["instance"], row["image"], row["text"])
+        if key in scores:
+            raise InputError(
+                path, f"line {n}", "score", "one score per pair", f"a duplicate score (line {lines[key]} has one)"
             )
-            if key in scores:
-                raise ValueError(f"{where}: duplicate score for {key}")
-            scores[key] = float(score)
+        scores[key], lines[key] = float(row["score"]), n
     return scores
 
 

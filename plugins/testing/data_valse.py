@@ -52,7 +52,7 @@ def write_example(root: Path, per_instrument: int = 3) -> dict[str, dict[str, An
                 "classes_foil": str(k + 5),
                 "mturk": {"foil": 0, "caption": 1 if k == per_instrument - 1 else 3 - k % 2, "other": 0},
             }
-            write_standin_images([image], root / image_folder(params, records[key], key), (24, 24))
+            write_standin_images([image], root / image_folder(params, records[key]), (24, 24))
         (root / params.annotations_dir / f"{instrument}.json").write_text(json.dumps(records, indent=1))
         written[instrument] = records
     return written

@@ -54,6 +54,7 @@ def night(tmp_path, monkeypatch, vlc_cli):
     return run
 
 
+@pytest.mark.subprocess
 def test_a_night_without_its_data_fails_names_the_lost_cells_and_leaves_the_site(night, tmp_path, sample_root):
     registry = tmp_path / "registry.yaml"
     registry.write_text(

@@ -59,6 +59,7 @@ def night(tmp_path, monkeypatch):
     return run, hashlib.sha256(wheel.read_bytes()).hexdigest(), tmp_path / "target"
 
 
+@pytest.mark.subprocess
 def test_the_recorded_hash_installs_the_pipeline(night):
     run, sha, target = night
     step = run(f"{PIPELINE} @ {{url}} --hash=sha256:{sha}")
@@ -67,6 +68,7 @@ def test_the_recorded_hash_installs_the_pipeline(night):
     assert step.lines[0].startswith("ok: `") and f"--hash=sha256:{sha}" in step.lines[0]
 
 
+@pytest.mark.subprocess
 def test_a_wrong_hash_fails_the_install(night):
     run, sha, target = night
     step = run(f"{PIPELINE} @ {{url}} --hash=sha256:{'0' * 64}")

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import commit, git
 from vlc_harness.ci.pr_check.context import Context
 from vlc_harness.ci.pr_check.plan import step_plan
@@ -44,6 +46,7 @@ def _conformance(repo: Path) -> tuple[subprocess.CompletedProcess, str]:
     return out, summary.read_text()
 
 
+@pytest.mark.subprocess
 def test_conformance_runs_for_the_types_of_a_newly_pinned_package(tmp_path):
     # the stand-in package's type is one this environment registers (a built-in): its checks run
     repo = _repo(tmp_path, BENCH, BENCH + _plugins(("vlc-lab", "0.1.0", "random")))
@@ -54,6 +57,7 @@ def test_conformance_runs_for_the_types_of_a_newly_pinned_package(tmp_path):
     assert "| `test_model_example_scores[random]` | passed |" in summary
 
 
+@pytest.mark.subprocess
 def test_a_pinned_type_that_is_not_installed_fails_conformance(tmp_path):
     repo = _repo(tmp_path, BENCH, BENCH + _plugins(("vlc-lab", "0.1.0", "lab_clip")))
     out, summary = _conformance(repo)
@@ -63,6 +67,7 @@ def test_a_pinned_type_that_is_not_installed_fails_conformance(tmp_path):
     assert "`vlc-harness plugins install`" in summary
 
 
+@pytest.mark.subprocess
 def test_an_unchanged_pin_brings_nothing_and_a_new_pin_is_checked_again(tmp_path):
     pinned = BENCH + _plugins(("vlc-lab", "0.1.0", "lab_clip"))
     out, summary = _conformance(_repo(tmp_path / "same", pinned, pinned + "# a comment\n"))

@@ -36,8 +36,9 @@ SHAPES = "shapes:seed=0,n_scenes=20,image_size=32"
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> Any:
-    """``vlc-harness ARGS`` in-process; stdout and stderr apart."""
-    return CliRunner().invoke(build_cli(), list(args), catch_exceptions=False, env=env)
+    """``vlc-harness ARGS`` in-process; stdout and stderr apart (``run``: its models in this process too)."""
+    argv = [*args, "--executor", "inprocess"] if args[:1] == ("run",) else list(args)
+    return CliRunner().invoke(build_cli(), argv, catch_exceptions=False, env=env)
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 
 from vlc_harness.plugins import get_plugins
@@ -44,6 +45,7 @@ def test_a_model_unavailable_everywhere_for_one_reason_is_one_line(vlc_run, samp
     assert lines[0].startswith(f"unavailable {spec} x {SAMPLE}, {SHAPES}: weights not available (")
 
 
+@pytest.mark.slow  # the whole published grid
 def test_the_offline_published_grid_prints_a_line_per_benchmark_and_exits_3(vlc_cli, tmp_path):
     """The issue's measurement: 1,273 lines (672 KB) before, one per (benchmark, reason) now."""
     registry = load_registry([REPO / "registry.yaml"], get_plugins())

@@ -3,7 +3,7 @@
 Every module of ``leaderboard/`` reads cells, values, replicates, outcomes and verdicts through the
 results API (:mod:`vlc_harness.results`). That it imports neither ``vlc_harness.metrics`` nor
 ``vlc_harness.store`` (at any depth: inside functions, under ``TYPE_CHECKING``, relative) is an
-import contract (``board-reads-results`` in pyproject.toml, run by ``tests/harness/test_architecture.py``).
+import contract (``board-reads-results`` in pyproject.toml, run by ``tests/repo/test_architecture.py``).
 What import-linter cannot see is checked here: a name the ``vlc_harness`` package loads lazily from
 them (``from vlc_harness import Macro``), and calls: none calls a benchmark's ``compute``, its
 metric families or the engine's functions, and none calls a store's read or write methods itself.

@@ -125,6 +125,8 @@ SENTENCES = {
     "Not applicable: this model's way of scoring does not apply to this benchmark.",
     "Only part of the benchmark was scored (a limited or interrupted run), so no number is published.",
     "Not evaluated: a software package it needs was not installed on the machine that built this board.",
+    "Not evaluated: an input file (the benchmark's data or the submitted scores) was malformed when this board was "
+    "built.",
 }
 
 # texts the board's old patterns read as something else than what happened (the first names

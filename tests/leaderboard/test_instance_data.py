@@ -157,6 +157,7 @@ def _board(data: BenchmarkInstances) -> Board:
     return Board([], [Row(m, m, "model", {}) for m in data.models])
 
 
+@pytest.mark.slow  # 120,000 instances
 def test_a_vl_checklist_sized_benchmark_fits_the_budget(tmp_path):
     data = _vlc_like(123_000, 2)
     indexes, missing = write_instance_files(_board(data), {"vl_checklist": data}, tmp_path)

@@ -18,6 +18,9 @@ REFUSED = 5
 FAULT_EXIT = 86
 
 
+pytestmark = pytest.mark.subprocess  # the board is built by the vlc-harness script
+
+
 @pytest.fixture(scope="module")
 def board(tmp_path_factory):
     """Two random models on the SugarCrepe sample, in a store; a registry naming both, one naming alpha only."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -42,9 +43,31 @@ def board_store(tmp_path_factory):
         "  - {id: bivlc, type: bivlc, params: {version: custom}}\n"
     )
     store = tmp / "store.sqlite"
-    result = cli("run", "--all", "--registry", str(registry), "--data-root", str(root), "--store", f"sqlite:///{store}")
+    result = cli(
+        "run",
+        "--executor",
+        "inprocess",
+        "--all",
+        "--registry",
+        str(registry),
+        "--data-root",
+        str(root),
+        "--store",
+        f"sqlite:///{store}",
+    )
     assert result.exit_code == 0, result.output
     return {"registry": registry, "store": store, "root": root, "tmp": tmp}
+
+
+def copy_store(source: Path, target: Path) -> None:
+    """A SQLite store copied whole, its write-ahead log included (copying the file alone loses what the
+    log holds until a connection checkpoints it: the copy then depended on which test ran first)."""
+    src, dst = sqlite3.connect(source), sqlite3.connect(target)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
 
 
 def cli(*args: str):
@@ -68,14 +91,6 @@ def render(setup: dict, site: Path, *extra: str, registry: Path | None = None, s
         str(site),
         *extra,
     )
-
-
-def copy_store(source: Path, target: Path) -> None:
-    """A SQLite store copied whole, what its write-ahead log holds included (a file copy can miss it)."""
-    import sqlite3
-
-    with sqlite3.connect(source) as a, sqlite3.connect(target) as b:
-        a.backup(b)
 
 
 def snapshot(site: Path) -> dict[str, bytes]:
@@ -239,8 +254,8 @@ def test_a_night_with_nothing_new_changes_only_the_last_checked_line(board_store
     assert render(board_store, site, store=store).exit_code == 0
     first = snapshot(site)
     again = cli(
-        "run", "--all", "--registry", str(board_store["registry"]), "--data-root", str(board_store["root"]),
-        "--store", f"sqlite:///{store}",
+        "run", "--executor", "inprocess", "--all", "--registry", str(board_store["registry"]),
+        "--data-root", str(board_store["root"]), "--store", f"sqlite:///{store}",
     )  # fmt: skip
     assert again.exit_code == 0, again.output
     monkeypatch.setattr(render_module, "wall_clock", lambda: dt.datetime(2027, 5, 6, 7, 8, tzinfo=dt.timezone.utc))
@@ -315,6 +330,7 @@ def test_refusals_compare_values_by_what_keys_them():
     assert refusals(unpublished, {"cells": []}) == []
 
 
+@pytest.mark.subprocess
 def test_the_command_exits_5_and_renders_the_same_bytes_under_any_hash_seed(board_store, tmp_path):
     """As CI runs it: ``python -m vlc_harness render`` in its own process, under two hash seeds."""
     import os

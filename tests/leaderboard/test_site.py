@@ -88,12 +88,24 @@ def site_store(tmp_path_factory, vlc_cli_module):
     )
     url = f"sqlite:///{tmp / 'store.sqlite'}"
     out = vlc_cli_module(
-        "run", "--all", "--registry", str(registry), "--data-root", str(root), "--store", url, "--no-progress"
+        "run",
+        "--all",
+        "--registry",
+        str(registry),
+        "--data-root",
+        str(root),
+        "--store",
+        url,
+        "--no-progress",
+        "--executor",
+        "inprocess",
     )
     assert out.exit_code in (0, 1), out.output  # 1: the planted model's SugarCrepe cell failed
     # a partial cell must never be published
     vlc_cli_module(
         "run",
+        "--executor",
+        "inprocess",
         "-m",
         "random:seed=9",
         "-b",
@@ -244,6 +256,7 @@ def _chromium():
     return webdriver.Chrome(service=Service(str(driver_path)), options=options)
 
 
+@pytest.mark.browser
 def test_site_in_a_real_browser_sorts_filters_and_stays_offline(site, tmp_path):
     from selenium.webdriver.common.by import By
 
@@ -369,6 +382,7 @@ def _group_right(scores: list[list[float]]) -> bool:
     return a > b and d > c and a > c and d > b
 
 
+@pytest.mark.browser
 def test_compare_view_with_the_instance_browser(site_store, vlc_cli_module, monkeypatch):
     from selenium.webdriver.common.by import By
 
@@ -426,6 +440,7 @@ def test_compare_view_with_the_instance_browser(site_store, vlc_cli_module, monk
         driver.quit()
 
 
+@pytest.mark.browser
 def test_instance_browser_shows_images_where_the_license_allows(site_store, monkeypatch, tmp_path):
     from vlc_harness.plugins import get_plugins
     from vlc_harness.registry import load_registry

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.leaderboard.test_site_layout import PHONE, _open, browser, wide, wide_site  # noqa: F401
+from tests.leaderboard.test_site_layout import PHONE, _open, browser  # noqa: F401 (fixture)
 from vlc_harness.testing import in_ci
 
 AXE_VERSION = "4.10.2"

@@ -40,9 +40,9 @@ HF_ERROR = (
 )
 
 
-@pytest.fixture(scope="module")
-def wide(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The wide synthetic board and its rendered site, with the downloads."""
+def build_wide(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The wide synthetic board and its rendered site, with the downloads (the ``wide`` fixture of
+    tests/leaderboard/conftest.py: built once per session for the three files that read it)."""
     from bench.render_speed import synthetic_cells
     from vlc_harness.params import build
     from vlc_harness.plugins import get_plugins
@@ -98,11 +98,6 @@ def wide(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         downloads=lambda target: write_downloads(board, target, lambda cell: []),  # no per-instance outcomes
     )
     return {"board": board, "site": site, "cells": cells, "tmp": tmp}
-
-
-@pytest.fixture(scope="module")
-def wide_site(wide: dict[str, Any]) -> Path:
-    return wide["site"]
 
 
 @pytest.fixture(scope="module")
@@ -675,6 +670,7 @@ def _parse(path: Path) -> _Page:
     return page
 
 
+@pytest.mark.slow  # the browser tests' wide board, rendered for it alone
 def test_pages_have_nothing_inline_and_no_unsafe_links(wide_site):
     pages = [
         wide_site / "index.html",

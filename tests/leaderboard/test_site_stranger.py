@@ -12,7 +12,9 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from tests.leaderboard.test_site_layout import PHONE, _open, browser, wide, wide_site  # noqa: F401
+import pytest
+
+from tests.leaderboard.test_site_layout import PHONE, _open, browser  # noqa: F401 (fixture)
 
 WIDE_DESKTOP = (1440, 900)
 
@@ -113,6 +115,7 @@ def test_the_why_popover_of_an_unavailable_cell_stays_in_the_viewport(wide_site,
             why.find_element("css selector", "summary").click()
 
 
+@pytest.mark.slow  # the browser tests' wide board, rendered for it alone
 def test_summary_svg_is_static_and_the_same_bytes_for_the_same_store(wide, tmp_path):  # noqa: F811
     from vlc_leaderboard.site import render_site
 

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from tests.leaderboard.test_board_reading import _errors, _open, browser, demo  # noqa: F401 (fixtures)
+from tests.leaderboard.test_board_reading import _errors, _open, browser  # noqa: F401 (fixture)
 from vlc_harness.store import CellRecord
 from vlc_leaderboard.cite import board_bibtex
 from vlc_leaderboard.intervals import no_interval_reason
@@ -93,7 +93,9 @@ def quickstart(tmp_path_factory: pytest.TempPathFactory) -> Path:
     common = ["--registry", str(registry), "--store", f"sqlite:///{root / 'store.sqlite'}", "--data-root",
               str(root / "data")]  # fmt: skip
     runner = CliRunner()
-    ran = runner.invoke(build_cli(), ["run", "--all", "--no-progress", *common], catch_exceptions=False)
+    ran = runner.invoke(
+        build_cli(), ["run", "--all", "--no-progress", "--executor", "inprocess", *common], catch_exceptions=False
+    )
     assert ran.exit_code == 0, ran.output
     rendered = runner.invoke(build_cli(), ["render", "--out", str(root / "site"), *common], catch_exceptions=False)
     assert rendered.exit_code == 0, rendered.output
@@ -205,6 +207,7 @@ def _dead_links(site: Path) -> list[str]:
     return dead
 
 
+@pytest.mark.slow  # the browser tests' demo board, built for it alone
 def test_demo_board_has_no_dead_link_and_names_its_registry(demo):  # noqa: F811
     site = demo["site"]
     assert (site / "downloads" / "leaderboard.csv").exists() and any((site / "downloads" / "scores").iterdir())

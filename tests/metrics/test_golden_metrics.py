@@ -85,6 +85,7 @@ def test_generated_cases_match_the_goldens(name, generated, monkeypatch):
 
 
 @pytest.mark.parametrize("name", SHARED_NAMES)
+@pytest.mark.slow  # the real files of ../shared/data
 def test_shared_data_cases_match_the_goldens(name, shared_data, monkeypatch):
     monkeypatch.setenv("VLC_HARNESS_BOOTSTRAP", "0")
     from vlc_harness.params import build

@@ -50,6 +50,7 @@ def audit(bench, metric: str) -> dict[str, tuple[int, int, float]]:
     return {v.category: (v.n, v.ties, v.value) for v in values if v.metric == metric and v.category in tags}
 
 
+@pytest.mark.slow  # the real files of ../shared/data
 def test_hard_positives_same_word_pairs_are_all_identical_strings(shared_data):
     bench = HardPositives(build(HardPositives.Params, {"forms": "replace"}), shared_data)
     counts = audit(bench, "orig_accuracy")
@@ -57,6 +58,7 @@ def test_hard_positives_same_word_pairs_are_all_identical_strings(shared_data):
     assert "same-words" not in counts and counts["different-words"][0] == 27443 - 15
 
 
+@pytest.mark.slow  # the real files of ../shared/data
 def test_vl_checklist_has_111_identical_of_its_113_same_word_pairs(shared_data):
     bench = VLCheckList(build(VLCheckList.Params, {}), shared_data)
     counts = audit(bench, "i2t_accuracy")

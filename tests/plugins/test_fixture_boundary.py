@@ -4,7 +4,7 @@ plugin, registered through the ``vlc_harness_testing`` entry point as a third pa
 That no plugin or board module imports ``vlc_harness.testing`` or the built-ins' testing package (at
 any depth, inside functions and under ``TYPE_CHECKING`` too) is an import contract (``no-test-code``
 in pyproject.toml), and that the plugins hold no import loop is ``no-cycles`` (import-cycles.toml):
-``tests/harness/test_architecture.py`` runs both, ``test_architecture_guard.py`` sees them fail.
+``tests/repo/test_architecture.py`` runs both, ``test_architecture_guard.py`` sees them fail.
 """
 
 from __future__ import annotations
@@ -87,6 +87,7 @@ def test_a_subclass_inherits_the_builtin_example_unless_it_has_its_own(tmp_path)
     assert example_for(Own, tmp_path) == {"path": "own.jsonl"}
 
 
+@pytest.mark.subprocess
 def test_a_run_never_imports_test_code():
     code = (
         "import sys\nfrom click.testing import CliRunner\nfrom vlc_harness.cli import build_cli\n"

@@ -21,8 +21,8 @@ def cells(vlc_run):
 @pytest.mark.parametrize(
     "model, message",
     [
-        ("test_segfault", "worker died from SIGSEGV"),
-        ("test_exit", "worker exited with code 3"),
+        pytest.param("test_segfault", "worker died from SIGSEGV", marks=pytest.mark.vlc_worker_process),
+        pytest.param("test_exit", "worker exited with code 3", marks=pytest.mark.vlc_worker_process),
         ("test_raises", "RuntimeError: the plugin's own bug"),
         ("test_wrong_shape", "ValueError: WrongShape returned 15 results for 16 inputs"),
     ],
@@ -35,6 +35,7 @@ def test_a_crashing_model_fails_only_its_cell(vlc_run, sample_root, faulty, mode
     assert result["random"].status == "ok"
 
 
+@pytest.mark.vlc_worker_process
 def test_a_hanging_model_is_killed_after_its_timeout(vlc_run, sample_root, faulty):
     out = run(vlc_run, sample_root, "test_hang:run.timeout_s=2", "random")
     assert out.exit_code == 1

@@ -117,6 +117,7 @@ def test_identify_is_called_only_when_a_cell_can_run(vlc_run, vlc_registered, tm
         assert CountingModel.calls == ["identify", "identify"]  # once, for the runnable cell
 
 
+@pytest.mark.subprocess
 def test_the_published_grid_with_no_data_imports_no_model_library(tmp_path):
     """What makes ``plan --all --registry registry.yaml`` fast offline: no torch, no open_clip, no
     transformers (bench/plan_speed.py times it)."""

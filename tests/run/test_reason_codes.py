@@ -13,6 +13,7 @@ from vlc_harness import errors
 from vlc_harness.reasons import Reason
 from vlc_harness.store import open_store
 
+SHAPES = "shapes:n_scenes=4,image_size=32"
 SC = "sugarcrepe:version=custom"
 
 
@@ -97,10 +98,11 @@ def test_an_api_401_is_auth(vlc_run, sample_root, tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     "model, code",
     [
-        ("test_memory", Reason.OUT_OF_MEMORY),  # MemoryError in the worker process, by its type
-        ("test_hang:run.timeout_s=2", Reason.TIMEOUT),
-        ("test_segfault", Reason.WORKER_DIED),
-        ("test_exit", Reason.WORKER_DIED),
+        # MemoryError in the worker process, by its type (tests/run/test_inprocess_executor.py: in this one)
+        pytest.param("test_memory", Reason.OUT_OF_MEMORY, marks=pytest.mark.vlc_worker_process),
+        pytest.param("test_hang:run.timeout_s=2", Reason.TIMEOUT, marks=pytest.mark.vlc_worker_process),
+        pytest.param("test_segfault", Reason.WORKER_DIED, marks=pytest.mark.vlc_worker_process),
+        pytest.param("test_exit", Reason.WORKER_DIED, marks=pytest.mark.vlc_worker_process),
         ("test_raises", Reason.WORKER_ERROR),
         ("test_nan", Reason.SCORE_ERROR),  # non-finite scores fail their instances
     ],
@@ -131,7 +133,8 @@ def test_a_scores_file_without_the_benchmark_is_scores_missing(vlc_run, sample_r
 
 def test_limited_failed_requests_skipped_and_ok(vlc_run, sample_root, faulty):
     assert _run(vlc_run, sample_root, "random", "test_first", extra=("--limit", "1")).exit_code == 0
-    out = vlc_run("-m", "test_first", "-b", "shapes", data_root=sample_root)  # shapes asks no multiple choice
+    # shapes asks no multiple choice (4 scenes of it: rendering the default 3,140 images took most of this test)
+    out = vlc_run("-m", "test_first", "-b", SHAPES, data_root=sample_root)
     assert out.exit_code == 3, out.output  # its one cell is skipped: nothing computed
     cells = {(c.model_id, c.benchmark_id): c for c in vlc_run.store().latest_cells()}
     codes = {key: (c.status, c.reason_code) for key, c in cells.items()}
@@ -139,7 +142,7 @@ def test_limited_failed_requests_skipped_and_ok(vlc_run, sample_root, faulty):
     # limited too, but its failed requests (the cat captions' 'network') are what a rerun mends
     assert codes[("test_first", SC)] == ("partial", Reason.REQUEST_FAILED)
     assert "HTTP 503" in cells[("test_first", SC)].error
-    assert codes[("test_first", "shapes")] == ("skipped", Reason.NOT_APPLICABLE)
+    assert codes[("test_first", SHAPES)] == ("skipped", Reason.NOT_APPLICABLE)
     assert _run(vlc_run, sample_root, "random").exit_code == 0
     assert _cells(vlc_run)["random"].reason_code is None  # an ok cell needs no reason
 

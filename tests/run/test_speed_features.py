@@ -195,6 +195,7 @@ def _model_rows(store) -> dict[str, int]:
         return {fp: row for row, fp in conn.execute(select(schema.models.c.id, schema.models.c.fingerprint))}
 
 
+@pytest.mark.vlc_worker_process
 def test_one_model_is_sharded_over_workers(vlc_run, tmp_path, sample_root, faulty, monkeypatch):
     log = tmp_path / "pairs.log"
     monkeypatch.setenv("TEST_SLOW_LOG", str(log))

@@ -91,6 +91,7 @@ finally:
 """
 
 
+@pytest.mark.subprocess
 def test_a_warm_rerun_of_an_open_clip_model_imports_no_torch(tmp_path, sample_root, tiny_spec):
     url = f"sqlite:///{tmp_path / 's.sqlite'}"
     cmd = [sys.executable, "-c", WARM_SCRIPT, "run", "-m", tiny_spec, *_args(sample_root, url)]
@@ -101,6 +102,7 @@ def test_a_warm_rerun_of_an_open_clip_model_imports_no_torch(tmp_path, sample_ro
     assert "[stored]" in warm.stdout and "TORCH_IMPORTED=False" in warm.stdout
 
 
+@pytest.mark.subprocess
 def test_a_random_init_open_clip_identifies_without_torch():
     from vlc_harness.models import RunOptions
     from vlc_harness.params import build

@@ -3,7 +3,7 @@ step run under a lock, re-check the version inside it and leave the old or the n
 half-created store is finished; every failure is one ``StoreError`` sentence.
 
 Several processes open a NEW store at once (today's concurrency test in
-tests/harness/test_store_backends.py creates the schema first, so it never saw this), and a process
+tests/store/test_store_backends.py creates the schema first, so it never saw this), and a process
 is killed at a deterministic point through the test-only fault hook (``VLC_HARNESS_FAULT``,
 :mod:`vlc_harness.faults`)."""
 
@@ -96,6 +96,7 @@ def _one_schema(url: str) -> None:
     assert dict(rows)["schema_version"] == str(schema.SCHEMA_VERSION) and dict(rows)["app"] == schema.APP_NAME
 
 
+@pytest.mark.subprocess
 def test_several_processes_open_a_new_store_at_once(new_url, tmp_path):
     """The issue's race: 3 of 15 SQLite trials ended in an OperationalError traceback, 3 in "belongs
     to None"; PostgreSQL gave UniqueViolation and DuplicateTable."""
@@ -178,6 +179,7 @@ def _version_and_columns(url: str) -> tuple[str, set[str]]:
         engine.dispose()
 
 
+@pytest.mark.subprocess
 def test_a_process_killed_inside_a_migration_step_leaves_the_old_schema(new_url):
     url = new_url()
     _as_schema_4(url)
@@ -194,6 +196,7 @@ def test_a_process_killed_inside_a_migration_step_leaves_the_old_schema(new_url)
     assert _version_and_columns(url) == (str(schema.SCHEMA_VERSION), columns | {"reason_code"})
 
 
+@pytest.mark.subprocess
 def test_several_processes_migrate_one_store_at_once(new_url, tmp_path):
     """The issue: concurrent migrations printed "duplicate column name"."""
     script = tmp_path / "open.py"

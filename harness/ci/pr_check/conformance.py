@@ -74,7 +74,7 @@ def registry_packages(ctx: Context, revision: str | None) -> dict[str, Any]:
     package name; empty where the file did not exist at that revision."""
     from vlc_harness.errors import RegistryError
     from vlc_harness.plugin_packages import parse_plugins
-    from vlc_harness.registry import read_document
+    from vlc_harness.registry_document import read_document
 
     if revision is None:
         text = ctx.registry.read_text(encoding="utf-8") if ctx.registry.is_file() else ""

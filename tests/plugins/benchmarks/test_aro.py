@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from vlc_harness.benchmarks import InstanceScores
-from vlc_harness.errors import DataUnavailable, ScoreError, Unavailable
+from vlc_harness.errors import DataUnavailable, InputError, ScoreError, Unavailable
 from vlc_harness.params import build
 from vlc_harness.testing import write_standin_images
 from vlc_harness.types import ImageSource, Instance
@@ -199,7 +199,7 @@ def test_missing_vg_file_names_the_google_drive_id_and_is_unpinned(tmp_path):
     (tmp_path / "aro" / "visual_genome_relation.json").write_text('{"not": "a list"}')
     b.check_data()
     assert b.data_version.startswith("upstream-unpinned-") and "missing" not in b.data_version
-    with pytest.raises(DataUnavailable, match="not a JSON list"):
+    with pytest.raises(InputError, match="expected a JSON list of records"):
         b.load_instances()
     hint = VGAttribution(build(VGAttribution.Params, {}), tmp_path).image_hint()
     assert "1qaPlrwhGNMrR3a11iopZUT_GPP_LrgP9" in hint
@@ -351,6 +351,7 @@ def test_table_tagger_and_specs(tmp_path, aro_root):
 # End to end through the command line with the tiny open_clip model
 
 
+@pytest.mark.slow  # two real ARO files end to end
 def test_tiny_openclip_end_to_end_on_vg_relation_and_coco_order(vlc_run, aro_root, tiny_spec):
     out = vlc_run(
         "-m",

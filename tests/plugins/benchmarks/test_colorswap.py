@@ -292,7 +292,7 @@ def test_verify_prints_our_group_score_next_to_the_abstract_row(vlc_cli, tmp_pat
     root = tmp_path / "data"
     write_example(root, 100)
     (clip,) = [r for r in REFERENCE if r.table == ITM_ABSTRACT and r.source == "CLIP"]
-    common = ["-m", "replay", "--data-root", str(root), "--no-progress"]
+    common = ["-m", "replay", "--data-root", str(root), "--no-progress", "--executor", "inprocess"]
     registry = _verify_registry(tmp_path, root, clip.matches, right=12)
     out = vlc_cli("verify", "--registry", str(registry), "--store", f"sqlite:///{tmp_path / 'a.sqlite'}", *common)
     assert out.exit_code == 0, out.output

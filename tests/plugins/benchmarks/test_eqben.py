@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import shared_data_dir
 from vlc_harness.benchmarks import InstanceScores
 from vlc_harness.datafetch import FetchError
-from vlc_harness.errors import DataUnavailable
+from vlc_harness.errors import DataUnavailable, InputError
 from vlc_harness.params import build
 from vlc_harness_builtins.benchmarks.eqben import MINI_DIR, MINI_FILE, N_MINI, SUBSETS, EqBen, full_subset_records
 from vlc_harness_builtins.testing.data_eqben import write_example
@@ -107,7 +107,7 @@ def test_full_format_reads_each_subset_schema_as_upstream(tmp_path):
     assert [i.id for i in b.load_instances()] == ["eqbenag/0", "eqbensd/0"]
     assert b.data_version.startswith("full-")
     (full / "eqbensd.json").write_text(json.dumps([{"image0": "a.png"}]))
-    with pytest.raises(DataUnavailable, match="lacks one of"):
+    with pytest.raises(InputError, match="eqbensd.json, item 0, field 'image1'"):
         bench(tmp_path, version="full").check_data()
 
 

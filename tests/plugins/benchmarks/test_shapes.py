@@ -304,8 +304,8 @@ def test_trained_model_beats_chance_on_replace(tmp_path):
     require("torch")
     bench = {"id": "shapes", "type": "shapes", "params": {"seed": 1, "n_scenes": 60}}
     store = f"sqlite:///{tmp_path / 'store.sqlite'}"
-    trained = evaluate("shapes_clip:{}", [bench], data_root=tmp_path, store=store)
-    rand = evaluate("random:seed=0", [bench], data_root=tmp_path, store=store)
+    trained = evaluate("shapes_clip:{}", [bench], data_root=tmp_path, store=store, executor="inprocess")
+    rand = evaluate("random:seed=0", [bench], data_root=tmp_path, store=store, executor="inprocess")
     assert trained.cell("shapes").status == "ok" and rand.cell("shapes").status == "ok"
     for metric, chance in (("i2t_score", 0.25), ("t2i_score", 0.25), ("group_score", 1 / 6)):
         ours = trained.value("shapes", metric, "replace")
@@ -313,6 +313,7 @@ def test_trained_model_beats_chance_on_replace(tmp_path):
         assert ours > rand.value("shapes", metric, "replace") + 0.2
 
 
+@pytest.mark.slow  # the whole quickstart grid: 30 s
 def test_quickstart_grid_runs_offline(vlc_cli, tmp_path, monkeypatch):
     """The README's main command on a fresh offline machine: the demo is computed, the rest waits."""
     from vlc_harness.testing import require
@@ -323,7 +324,18 @@ def test_quickstart_grid_runs_offline(vlc_cli, tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
     store = f"sqlite:///{tmp_path / 'store.sqlite'}"
     registry = str(REPO / "examples" / "quickstart.yaml")
-    ran = vlc_cli("run", "--all", "--registry", registry, "--store", store, "--data-root", str(tmp_path / "data"))
+    ran = vlc_cli(
+        "run",
+        "--executor",
+        "inprocess",
+        "--all",
+        "--registry",
+        registry,
+        "--store",
+        store,
+        "--data-root",
+        str(tmp_path / "data"),
+    )
     assert ran.exit_code == 0, ran.output
     shown = vlc_cli("show", "--partial", "--store", store, "--format", "json")
     cells = {(c["model"], c["benchmark"]): c for c in json.loads(shown.stdout)["cells"]}

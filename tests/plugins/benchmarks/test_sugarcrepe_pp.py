@@ -253,7 +253,7 @@ def run_tiny_clip(tiny_clip: dict, root: Path, store_url: str, **params):
         "run": {"batch_size": 256},
     }
     bench_spec = {"type": "sugarcrepe_pp", "params": params}
-    return evaluate(model, [bench_spec], store=store_url, data_root=root)
+    return evaluate(model, [bench_spec], store=store_url, data_root=root, executor="inprocess")
 
 
 def test_tot_of_a_tiny_open_clip_equals_upstreams_code_path(root, tiny_clip, tmp_path):

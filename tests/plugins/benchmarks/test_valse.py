@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import shared_data_dir
 from vlc_harness.benchmarks import InstanceScores
-from vlc_harness.errors import DataUnavailable
+from vlc_harness.errors import DataUnavailable, InputError
 from vlc_harness.params import build
 from vlc_harness_builtins.benchmarks.valse import INSTRUMENTS, PIECES, SHA256, UPSTREAM, Valse
 from vlc_harness_builtins.testing.data_valse import write_example
@@ -90,7 +90,7 @@ def test_an_image_name_of_no_known_folder_is_refused(root):
     records["coreference-standard_train_0"]["image_file"] = "VisualDialog_train2018_000000000001.jpg"
     path.write_text(json.dumps(records))
     with pytest.raises(
-        DataUnavailable,
+        InputError,
         match=r"coreference-standard_train_0.*COCO_train2014_\*, COCO_val2014_\*, VisualDialog_val2018_\*",
     ):
         bench(root, version="custom").load_instances()

@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import shared_data_dir
 from tests.plugins.benchmarks.hf_standins import StandInSplit, stand_in_datasets
 from vlc_harness.benchmarks import InstanceScores
-from vlc_harness.errors import DataUnavailable
+from vlc_harness.errors import DataUnavailable, InputError
 from vlc_harness.metrics.cell import cell_metrics
 from vlc_harness.metrics.outcomes import outcomes_from_matrices
 from vlc_harness.params import build
@@ -133,7 +133,7 @@ def test_counts_are_checked_unless_custom(root, tmp_path):
     with pytest.raises(DataUnavailable, match="fetch -b vismin"):
         bench(tmp_path / "empty").check_data()
     (root / "vismin" / ROWS).write_text(json.dumps({"id": 1}) + "\n")
-    with pytest.raises(DataUnavailable, match="lacks text_0"):
+    with pytest.raises(InputError, match="test.jsonl, line 1, field 'text_0'"):
         bench(root, version="custom").check_data()
 
 

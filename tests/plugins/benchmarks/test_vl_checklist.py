@@ -38,6 +38,7 @@ def bench(root: Path, **params) -> VLCheckList:
     return VLCheckList(build(VLCheckList.Params, params), root)
 
 
+@pytest.mark.slow  # the real files of ../shared/data
 def test_real_files_match_the_data_readme(shared_data):
     b = bench(shared_data)
     b.check_data()
@@ -134,6 +135,7 @@ def test_reference_rows_are_for_the_full_data():
     assert vit == {"Object": 0.87, "Attribute": 0.688, "Relation": 0.7704}
 
 
+@pytest.mark.slow  # the real files of ../shared/data
 def test_tiny_openclip_on_the_real_files_with_standin_images(vlc_run, tmp_path, shared_data, tiny_spec):
     root = tmp_path / "data"
     (root / "vl_checklist").mkdir(parents=True)

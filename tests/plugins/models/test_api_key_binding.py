@@ -81,6 +81,7 @@ def test_a_registry_naming_another_secret_is_refused_before_any_request(
     assert not store.exists()  # refused before the store was opened
 
 
+@pytest.mark.subprocess
 def test_a_programmatic_entry_is_refused_again_at_load(server, tmp_path, sample_root, monkeypatch, vlc_cli):
     """Defence in depth: ``evaluate()`` with a mapping skips the registry, and ``load()`` refuses."""
     from vlc_harness import evaluate
@@ -103,6 +104,7 @@ def test_a_programmatic_entry_is_refused_again_at_load(server, tmp_path, sample_
     assert SECRET.encode() not in _everything_written(tmp_path)
 
 
+@pytest.mark.subprocess
 def test_a_lab_key_goes_only_to_the_hosts_its_binding_names(server, tmp_path, sample_root, monkeypatch, capsys):
     monkeypatch.setenv("VLC_API_KEY_LAB", LAB_KEY)
     monkeypatch.delenv("VLC_API_KEY_LAB_HOSTS", raising=False)
@@ -127,6 +129,7 @@ def test_a_lab_key_goes_only_to_the_hosts_its_binding_names(server, tmp_path, sa
     assert LAB_KEY.encode() not in _everything_written(tmp_path)
 
 
+@pytest.mark.subprocess
 def test_the_openai_key_never_leaves_for_another_host(server, tmp_path, sample_root, monkeypatch, capsys):
     """``OPENAI_API_KEY`` is bound in code to api.openai.com: a local server gets no key, and a
     remote one is refused."""

@@ -180,6 +180,7 @@ def test_minilm_reads_sugarcrepe_positives_top_level_only(minilm: Any, tmp_path:
         minilm.read_positives(folder, "vl_checklist", "*.json")
 
 
+@pytest.mark.slow  # the real files of ../shared/data
 def test_minilm_reads_the_real_upstream_files(minilm: Any, shared_data: Path) -> None:
     sugarcrepe = minilm.read_positives(shared_data / "sugarcrepe", "sugarcrepe", "*.json")
     vl_checklist = minilm.read_positives(shared_data / "vl_checklist" / "data", "vl_checklist", "**/*.json")

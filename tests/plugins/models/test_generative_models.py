@@ -7,9 +7,11 @@ from __future__ import annotations
 import math
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
+from tests.once import built_once
 from vlc_harness.models import PairGroup
 from vlc_harness.params import build
 from vlc_harness.testing import require
@@ -29,26 +31,30 @@ def _images():
 
 @pytest.fixture(scope="session")
 def tiny_vlms(tmp_path_factory):
-    """Each tiny VLM family saved once per session."""
+    """Each tiny VLM family saved once per run, whatever the number of xdist workers (tests/once.py)."""
     from vlc_harness_builtins.testing import tiny_blip, tiny_generative
 
-    root = tmp_path_factory.mktemp("tiny_vlms")
-    return {
-        "llava": tiny_generative.save_tiny_llava(root / "llava"),
-        "qwen2_vl": tiny_generative.save_tiny_qwen2_vl(root / "qwen2_vl"),
-        "blip2_opt": tiny_blip.save_tiny_blip2(root / "blip2_opt", "opt"),
-        "blip2_t5": tiny_blip.save_tiny_blip2(root / "blip2_t5", "t5"),
-        "instructblip_llama": tiny_blip.save_tiny_instructblip(root / "instructblip_llama", "llama"),
-        "instructblip_t5": tiny_blip.save_tiny_instructblip(root / "instructblip_t5", "t5"),
-        "blip_captioner": tiny_blip.save_tiny_blip_captioner(root / "blip_captioner"),
-    }
+    def build(root: Path) -> dict[str, str]:
+        saved = {
+            "llava": tiny_generative.save_tiny_llava(root / "llava"),
+            "qwen2_vl": tiny_generative.save_tiny_qwen2_vl(root / "qwen2_vl"),
+            "blip2_opt": tiny_blip.save_tiny_blip2(root / "blip2_opt", "opt"),
+            "blip2_t5": tiny_blip.save_tiny_blip2(root / "blip2_t5", "t5"),
+            "instructblip_llama": tiny_blip.save_tiny_instructblip(root / "instructblip_llama", "llama"),
+            "instructblip_t5": tiny_blip.save_tiny_instructblip(root / "instructblip_t5", "t5"),
+            "blip_captioner": tiny_blip.save_tiny_blip_captioner(root / "blip_captioner"),
+        }
+        return {family: str(path) for family, path in saved.items()}
+
+    return {family: Path(path) for family, path in built_once(tmp_path_factory, "tiny_vlms", build).items()}
 
 
 @pytest.fixture(scope="session")
 def tiny_clip_flant5(tmp_path_factory):
+    """A tiny CLIP-FlanT5 checkpoint folder, saved once per run."""
     from vlc_harness_builtins.testing.tiny_clip_flant5 import save_tiny_clip_flant5
 
-    return save_tiny_clip_flant5(tmp_path_factory.mktemp("cf5") / "bin")
+    return Path(built_once(tmp_path_factory, "tiny_clip_flant5", lambda root: str(save_tiny_clip_flant5(root / "bin"))))
 
 
 def _loaded(cls, params, **run):

@@ -191,6 +191,7 @@ def test_identify_names_the_missing_file_and_checks_the_published_sha256(tmp_pat
         OpenClipTuned(build(OpenClipTuned.Params, hub), OpenClipTuned.Run()).identify()
 
 
+@pytest.mark.subprocess
 def test_identify_imports_no_torch(tmp_path):
     checkpoint = tmp_path / "file.pt"
     checkpoint.write_bytes(b"x")

@@ -151,6 +151,7 @@ PROBE = textwrap.dedent(
 )
 
 
+@pytest.mark.subprocess
 def test_a_50_mb_reply_is_refused_without_holding_it(server, tmp_path):
     """The default cap refuses a 50 MB reply while it streams in: the client's peak memory barely
     moves (before the cap, it held the reply whole, more than once: 14 such made 1.5 GB RSS)."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -181,7 +182,8 @@ def _tuned_entry(clip_towers, tmp_path):
     from vlc_harness.registry import load_registry
 
     registry = tmp_path / "tuned.yaml"
-    spec = {"arch": clip_towers["config"], "checkpoint": clip_towers["training"]}
+    shutil.copyfile(clip_towers["training"], tmp_path / "epoch_5.pt")  # a registry names files in its own folder
+    spec = {"arch": clip_towers["config"], "checkpoint": "./epoch_5.pt"}
     meta = {"paper_match": "negclip:ViT-B-32", "paper_params": {"quick_gelu": False}}
     registry.write_text(
         json.dumps({"models": [{"id": "tuned", "type": "open_clip_tuned", "params": spec, "meta": meta}]})
