@@ -10,6 +10,7 @@ class), so what is generated does not depend on which optional packages are inst
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,10 +49,10 @@ def _models_doc(root: Path, plugins: Plugins) -> str:
 def _render_lock(root: Path, plugins: Plugins) -> str:
     from vlc_harness.lockfile import core_lock
 
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    else:  # pragma: no cover - Python 3.10 (tomli is a dependency there)
+        import tomli as tomllib
 
     pyproject = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
     return core_lock((root / "lock" / "nightly.txt").read_text(encoding="utf-8"), pyproject)

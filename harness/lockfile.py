@@ -164,11 +164,16 @@ def via(text: str) -> dict[str, set[str]]:
     for raw in text.replace("\\\n", " ").splitlines():
         stripped = raw.strip()
         if stripped and not stripped.startswith("#"):
-            current = canonicalize_name(Requirement(stripped.split(" --hash=")[0].strip()).name)
+            current = str(canonicalize_name(Requirement(stripped.split(" --hash=")[0].strip()).name))
             out[current] = set()
             continue
         found = re.fullmatch(r"#\s+(?:via\s+)?(\S.*)", stripped) if current is not None else None
-        if found is None or found.group(1).strip() == "via" or stripped.startswith("#    uv pip compile"):
+        if (
+            found is None
+            or current is None
+            or found.group(1).strip() == "via"
+            or stripped.startswith("#    uv pip compile")
+        ):
             continue
         name = found.group(1).strip().removesuffix(" (pyproject.toml)")
         out[current].add(name if name.startswith("-") else canonicalize_name(name))
@@ -181,7 +186,7 @@ def core_lock(text: str, pyproject: dict) -> str:
     its build backend (``lock/build.in``), each with its hashes. What the nightly's render and deploy jobs
     install: no plugin, nothing a model needs."""
     lock, needed_by = parse(text), via(text)
-    wanted = {canonicalize_name(r.name) for r in project_requirements(pyproject, ())}
+    wanted: set[str] = {str(canonicalize_name(r.name)) for r in project_requirements(pyproject, ())}
     wanted |= {name for name, reasons in needed_by.items() if BUILD_IN in reasons}
     missing = sorted(wanted - set(lock.pins))
     if missing:

@@ -180,7 +180,7 @@ def encode_instances(instances: Mapping[str, BenchmarkInstances]) -> dict[str, A
             continue
         if any(e.source is not None for row in data.images for e in row):
             raise CodecError(f"{bench_id}: an image still names its file; its thumbnail must be made first")
-        out[bench_id] = {
+        encoded: dict[str, Any] = {
             "benchmark": data.benchmark,
             "metric": data.metric,
             "tie_rule": data.tie_rule,
@@ -194,6 +194,7 @@ def encode_instances(instances: Mapping[str, BenchmarkInstances]) -> dict[str, A
             "models": {m: model.verdicts for m, model in data.models.items()},
             "missing": "",
         }
+        out[bench_id] = encoded
     return out
 
 

@@ -126,7 +126,8 @@ def public_cell(cell: CellRecord) -> CellRecord:
     """``cell`` with only what the pages read: its error's first line and the provenance the model page shows,
     local paths redacted as the pages redact them."""
     prov = cell.provenance or {}
-    model = prov.get("model") if isinstance(prov.get("model"), Mapping) else {}
+    found = prov.get("model")
+    model: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     kept: dict[str, Any] = {}
     shown: dict[str, Any] = {}
     if "protocol" in model:

@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from vlc_leaderboard.instances import BenchmarkInstances, ModelInstances
+from vlc_leaderboard.instances import BenchmarkInstances, ModelInstances, gather_instances, published_cells
+
+if TYPE_CHECKING:
+    from vlc_harness.results import StoredResults
+    from vlc_leaderboard.board import Board
 
 Records = Callable[[Any], Iterable[Mapping[str, Any]]]
 """A cell's outcome records."""
@@ -33,6 +38,19 @@ def with_results(data: BenchmarkInstances, cells: Mapping[str, Any], records: Re
         last = {r["i"]: r for r in records(cells[model_id])}
         models[model_id] = _filled(model.verdicts, position, last, (len(data.ids), n_images, n_texts))
     return dataclasses.replace(data, models=models)
+
+
+def instance_results(board: Board, results: StoredResults, data_root: Path | None) -> dict[str, BenchmarkInstances]:
+    """Per benchmark with a published cell: its instances and each published model's verdicts and scores
+    (or why there are none: its data is not at hand, or its headline has no per-instance verdict)."""
+    from vlc_leaderboard.outcome_records import outcome_record
+
+    gathered = gather_instances(board, results, data_root)
+
+    def records(cell: Any) -> list[dict[str, Any]]:
+        return [outcome_record(o) for o in results.instance_outcomes(cell)]
+
+    return {b: with_results(data, published_cells(board, b), records) for b, data in gathered.items()}
 
 
 def _filled(

@@ -176,7 +176,11 @@ def _entry(
     for image in data.images[k]:
         thumb = None
         if image.thumbnail is not None or image.source is not None:
-            name, png = (image.thumbnail, thumbnails[image.thumbnail]) if image.thumbnail else thumbnail(image.source)
+            if image.thumbnail is not None:
+                name, png = image.thumbnail, thumbnails[image.thumbnail]
+            else:
+                assert image.source is not None
+                name, png = thumbnail(image.source)
             thumb = f"{folder}/img/{name}"
             target = out / thumb
             if not target.exists():

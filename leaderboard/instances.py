@@ -124,20 +124,6 @@ def load_instances(bench: Any, data_root: Path) -> tuple[Any, list[Instance]] | 
         return None
 
 
-def instance_results(board: Board, results: StoredResults, data_root: Path | None) -> dict[str, BenchmarkInstances]:
-    """Per benchmark with a published cell: its instances and each published model's verdicts and scores
-    (or why there are none: its data is not at hand, or its headline has no per-instance verdict)."""
-    from vlc_leaderboard.instance_arrays import with_results
-    from vlc_leaderboard.outcome_records import outcome_record
-
-    gathered = gather_instances(board, results, data_root)
-
-    def records(cell: Any) -> list[dict[str, Any]]:
-        return [outcome_record(o) for o in results.instance_outcomes(cell)]
-
-    return {b: with_results(data, published_cells(board, b), records) for b, data in gathered.items()}
-
-
 def published_cells(board: Board, bench_id: str) -> dict[str, Any]:
     """Model id -> its published cell on ``bench_id``, in the board's row order."""
     return {r.id: cv.cell for r in board.rows if (cv := r.cells.get(bench_id)) and cv.published and cv.cell}

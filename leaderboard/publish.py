@@ -231,7 +231,12 @@ def _refuse_stale(board: Board, stale: set[int]) -> None:
     while a cell the board would publish holds metrics older metric code computed."""
     from vlc_harness.cli.options import UPGRADE_COMMAND
 
-    shown = [cv.cell for row in board.rows for cv in row.cells.values() if cv.published and cv.cell.id in stale]
+    shown = [
+        cv.cell
+        for row in board.rows
+        for cv in row.cells.values()
+        if cv.published and cv.cell is not None and cv.cell.id in stale
+    ]
     if shown:
         names = ", ".join(f"{c.model_id} x {c.benchmark_id}" for c in shown[:3])
         raise UserError(

@@ -67,7 +67,7 @@ def render_site(
 ) -> list[Path]:
     """Write the site into ``out``; with ``release``, also freeze a copy in ``out/releases/NAME``.
 
-    ``instances`` (from :func:`vlc_leaderboard.instances.instance_results`) feeds the compare view's
+    ``instances`` (from :func:`vlc_leaderboard.instance_arrays.instance_results`) feeds the compare view's
     instance browser; without it the browser says that per-instance results are not in this build.
     ``thumbnails``: the bytes of the thumbnails its image entries name.
     ``checked`` is when this render ran (default: now): shown on the live index only, and the date of

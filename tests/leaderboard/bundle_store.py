@@ -142,9 +142,20 @@ def build(tmp: Path, cli: Any) -> dict[str, Any]:
     registry.write_text(registry_text(params, scores), encoding="utf-8")
     url = f"sqlite:///{tmp / 'store.sqlite'}"
     common = ["--data-root", str(root), "--store", url, "--no-progress"]
-    out = cli("run", "--all", "--registry", str(registry), *common)
+    out = cli("run", "--all", "--executor", "inprocess", "--registry", str(registry), *common)
     assert out.exit_code in (0, 1), out.output  # 1: the submitted file's other cells failed
-    out = cli("run", "-m", "random:seed=9", "-b", "shapes:seed=0,n_scenes=6,image_size=32", "--limit", "1", *common)
+    out = cli(
+        "run",
+        "-m",
+        "random:seed=9",
+        "-b",
+        "shapes:seed=0,n_scenes=6,image_size=32",
+        "--limit",
+        "1",
+        "--executor",
+        "inprocess",
+        *common,
+    )
     assert out.exit_code == 0, out.output
     return {"registry": registry, "url": url, "data": root, "tmp": tmp}
 

@@ -56,6 +56,7 @@ def rewrite(bundle: Path, out: Path, change: Any) -> Path:
     return out
 
 
+@pytest.mark.subprocess
 def test_render_from_the_bundle_is_render_from_the_store_byte_for_byte(board_bundle, tmp_path, monkeypatch):
     store_site, bundle_site = tmp_path / "from-store", tmp_path / "from-bundle"
     with plugins_loaded(board_bundle["plugins"]):
@@ -131,6 +132,7 @@ def test_the_bundle_is_its_schema_s_and_the_checker_agrees_with_jsonschema(board
     assert len(broken) == 9
 
 
+@pytest.mark.subprocess
 def test_a_bundle_is_refused_unless_its_members_are_its_document_s(board_bundle, tmp_path):
     bundle = board_bundle["bundle"]
     with open_bundle(bundle) as data:
@@ -199,6 +201,7 @@ def test_the_bundle_is_bounded_when_written_and_read(board_bundle, tmp_path):
     assert not list(tmp_path.glob("*small.zip*"))  # nothing left behind
 
 
+@pytest.mark.subprocess
 def test_render_refuses_store_options_with_a_bundle_and_a_stale_cell_in_it(board_bundle, tmp_path):
     out = cli("render", "--bundle", board_bundle["bundle"], "--registry", board_bundle["registry"], "--out", tmp_path)
     assert out.exit_code == 2 and "a bundle holds what its export read" in out.output

@@ -19,7 +19,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.leaderboard.bundle_store import snapshot, store_args
+
+pytestmark = pytest.mark.subprocess  # every test starts python: the renderer's process is what is checked
 
 RENDERS_WITH = {"Jinja2", "MarkupSafe", "numpy", "click", "lazy-loader"}
 """vlc-harness's own dependencies the renderer imports: the templates (Jinja2 and its MarkupSafe), the
@@ -124,6 +128,18 @@ def test_render_from_a_bundle_imports_only_the_harness_and_what_it_renders_with(
     assert not any(
         m.startswith(("vlc_harness_builtins", "vlc_harness.plugins", "vlc_harness.store")) for m in found["modules"]
     )
+
+
+def test_the_deploy_check_imports_only_the_standard_library_and_the_board_s_own(tmp_path):
+    """The deploy job runs it from the checkout with nothing installed (.github/workflows/nightly.yml)."""
+    found = probe(tmp_path, ["--import", "vlc_leaderboard.verify_site"])["modules"]
+    assert foreign(found, bare_modules(tmp_path), set()) == {}
+    assert [m for m in found if m.startswith("vlc_") and m not in bare_modules(tmp_path)] == [
+        "vlc_leaderboard",
+        "vlc_leaderboard.manifest_rules",
+        "vlc_leaderboard.site_policy",
+        "vlc_leaderboard.verify_site",
+    ]
 
 
 def test_the_module_rule_names_a_planted_import(tmp_path):

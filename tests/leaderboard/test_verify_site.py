@@ -49,6 +49,7 @@ def replace(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
+@pytest.mark.subprocess
 def test_the_clean_site_passes_all_three_ways(clean_site):
     assert verify(clean_site, clean_site) == [] and verify(clean_site, clean_site / "manifest.json") == []
     assert REFUSED == ExitCode.SITE_REFUSED
@@ -152,6 +153,7 @@ def test_a_lost_published_value_and_a_lost_or_changed_release_are_refused(clean_
     assert verify(tmp_path, None) == [f"{tmp_path} holds no manifest.json: not a rendered site"]
 
 
+@pytest.mark.subprocess
 def test_the_site_a_template_patching_plugin_rendered_is_refused(board_bundle, clean_site, tmp_path):
     evil = tamper_dist(tmp_path / "dists")
     env = os.environ | {"VLC_HARNESS_PLUGINS_DIR": str(board_bundle["plugins"]), "PYTHONPATH": str(evil)}

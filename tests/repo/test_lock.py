@@ -24,10 +24,11 @@ NO_DEPS = REPO / "lock" / "no-deps.txt"
 OUTSIDE = {
     "t2v-metrics",
     *("import-linter", "grimp", "uv", "mypy", "types-pyyaml", "types-tqdm", "pytest-xdist", "execnet"),
+    "hypothesis",
 }
 """constraints.txt pins the nightly does not install from the lock: t2v_metrics (a --no-deps package with its
 own old pins: lock/no-deps.txt) and the dev tools of the ``dev`` extra pinned there (the import-contract linter
-with its graph builder, uv, mypy with its stubs, pytest-xdist with execnet)."""
+with its graph builder, uv, mypy with its stubs, pytest-xdist with execnet, hypothesis)."""
 
 
 def pyproject() -> dict:
