@@ -135,6 +135,14 @@ class WorkerFailed(_Coded):
     code = Reason.WORKER_ERROR
 
 
+def model_reason_of(exc: BaseException, default: Reason = Reason.WORKER_ERROR) -> Reason:
+    """The reason code of an exception a model raised (identifying, loading or scoring): as
+    :func:`reason_of`, except that missing data is the model's own (``model_data_missing``: the files
+    it is fitted on), never the benchmark's, whose data is checked before any model runs."""
+    code = reason_of(exc, default)
+    return Reason.MODEL_DATA_MISSING if code == Reason.DATA_MISSING else code
+
+
 def reason_of(exc: BaseException, default: Reason = Reason.WORKER_ERROR) -> Reason:
     """The reason code of an exception, by its type: the code it carries (:class:`Unavailable`,
     :class:`WorkerFailed`), out of memory (``MemoryError``, torch's or Ray's ``OutOfMemoryError``),

@@ -25,7 +25,7 @@ from __future__ import annotations
 import difflib
 import importlib.metadata
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,7 +133,8 @@ def _package(raw: Any, path: list[Any], err: ErrorFactory, source: str) -> Plugi
     if canonical_name(version["name"]) != canonical_name(name):
         raise err([*path, "pin"], f"pins {version['name']!r}, not the package {name!r}")
     if not hashes:
-        raise err([*path, "hashes"], "a name==version pin needs its wheels' sha256 hashes (pip's --require-hashes)")
+        needs = "a name==version pin needs its wheels' sha256 hashes (pip's --require-hashes)"
+        raise err([*path, "hashes"], f"{needs}: {compute_hashes(pin)}")
     models = _types(raw.get("models"), [*path, "models"], err)
     benchmarks = _types(raw.get("benchmarks"), [*path, "benchmarks"], err)
     dependency_of = raw.get("dependency_of", "")
@@ -148,6 +149,14 @@ def _package(raw: Any, path: list[Any], err: ErrorFactory, source: str) -> Plugi
             "dependency says 'dependency_of: PACKAGE' instead)",
         )
     return PluginPackage(name, pin, hashes, models, benchmarks, source, dependency_of)
+
+
+def compute_hashes(pin: str) -> str:
+    """How to compute the sha256 of a pin's wheels (what ``hashes`` lists)."""
+    return (
+        f"compute them with `pip download --no-deps --only-binary :all: {pin} -d DIR && sha256sum DIR/*.whl` "
+        "(or copy the wheel's sha256 from its PyPI page) and list each as 'sha256:<hex>'"
+    )
 
 
 def _hashes(value: Any, path: list[Any], err: ErrorFactory) -> tuple[str, ...]:
@@ -225,20 +234,28 @@ def missing_package_reason(packages: Mapping[str, PluginPackage], kind: str, typ
 def unregistered_type(packages: Mapping[str, PluginPackage], kind: str, type_name: str, known: list[str]) -> str:
     """The registry error of an entry whose type no plugin registers and no missing package explains
     (:func:`unknown_type`, with every type the listed packages provide as a candidate)."""
-    listed = [t for package in packages.values() for t in getattr(package, kind)]
+    listed = {t: package.package for package in packages.values() for t in getattr(package, kind)}
     return unknown_type(kind[:-1], type_name, known, provider(packages, kind, type_name), listed)
 
 
 def unknown_type(
-    kind: str, name: str, known: list[str], package: PluginPackage | None, listed: Iterable[str] = ()
+    kind: str, name: str, known: list[str], package: PluginPackage | None, listed: Mapping[str, str] | None = None
 ) -> str:
     """Why a registry entry's type is an error: no plugin registers it and no listed package provides
-    it (with a "did you mean" among both, ``my-clip`` suggesting ``my_clip``), or its listed package
-    is installed but does not register it."""
+    it (with a "did you mean" among both, ``my-clip`` suggesting ``my_clip``; a guess that a listed
+    package provides is a typo of the entry's type, and listing a package would not fix it), or its
+    listed package is installed but does not register it. ``listed``: each type of the listed packages,
+    with the package."""
     if package is not None:
         return f"package {package.package} is installed but registers no {kind} type {name!r}"
+    listed = dict(listed or {})
     candidates = sorted(set(known) | set(listed))
     close = difflib.get_close_matches(name, candidates, n=1) or [t for t in candidates if t == name.replace("-", "_")]
     guess = f" (did you mean {close[0]}?)" if close else ""
+    if close and close[0] in listed:
+        return (
+            f"unknown {kind} type {name!r}{guess}: the package {listed[close[0]]}, listed under 'plugins:', "
+            f"provides {close[0]!r}; correct the entry's type"
+        )
     hint = "a type from a package: list the package under 'plugins:'"
     return f"unknown {kind} type {name!r}{guess}; known types: {', '.join(known) or '(none)'}; {hint}"

@@ -49,6 +49,13 @@ class Reason(str, Enum):
         "Not evaluated: the benchmark's data files were not present when this board was built.",
         "Benchmark data files are missing, malformed or not as pinned (DataUnavailable).",
     )
+    MODEL_DATA_MISSING = (
+        "model_data_missing",
+        "the model's own data not ready",
+        "Not evaluated: the data this model is fitted on was not present when this board was built.",
+        "Data the model itself reads (the files it is fitted on, a reference set) is missing: a DataUnavailable "
+        "raised by the model, not by the benchmark.",
+    )
     WEIGHTS_MISSING = (
         "weights_missing",
         "weights not available",

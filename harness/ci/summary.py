@@ -13,7 +13,9 @@ MAX_ROWS = 100
 
 @dataclass
 class Section:
-    """One step's Markdown: a title, a verdict (passed, failed, skipped) and body lines."""
+    """One step's Markdown: a title, a verdict (passed, failed, skipped, or overridden: a check that
+    could not run here, accepted by a maintainer's label; it does not fail the job, and never reads
+    as passed) and body lines."""
 
     title: str
     verdict: str = "passed"
@@ -24,8 +26,15 @@ class Section:
         if line:
             self.lines.append(line)
 
+    def override(self, line: str | None = None) -> None:
+        """Mark a check that could not run here as accepted by a maintainer (a failure stays one)."""
+        if self.verdict != "failed":
+            self.verdict = "overridden"
+        if line:
+            self.lines.append(line)
+
     def markdown(self) -> str:
-        mark = {"passed": "✅", "failed": "❌", "skipped": "⏭️"}[self.verdict]
+        mark = {"passed": "✅", "failed": "❌", "skipped": "⏭️", "overridden": "⚠️"}[self.verdict]
         return "\n".join([f"## {mark} {self.title}: {self.verdict}", "", *self.lines, ""]) + "\n"
 
 

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from vlc_harness.config import RunConfig
 from vlc_harness.devices import cpu_threads_per_worker, worker_slots
-from vlc_harness.errors import WorkerFailed, reason_of
+from vlc_harness.errors import WorkerFailed, model_reason_of
 from vlc_harness.models import Model
 from vlc_harness.plugins import class_locator
 from vlc_harness.reasons import Reason
@@ -215,7 +215,7 @@ class InProcessWorker:
                 self._loaded = True
             yield from run_job(self.model, job)
         except (Exception, SystemExit) as exc:  # a worker process reports SystemExit too; Ctrl-C still stops the run
-            raise WorkerFailed(f"{self.label}: {describe(exc)}", reason_of(exc)) from exc
+            raise WorkerFailed(f"{self.label}: {describe(exc)}", model_reason_of(exc)) from exc
 
     def close(self) -> None:
         """Close a model this worker built (a worker process's ``stop``); a live model is the caller's."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vlc_harness.config import RunConfig
-from vlc_harness.errors import Unavailable, reason_of
+from vlc_harness.errors import Unavailable, model_reason_of
 from vlc_harness.fingerprint import fingerprint_content, model_fingerprint
 from vlc_harness.metrics.cell import bootstrap_samples, metrics_version
 from vlc_harness.models import Identity, Model, build_model
@@ -121,11 +121,10 @@ def plan_model(
             identify = model.identify
         work.identity = identify()
     except Unavailable as exc:
-        return _decide(work, Status.UNAVAILABLE, str(exc), exc.code)
+        return _decide(work, Status.UNAVAILABLE, str(exc), model_reason_of(exc))
     except Exception as exc:  # a plugin's bug fails its cells, never the run
-        return _decide(
-            work, Status.FAILED, f"identify failed: {type(exc).__name__}: {exc}", reason_of(exc, Reason.MODEL_ERROR)
-        )
+        why = f"identify failed: {type(exc).__name__}: {exc}"
+        return _decide(work, Status.FAILED, why, model_reason_of(exc, Reason.MODEL_ERROR))
     work.content = fingerprint_content(entry.type, entry.params_dict(), work.identity, cls.scoring_version)
     work.fingerprint = model_fingerprint(work.content)
     for cell in work.cells:

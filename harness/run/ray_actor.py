@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from vlc_harness.config import RunConfig
-from vlc_harness.errors import InputError, WorkerFailed, reason_of
+from vlc_harness.errors import InputError, WorkerFailed, model_reason_of
 from vlc_harness.models import Model
 from vlc_harness.reasons import Reason
 from vlc_harness.run.jobs import Job
@@ -104,7 +104,7 @@ class RayWorker:
         except ray.exceptions.RayError as exc:  # a task's error carries the model's exception as its cause
             cause = getattr(exc, "cause", None) or exc
             text = str(cause) if isinstance(cause, InputError) else f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
-            raise WorkerFailed(f"{self.label}: {text}", reason_of(cause)) from None
+            raise WorkerFailed(f"{self.label}: {text}", model_reason_of(cause)) from None
 
     def load(self) -> None:
         """Nothing ahead of time: the actor loads the model on its first job."""

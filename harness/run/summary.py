@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vlc_harness.reasons import Reason, label_of
+from vlc_harness.run.fixes import fixes_for
 from vlc_harness.status import Status
 from vlc_harness.store import CellRecord, Store
 
@@ -52,6 +53,8 @@ class ReasonGroup:
             text += f" ({self.message})"
         if self.code == Reason.DATA_MISSING and len(self.benchmarks) == 1:
             text += f": `vlc-harness data fetch -b {self.benchmarks[0]}`"
+        elif self.code == Reason.MODEL_DATA_MISSING:
+            text += ": the data the model is built from (its fit files) is missing, not the benchmark's"
         return text
 
     def as_json(self) -> dict[str, Any]:
@@ -214,8 +217,8 @@ def exit_reason(code: int, cells: list[CellRecord], changes: Changes, strict: bo
     if not computed:
         sentences.append(
             f"Nothing could be computed: all {n} cells of the grid are unavailable, failed or skipped "
-            f"({_top_reasons(cells)}). Get the data (`vlc-harness data fetch`), the weights (network or a Hugging "
-            "Face cache) or the missing packages, then run again; `vlc-harness plan` says what each cell needs."
+            f"({_top_reasons(cells)}). {fixes_for(cells)}, then run again; `vlc-harness plan` says what each "
+            "cell needs."
         )
     if failed:
         what = "failed or are unavailable (--strict)" if strict and statuses[Status.UNAVAILABLE] else "failed"

@@ -6,7 +6,7 @@ Started as a module (not through ``multiprocessing``), so a script that calls
 :class:`~vlc_harness.config.RunConfig`, which the model gets before it is loaded), then any of
 ``("load",)``, ``("compute", job)`` and ``("stop",)``; the worker answers ``("event", event)``
 for each event, ``("done",)`` after a job, and ``("error", message, reason code)`` when
-something raised (the code by the exception's type, :func:`vlc_harness.errors.reason_of`: only
+something raised (the code by the exception's type, :func:`vlc_harness.errors.model_reason_of`: only
 this process sees the exception itself). Thread limits arrive in the environment, before torch
 is imported.
 """
@@ -18,7 +18,7 @@ import traceback
 from multiprocessing.connection import Connection
 from typing import Any
 
-from vlc_harness.errors import InputError, reason_of, show_traceback
+from vlc_harness.errors import InputError, model_reason_of, show_traceback
 
 
 def describe(exc: BaseException) -> str:
@@ -43,7 +43,7 @@ def serve(conn: Connection) -> None:
         cls = resolve_model(locator)
         model = build_model(cls, build(cls.Params, params), build(cls.Run, run), config)
     except BaseException as exc:  # report, never hang the parent
-        conn.send(("error", describe(exc), reason_of(exc)))
+        conn.send(("error", describe(exc), model_reason_of(exc)))
         return
     loaded = False
     while True:
@@ -63,7 +63,7 @@ def serve(conn: Connection) -> None:
                 model.close()
                 return
         except BaseException as exc:
-            conn.send(("error", describe(exc), reason_of(exc)))
+            conn.send(("error", describe(exc), model_reason_of(exc)))
 
 
 if __name__ == "__main__":

@@ -6,10 +6,11 @@ too: :mod:`vlc_harness.testing.family_conformance`)::
     from vlc_harness.testing.conformance import *  # noqa: F401,F403
 
 Each model type is loaded from its conformance example (a tiny offline instance) and scores a
-2 images x 2 texts grid; each benchmark type loads its example data and computes its metrics on
-random, tied and NaN scores. A type's example comes from the ``conformance_example`` hook of a
-testing plugin (the ``vlc_harness_testing`` entry-point group), else from the class's own
-``conformance_example`` (:func:`vlc_harness.testing.examples.example_for`).
+2 images x 2 texts grid, then generated captions and images (:mod:`vlc_harness.testing.varied_checks`);
+each benchmark type loads its example data and computes its metrics on random, tied and NaN scores.
+A type's example comes from the ``conformance_example`` hook of a testing plugin (the
+``vlc_harness_testing`` entry-point group), else from the class's own ``conformance_example``
+(:func:`vlc_harness.testing.examples.example_for`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from vlc_harness.params import build
 from vlc_harness.plugins import class_locator, get_plugins
 from vlc_harness.run.compute import run_job
 from vlc_harness.run.jobs import AnswerFailed, Answers, ImageTask, Job, QuestionTask, Scores
+from vlc_harness.submitted import ReplaysScores
 from vlc_harness.testing import (
     CONFORMANCE_BENCHMARK,
     CONFORMANCE_INSTANCE,
@@ -56,6 +58,7 @@ from vlc_harness.testing.family_conformance import (
 )
 from vlc_harness.testing.light_imports import HEAVY_MODULES as HEAVY_MODULES  # re-exported: it was defined here
 from vlc_harness.testing.light_imports import heavy_imports
+from vlc_harness.testing.varied_checks import check_varied_inputs
 
 __all__ = [
     "test_benchmark_example_metrics",
@@ -80,13 +83,24 @@ def _benchmark_cls(name: str) -> type[Benchmark]:
 def test_model_metadata(vlc_model_type: str) -> None:
     """Docstring, protocol, parameter dataclasses, scoring version."""
     cls = _model_cls(vlc_model_type)
-    assert (cls.__doc__ or "").strip(), f"{cls.__qualname__} needs a docstring"
-    assert cls.protocol in PROTOCOLS
-    assert dataclasses.is_dataclass(cls.Params), "Params must be a dataclass"
-    assert dataclasses.is_dataclass(cls.Run) and issubclass(cls.Run, RunOptions)
-    assert isinstance(cls.scoring_version, str) and cls.scoring_version
+    name = cls.__qualname__
+    assert (cls.__doc__ or "").strip(), f"{name} needs a docstring"
+    assert cls.protocol in PROTOCOLS, (
+        f"{name}.protocol is {cls.protocol!r}, not one of {', '.join(PROTOCOLS)}: subclass one of "
+        "EmbeddingModel, PairScoringModel, TextOnlyModel or ChoiceModel rather than Model"
+    )
+    assert dataclasses.is_dataclass(cls.Params), f"{name}.Params must be a dataclass (@dataclass(frozen=True))"
+    assert dataclasses.is_dataclass(cls.Run) and issubclass(cls.Run, RunOptions), (
+        f"{name}.Run must be a dataclass subclassing vlc_harness.models.RunOptions"
+    )
+    version = cls.scoring_version
+    assert isinstance(version, str) and version, (
+        f"{name}.scoring_version is {version!r} ({type(version).__name__}), not a non-empty string: write "
+        f"scoring_version = {str(version or '1')!r}. It is part of every score's fingerprint; change it whenever "
+        "the scores your code gives change"
+    )
     if cls.image_blind:
-        assert issubclass(cls, TextOnlyModel)
+        assert issubclass(cls, TextOnlyModel), f"{name} is image_blind: it must subclass TextOnlyModel"
 
 
 def _grid_job(cls: type[Model], tmp_path: Path) -> Job:
@@ -115,7 +129,9 @@ def _grid_job(cls: type[Model], tmp_path: Path) -> Job:
 
 
 def test_model_example_scores(vlc_model_type: str, tmp_path: Path) -> None:
-    """The example loads offline, identifies itself stably, and scores the grid finitely and deterministically."""
+    """The example loads offline, identifies itself stably, and scores the grid finitely and deterministically;
+    then the generated inputs (:mod:`vlc_harness.testing.varied_checks`): finite, of the right shape, the same
+    whatever the batch order and twice, each failing input named."""
     cls = _model_cls(vlc_model_type)
     example = example_for(cls, tmp_path)
     if example is None:
@@ -128,22 +144,25 @@ def test_model_example_scores(vlc_model_type: str, tmp_path: Path) -> None:
     model.load("cpu")
     job = _grid_job(cls, tmp_path)
     assert isinstance(model, (EmbeddingModel, PairScoringModel, TextOnlyModel, ChoiceModel))
-    if isinstance(model, ChoiceModel):
-        events = list(run_job(model, job))
-        assert not [e for e in events if isinstance(e, AnswerFailed)], "the offline example must answer"
-        answers = [row for e in events if isinstance(e, Answers) for row in e.rows]
-        assert len(answers) == 2 and all(c is None or c in (0, 1) for _, c, _ in answers)
+    try:
+        if isinstance(model, ChoiceModel):
+            events = list(run_job(model, job))
+            assert not [e for e in events if isinstance(e, AnswerFailed)], "the offline example must answer"
+            answers = [row for e in events if isinstance(e, Answers) for row in e.rows]
+            assert len(answers) == 2 and all(c is None or c in (0, 1) for _, c, _ in answers)
+        else:
+            runs = []
+            for _ in range(2):
+                rows = [row for event in run_job(model, job) if isinstance(event, Scores) for row in event.rows]
+                assert len(rows) == job.n_pairs
+                assert all(math.isfinite(score) for _, _, score in rows)
+                runs.append(sorted(rows))
+            for (k1, t1, s1), (k2, t2, s2) in zip(*runs):
+                assert (k1, t1) == (k2, t2) and abs(s1 - s2) <= 1e-6
+        if not issubclass(cls, ReplaysScores):  # replayed scores exist for the grid's pairs only
+            check_varied_inputs(model, tmp_path)
+    finally:
         model.close()
-        return
-    runs = []
-    for _ in range(2):
-        rows = [row for event in run_job(model, job) if isinstance(event, Scores) for row in event.rows]
-        assert len(rows) == job.n_pairs
-        assert all(math.isfinite(score) for _, _, score in rows)
-        runs.append(sorted(rows))
-    for (k1, t1, s1), (k2, t2, s2) in zip(*runs):
-        assert (k1, t1) == (k2, t2) and abs(s1 - s2) <= 1e-6
-    model.close()
 
 
 def test_plugin_module_import_is_light(vlc_model_type: str, request: pytest.FixtureRequest) -> None:

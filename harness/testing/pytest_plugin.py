@@ -14,6 +14,8 @@ Fixtures:
   (a model that segfaults, hangs, exits or leaks state into its process); stored results are the
   same either way.
 * ``vlc_registered``: a context manager that registers a plugin object for one test.
+* ``vlc_varied_inputs``: the generated captions and images the conformance checks score
+  (:mod:`vlc_harness.testing.varied_inputs`, seeded; the images written under ``tmp_path``).
 
 Parametrization: a test that takes ``vlc_model_type``, ``vlc_benchmark_type`` or ``vlc_family_type``
 (a metric family) runs once per type under test: by default the calling package's (types defined
@@ -146,6 +148,15 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"{WORKER_PROCESS}: vlc_run runs models in worker processes (--executor local), not in this one"
     )
+
+
+@pytest.fixture
+def vlc_varied_inputs(tmp_path: Path) -> Any:
+    """The conformance checks' generated captions and images
+    (:class:`~vlc_harness.testing.varied_inputs.VariedInputs`)."""
+    from vlc_harness.testing.varied_inputs import varied_inputs
+
+    return varied_inputs(tmp_path / "varied")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -26,6 +26,9 @@ from vlc_harness_builtins.testing import (
 )
 
 Params = dict[str, Any]
+POSITIONS = 128
+"""The tiny captioner's position table: the longest generated conformance caption (about 90 words) fits, as
+any benchmark caption fits a real checkpoint's 512 (the plugin does not cut captions)."""
 _SERVER: Any = None
 
 
@@ -55,7 +58,8 @@ def blip_itm(tmp_path: Path) -> Params:
 
 def captioning_likelihood(tmp_path: Path) -> Params:
     """A tiny BLIP captioner with random weights, saved locally."""
-    return {"checkpoint": str(tiny_blip.save_tiny_blip_captioner(tmp_path / "tiny_blip_captioner"))}
+    folder = tmp_path / "tiny_blip_captioner"
+    return {"checkpoint": str(tiny_blip.save_tiny_blip_captioner(folder, positions=POSITIONS))}
 
 
 def tiny_llava(tmp_path: Path) -> Params:
@@ -90,7 +94,7 @@ def blind_causal_lm(tmp_path: Path) -> Params:
     folder = tmp_path / "tiny_causal_lm"
     if not folder.exists():
         tiny_blind.build_tiny_gpt2(folder)
-    return {"checkpoint": str(folder), "reduction": "mean"}
+    return {"checkpoint": str(folder), "reduction": "mean", "max_length": tiny_blind.GPT2_POSITIONS}
 
 
 def blind_classifier(tmp_path: Path) -> Params:
@@ -99,7 +103,7 @@ def blind_classifier(tmp_path: Path) -> Params:
     folder = tmp_path / "tiny_classifier"
     if not folder.exists():
         tiny_blind.build_tiny_classifier(folder)
-    return {"checkpoint": str(folder)}
+    return {"checkpoint": str(folder), "max_length": tiny_blind.CLASSIFIER_POSITIONS}
 
 
 def blind_vera(tmp_path: Path) -> Params:

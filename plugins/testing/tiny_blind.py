@@ -20,6 +20,10 @@ TINY_WORDS = (
 ).split()
 """Words of the tiny test vocabularies (the conformance texts are made of them)."""
 TINY_VOCAB = 32128
+GPT2_POSITIONS = 128
+"""The tiny GPT-2's position table; its conformance example cuts captions there (``max_length``)."""
+CLASSIFIER_POSITIONS = 64
+"""The tiny DistilBERT's position table; its conformance example truncates captions there (``max_length``)."""
 """T5's padded vocabulary size: rows 32097..32099 (Vera's head) exist in every T5 checkpoint."""
 
 
@@ -95,7 +99,7 @@ def build_tiny_gpt2(folder: Path, seed: int = 0, n_layer: int = 2, with_bos: boo
     special = tokenizer.bos_token_id if with_bos else None
     config = GPT2Config(
         vocab_size=len(tokenizer),
-        n_positions=128,
+        n_positions=GPT2_POSITIONS,
         n_embd=16,
         n_layer=n_layer,
         n_head=2,
@@ -112,7 +116,12 @@ def build_tiny_classifier(folder: Path, seed: int = 0) -> Path:
 
     tokenizer = tiny_bert_tokenizer()
     config = DistilBertConfig(
-        vocab_size=len(tokenizer), dim=16, hidden_dim=32, n_layers=2, n_heads=2, max_position_embeddings=64
+        vocab_size=len(tokenizer),
+        dim=16,
+        hidden_dim=32,
+        n_layers=2,
+        n_heads=2,
+        max_position_embeddings=CLASSIFIER_POSITIONS,
     )
     model = seeded(lambda: DistilBertForSequenceClassification(config), seed)
     return save_tiny(model, tokenizer, folder)

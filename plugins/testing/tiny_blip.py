@@ -102,8 +102,9 @@ def save_tiny_instructblip(folder: Path, decoder: str = "llama", seed: int = 0) 
     return folder
 
 
-def save_tiny_blip_captioner(folder: Path, seed: int = 0) -> Path:
-    """A BlipForConditionalGeneration (ViT + BERT-style decoder with cross-attention)."""
+def save_tiny_blip_captioner(folder: Path, seed: int = 0, positions: int = 40) -> Path:
+    """A BlipForConditionalGeneration (ViT + BERT-style decoder with cross-attention); ``positions``: the
+    decoder's position table (prompt and caption tokens at most)."""
     import torch
     from transformers import BlipConfig, BlipForConditionalGeneration, BlipImageProcessor, BlipProcessor
 
@@ -111,12 +112,12 @@ def save_tiny_blip_captioner(folder: Path, seed: int = 0) -> Path:
 
     if (folder / "config.json").is_file():
         return folder
-    tok = word_tokenizer(folder, "[CLS]", "[SEP]", "[PAD]", 40)
+    tok = word_tokenizer(folder, "[CLS]", "[SEP]", "[PAD]", positions)
     tok.add_special_tokens({"bos_token": "[CLS]", "sep_token": "[SEP]", "cls_token": "[CLS]"})
     tok.save_pretrained(folder)
     text = {"vocab_size": len(tok), "hidden_size": 32, "encoder_hidden_size": 32, **TINY}
     text |= {
-        "max_position_embeddings": 40,
+        "max_position_embeddings": positions,
         "pad_token_id": tok.pad_token_id,
         "bos_token_id": tok.bos_token_id,
         "sep_token_id": tok.sep_token_id,

@@ -114,6 +114,7 @@ def test_failure_reasons_are_phrased_for_readers_by_their_code(status, code, phr
 SENTENCES = {
     "Not evaluated: the model's weights could not be downloaded when this board was built.",
     "Not evaluated: the benchmark's data files were not present when this board was built.",
+    "Not evaluated: the data this model is fitted on was not present when this board was built.",
     "The submitted scores file has no scores for this benchmark.",
     "Not evaluated: this API model was not queried for this board.",
     "The evaluation ran out of memory.",

@@ -61,8 +61,13 @@ def test_a_benchmark_type_no_listed_package_provides_is_an_error_with_a_guess(tm
     path.write_text(LAB + "benchmarks:\n  - {id: lab, type: lab-bench}\n", encoding="utf-8")
     with pytest.raises(RegistryError, match=r"r.yaml:7: benchmarks\[0\].type: unknown benchmark type 'lab-bench' "):
         load_registry([path], vlc_plugins)
-    with pytest.raises(RegistryError, match=r"\(did you mean lab_bench\?\)"):
+    with pytest.raises(RegistryError, match=r"\(did you mean lab_bench\?\)") as typo:
         load_registry([path], vlc_plugins)
+    # the package is listed: the fix is the entry's type, never listing the package again
+    assert "the package vlc-lab-bench, listed under 'plugins:', provides 'lab_bench'; correct the entry's type" in str(
+        typo.value
+    )
+    assert "list the package" not in str(typo.value)
     path.write_text("benchmarks:\n  - {id: lab, type: lab_bench}\n", encoding="utf-8")  # no package lists it
     with pytest.raises(RegistryError, match="unknown benchmark type 'lab_bench'.*list the package under 'plugins:'"):
         load_registry([path], vlc_plugins)

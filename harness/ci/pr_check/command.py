@@ -10,23 +10,27 @@ from pathlib import Path
 
 import click
 
+from vlc_harness.ci.pr_check.baselines import step_baselines
 from vlc_harness.ci.pr_check.conformance import step_conformance
 from vlc_harness.ci.pr_check.context import Context
 from vlc_harness.ci.pr_check.lint import step_lint
 from vlc_harness.ci.pr_check.plan import step_plan
+from vlc_harness.ci.pr_check.plugins import step_plugins
 from vlc_harness.ci.pr_check.registry import step_registry
-from vlc_harness.ci.pr_check.smoke import step_smoke
+from vlc_harness.ci.pr_check.smoke import OVERRIDE_LABEL, step_smoke
 from vlc_harness.ci.pr_check.submitted import step_submitted
 from vlc_harness.ci.summary import Section, append
 from vlc_harness.exit_codes import ExitCode
 from vlc_harness.paths import ENV_DATA
 
 STEPS: dict[str, Callable[[Context], Section]] = {
+    "plugins": step_plugins,
     "lint": step_lint,
     "registry": step_registry,
     "conformance": step_conformance,
     "plan": step_plan,
     "smoke": step_smoke,
+    "baselines": step_baselines,
     "submitted": step_submitted,
 }
 """Each step by name, in the order ``all`` runs them."""
@@ -40,6 +44,7 @@ def check(
     data_root: Path | None,
     summary: Path | None,
     plan_file: Path | None,
+    labels: Sequence[str] = (),
 ) -> int:
     """Run the steps named (``all``: every one); print each section and append it to ``summary``;
     1 when any failed. A step that raises is a failed section, and the next one still runs."""
@@ -48,7 +53,7 @@ def check(
     with tempfile.TemporaryDirectory(prefix="pr-check-") as tmp:
         data_root = data_root or Path(tmp) / "data"
         registry = (registry or repo / "registry.yaml").resolve()
-        ctx = Context(repo, base, registry, data_root, Path(tmp), plan_file)
+        ctx = Context(repo, base, registry, data_root, Path(tmp), plan_file, frozenset(labels))
         for name in list(STEPS) if "all" in steps else steps:
             try:
                 section = STEPS[name](ctx)
@@ -88,6 +93,14 @@ PATH = click.Path(path_type=Path)
     show_envvar=True,
     help="Keep the plan JSON here for later steps (none: not kept).",
 )
+@click.option(
+    "--labels",
+    default="",
+    envvar="PR_CHECK_LABELS",
+    show_envvar=True,
+    help=f"The pull request's labels, comma-separated (the workflow sets them); `{OVERRIDE_LABEL}` accepts a "
+    "model or benchmark the check cannot run here.",
+)
 def pr_check_command(
     steps: tuple[str, ...],
     base: str | None,
@@ -96,19 +109,23 @@ def pr_check_command(
     data_root: Path | None,
     summary: Path | None,
     plan_file: Path | None,
+    labels: str,
 ) -> None:
     """The pull-request check (.github/workflows/pr.yml, docs/pr_check.md): each STEP writes a
     Markdown section; exit 1 when one fails.
 
     \b
-    STEP: lint          ruff check and ruff format --check
+    STEP: plugins       vlc-harness plugins install: the registry's pinned packages
+          lint          ruff check and ruff format --check, mypy, import contracts
           registry      every registry file loads; submitted entries are well-formed
           conformance   conformance checks of the types the PR brings in
           plan          plan --diff BASE --all: cells added, changed, removed
-          smoke         run --limit 5 on CPU of each new model of at most 300 MB
+          smoke         run --limit 5 on CPU of each model the PR adds or changes
+          baselines     random, blind and tiny image baselines on each benchmark it adds or changes
           submitted     submitted scores download, match their sha256 and are complete
           all           every step, in this order
     """
-    code = check(steps, base, repo, registry, data_root, summary, plan_file)
+    given = [label.strip() for label in labels.split(",") if label.strip()]
+    code = check(steps, base, repo, registry, data_root, summary, plan_file, given)
     if code:
         sys.exit(code)

@@ -4,6 +4,7 @@ it newly names or re-pins in the registry's ``plugins:`` section."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tempfile
@@ -163,7 +164,7 @@ def step_conformance(ctx: Context) -> Section:
         verdict = "failed" if bad is not None else "skipped" if skipped is not None else "passed"
         found = bad if bad is not None else skipped
         detail = (found.get("message") if found is not None else "") or ""
-        rows.append([f"`{case.get('name')}`", verdict, detail.splitlines()[0][:200] if detail else ""])
+        rows.append([f"`{case.get('name')}`", verdict, _first_line(detail)])
     if out.returncode or any(r[1] == "failed" for r in rows):
         section.fail()
     if section.lines:
@@ -173,6 +174,16 @@ def step_conformance(ctx: Context) -> Section:
     )
     section.lines += ["", *table(["check", "result", "detail"], rows)]
     return section
+
+
+FAILURE_PREFIX = re.compile(r"^(?:[\w.]+\.)?(?:AssertionError|VariedInputFailure|Failed): ")
+"""How pytest's report begins a failed assertion's message (the type says nothing the message does not)."""
+
+
+def _first_line(detail: str, width: int = 300) -> str:
+    """A check's failure message for the table: its first line, the exception type of an assertion dropped."""
+    line = detail.splitlines()[0] if detail.strip() else ""
+    return FAILURE_PREFIX.sub("", line)[:width]
 
 
 def get_registered_types() -> list[str]:

@@ -23,6 +23,8 @@ class Context:
     work: Path
     plan_file: Path | None = None
     """Where the plan JSON is kept between steps run as separate commands (the workflow's steps)."""
+    labels: frozenset[str] = frozenset()
+    """The pull request's labels (``PR_CHECK_LABELS``, set by the workflow): a maintainer's override."""
     _plan: dict[str, Any] | None = None
 
     def git(self, *args: str) -> str:
@@ -62,6 +64,22 @@ class Context:
         """Benchmark ids the PR adds to the registry."""
         diff = self.plan().get("diff") or {}
         return {c["benchmark"] for c in diff.get("cells", []) if "new benchmark" in c.get("why", [])}
+
+    def changed_models(self) -> set[str]:
+        """Model ids the PR adds, or whose params, scoring code or weights it changes (the plan's model reasons)."""
+        diff = self.plan().get("diff") or {}
+        return {
+            c["model"]
+            for c in diff.get("cells", [])
+            if any(w == "new model" or w.startswith("model ") for w in c.get("why", []))
+        }
+
+    def changed_benchmarks(self) -> set[str]:
+        """Benchmark ids the PR adds, or whose params, instances or data version it changes (not their
+        metrics alone: a change to the metric code touches every benchmark, and the suite tests it)."""
+        diff = self.plan().get("diff") or {}
+        reasons = {"new benchmark", "benchmark params", "instances", "data version"}
+        return {c["benchmark"] for c in diff.get("cells", []) if reasons & set(c.get("why", []))}
 
     def touched_models(self) -> set[str]:
         """Model ids with cells the PR adds or changes (every model without a base)."""
