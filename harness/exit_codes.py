@@ -4,7 +4,8 @@ nightly's deploy job publishes.
 Every command exits with one of :class:`ExitCode`. When several conditions apply, the one earliest
 in :data:`PRECEDENCE` wins (:func:`worst`); a usage error always wins. Code 6 is an off-pin run
 refused (``run --require-pinned``: the nightly and the PR check's smoke run); 7 is ``ci nightly``'s (a
-step stopped the night before anything was rendered), 8 ``run --deadline``'s (and so the night's).
+step stopped the night before anything was rendered), 8 ``run --deadline``'s (and so the night's), 9 the
+deploy check's (``vlc-harness verify-site``: a site refused).
 """
 
 from __future__ import annotations
@@ -61,6 +62,13 @@ class ExitCode(IntEnum):
             "the rest waits for the next run"
         ),
     )
+    SITE_REFUSED = (
+        9,
+        (
+            "the deploy check refused the rendered site: a page breaks the site policy (not the board's CSP, an "
+            "inline script or style, a source on another host), or a published value or frozen release would be lost"
+        ),
+    )
     INTERRUPTED = 130, "interrupted (Ctrl-C)"
 
 
@@ -69,6 +77,7 @@ PRECEDENCE: tuple[ExitCode, ...] = (
     ExitCode.INTERRUPTED,
     ExitCode.STEP_FAILED,
     ExitCode.OFF_PIN,
+    ExitCode.SITE_REFUSED,
     ExitCode.RENDER_REFUSED,
     ExitCode.LOST_CELL,
     ExitCode.NOTHING_COMPUTED,

@@ -10,6 +10,7 @@ class), so what is generated does not depend on which optional packages are inst
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,9 +46,26 @@ def _models_doc(root: Path, plugins: Plugins) -> str:
     return with_table(doc, table(model_entries(root / "registry.yaml")))
 
 
+def _render_lock(root: Path, plugins: Plugins) -> str:
+    from vlc_harness.lockfile import core_lock
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10 (tomli is a dependency there)
+        import tomli as tomllib
+
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    return core_lock((root / "lock" / "nightly.txt").read_text(encoding="utf-8"), pyproject)
+
+
 FILES = (
     Generated("registry.schema.json", "the registry's JSON Schema for the built-in types", _schema),
     Generated("docs/models.md", "the table of what each registry model entry reproduces", _models_doc),
+    Generated(
+        "lock/render.txt",
+        "the nightly's render and deploy jobs' lock: lock/nightly.txt's pins the harness needs",
+        _render_lock,
+    ),
 )
 """Every generated file of the repository."""
 

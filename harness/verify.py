@@ -17,12 +17,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vlc_harness.params import build
-from vlc_harness.registry import ModelEntry
-from vlc_harness.store import CellRecord
 from vlc_harness.types import ReferenceRow
+
+if TYPE_CHECKING:
+    from vlc_harness.records import CellRecord
+    from vlc_harness.registry import ModelEntry
 
 PAPER_SUFFIX = "@paper"
 """Appended to an entry's id for its paper loading (never a registry id: ``@`` is not allowed there)."""

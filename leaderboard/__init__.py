@@ -6,4 +6,4 @@ It is a built-in plugin: its commands reach the ``vlc-harness`` group through th
 
 from __future__ import annotations
 
-vlc_harness_plugins = ["vlc_leaderboard.show", "vlc_leaderboard.render"]
+vlc_harness_plugins = ["vlc_leaderboard.show", "vlc_leaderboard.render", "vlc_leaderboard.bundle_command"]

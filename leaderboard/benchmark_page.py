@@ -15,7 +15,6 @@ from typing import Any
 from vlc_harness.results import AUDIT_TAGS, IDENTICAL_TEXT, declared_metrics
 from vlc_harness.verify import board_paper_match
 from vlc_leaderboard.board import Board
-from vlc_leaderboard.cite import benchmark_bibtex
 from vlc_leaderboard.columns import BenchmarkColumn
 from vlc_leaderboard.fmt import metric_title, metric_value, slug
 from vlc_leaderboard.intervals import no_interval_reason
@@ -46,7 +45,7 @@ def benchmark_context(board: Board, col: BenchmarkColumn) -> dict[str, Any]:
     tables = [_table(col, spec, published) for spec in shown]
     tables = [t for t in tables if t is not None]
     hidden_variants = sorted(present - declared_metrics(present))
-    source = col.benchmark.headline_origin() if col.benchmark is not None else ""
+    source = col.card.headline_origin if col.card is not None else ""
     first = published[0].cells[col.id].cell if published else None
     return {
         "col": col,
@@ -61,7 +60,7 @@ def benchmark_context(board: Board, col: BenchmarkColumn) -> dict[str, Any]:
         "variants": bool(hidden_variants),
         "abstains": any(v == "coverage" or v.endswith("_answered") for v in hidden_variants),
         "plot": _plot(col, published),
-        "bibtex": benchmark_bibtex(col.benchmark) if col.benchmark is not None else "",
+        "bibtex": col.card.bibtex if col.card is not None else "",
         "families": _families(published),
     }
 

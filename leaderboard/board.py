@@ -29,7 +29,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from vlc_harness.registry import Registry
 from vlc_harness.results import CellRecord
 from vlc_harness.status import Status
 from vlc_leaderboard.columns import BenchmarkColumn, MetricColumn, benchmark_column
@@ -51,18 +50,22 @@ from vlc_leaderboard.stacks import mixed_stacks_note, off_pin_text
 
 if TYPE_CHECKING:
     from vlc_harness.plugins import Plugins
+    from vlc_harness.registry import Registry
 
 __all__ = [
     "KINDS",
     "TIE_HEAVY",
     "BenchmarkColumn",
     "Board",
+    "BoardFacts",
     "CellView",
     "MetricColumn",
     "Overall",
     "PaperValue",
     "Row",
     "Value",
+    "assemble_board",
+    "board_facts",
     "build_board",
 ]
 
@@ -80,6 +83,23 @@ class Board:
         return [c for c in self.benchmarks if c.ranked]
 
 
+@dataclass
+class BoardFacts:
+    """What the board is assembled from: the cells, and what the registry and the plugins say of their
+    models and benchmarks, as data. :func:`board_facts` gathers it with the plugins loaded; a board
+    bundle (:mod:`vlc_leaderboard.bundle`) carries it to :func:`assemble_board` without them."""
+
+    cells: list[CellRecord]
+    """The latest cell of every (model, benchmark) the board lists, replicates loaded."""
+    registry_models: list[str]
+    """The registry's model ids, in its order."""
+    registry_benchmarks: list[str]
+    columns: list[BenchmarkColumn]
+    """Every benchmark column, not ranked yet, in the board's order."""
+    rows: list[Row]
+    """Every model's row, without its cells, in the board's order before ranking."""
+
+
 def build_board(
     cells: list[CellRecord], registry: Registry, plugins: Plugins, references: bool = True, include_adhoc: bool = True
 ) -> Board:
@@ -89,9 +109,15 @@ def build_board(
     benchmarks: a one-off run (``-m TYPE:params``, ``-b TYPE:params``) stays in the store and off
     the site.
     """
+    return assemble_board(board_facts(cells, registry, plugins, references, include_adhoc))
+
+
+def board_facts(
+    cells: list[CellRecord], registry: Registry, plugins: Plugins, references: bool = True, include_adhoc: bool = True
+) -> BoardFacts:
+    """What the registry and the plugins say of the cells' models and benchmarks (see :func:`build_board`)."""
     if not include_adhoc:
         cells = [c for c in cells if c.model_id in registry.models and c.benchmark_id in registry.benchmarks]
-    by_pair = {(c.model_id, c.benchmark_id): c for c in cells}
     published = {c.benchmark_id for c in cells if c.status == Status.OK and c.complete}
     bench_ids = list(registry.benchmarks) + sorted(published - set(registry.benchmarks))
     model_ids = list(registry.models) + sorted({c.model_id for c in cells} - set(registry.models))
@@ -99,6 +125,14 @@ def build_board(
         benchmark_column(b, [c for c in cells if c.benchmark_id == b], registry, plugins, references) for b in bench_ids
     ]
     rows = [model_row(m, registry, plugins, [c for c in cells if c.model_id == m]) for m in model_ids]
+    return BoardFacts(cells, list(registry.models), list(registry.benchmarks), columns, rows)
+
+
+def assemble_board(facts: BoardFacts) -> Board:
+    """The board from its facts: each cell's view, ranks, the hackable mark and the order. Pure data: no
+    plugin, registry or store is read. The facts' columns and rows are filled in place."""
+    by_pair = {(c.model_id, c.benchmark_id): c for c in facts.cells}
+    columns, rows, registered = facts.columns, facts.rows, set(facts.registry_models)
     for row in rows:
         for col in columns:
             cell = by_pair.get((row.id, col.id))
@@ -119,6 +153,6 @@ def build_board(
     rows = [
         r
         for r in rows
-        if any(cv.published if r.id not in registry.models else cv.status != Status.NOT_RUN for cv in r.cells.values())
+        if any(cv.published if r.id not in registered else cv.status != Status.NOT_RUN for cv in r.cells.values())
     ]
     return Board(columns, order_rows(rows, columns))

@@ -8,21 +8,22 @@ the value their unweighted mean, :func:`vlc_harness.results.derived_means`) and 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from vlc_harness.benchmarks import Benchmark
-from vlc_harness.plugin_packages import provider
-from vlc_harness.registry import Registry
+from vlc_harness.overlap import Pool
 from vlc_harness.results import CellRecord, derived_means
 from vlc_harness.status import Status
 from vlc_harness.types import MetricSpec, ReferenceRow
+from vlc_leaderboard.cite import benchmark_bibtex
 from vlc_leaderboard.declared import Drill, drilldown
-from vlc_leaderboard.tables import benchmark_of
 
 if TYPE_CHECKING:
+    from vlc_harness.benchmarks import Benchmark
     from vlc_harness.plugins import Plugins
+    from vlc_harness.registry import Registry
 
 
 @dataclass
@@ -36,6 +37,33 @@ class MetricColumn:
     human: float | None
     human_derived: bool = False
     """The human value is a mean of the papers' per-category human values (as the metric is)."""
+
+
+@dataclass(frozen=True)
+class CardFacts:
+    """What the pages say about a benchmark beyond its metrics: its card, as data (no benchmark object)."""
+
+    citation: str = ""
+    homepage: str = ""
+    license: str = ""
+    bibtex: str = ""
+    image_pools: tuple[str, ...] = ()
+    own_pools: Mapping[str, Pool] = field(default_factory=dict)
+    headline_origin: str = ""
+    """Where the headline comes from (:meth:`~vlc_harness.benchmarks.Benchmark.headline_origin`)."""
+
+
+def card_facts(bench: Any) -> CardFacts:
+    """The card facts of a benchmark object (its class attributes and its headline's origin)."""
+    return CardFacts(
+        str(bench.citation or ""),
+        str(bench.homepage or ""),
+        str(bench.license or ""),
+        benchmark_bibtex(bench),
+        tuple(bench.image_pools),
+        dict(bench.own_pools),
+        str(bench.headline_origin() or ""),
+    )
 
 
 @dataclass
@@ -52,6 +80,10 @@ class BenchmarkColumn:
     note: str
     hackable: bool = False
     benchmark: Benchmark | None = None
+    """The benchmark object, where this board was built with its plugin loaded (never from a bundle):
+    what the pages show of it is in :attr:`card`."""
+    card: CardFacts | None = None
+    """The benchmark's card facts; ``None`` where its type is not installed."""
     specs: dict[str, MetricSpec] = field(default_factory=dict)
     references: list[ReferenceRow] = field(default_factory=list)
     humans: dict[tuple[str, str], float] = field(default_factory=dict)
@@ -66,6 +98,8 @@ class BenchmarkColumn:
 def not_described(bench_id: str, registry: Registry) -> str:
     """Why this build has no declaration of a benchmark, for readers: its type's plugin package (listed
     in the registry's ``plugins:``) was not installed, or its type is not installed here at all."""
+    from vlc_harness.plugin_packages import provider
+
     entry = registry.benchmarks.get(bench_id)
     package = provider(registry.packages, "benchmarks", entry.type) if entry is not None else None
     if entry is not None and package is not None:
@@ -81,6 +115,8 @@ def benchmark_column(
 ) -> BenchmarkColumn:
     """The column of ``bench_id`` from its cells (any model's) and its registry entry; ``references=False``
     leaves the papers' rows (and so humans) out."""
+    from vlc_leaderboard.tables import benchmark_of
+
     entry = registry.benchmarks.get(bench_id)
     sample = next((c for c in cells if c.status == Status.OK and c.complete), None)
     sample = sample or next((c for c in cells if c.status == Status.OK), cells[0] if cells else None)
@@ -128,6 +164,7 @@ def benchmark_column(
         human_gap,
         note,
         benchmark=bench,
+        card=card_facts(bench),
         specs=specs,
         references=refs,
         humans=humans,

@@ -6,8 +6,9 @@ show it in (``unit``: ``percent`` for fractions, ``score`` for raw model scores)
 ``leaderboard.json`` keeps every value as stored (fractions).
 
 Per (model, benchmark) a JSONL file lists every instance id with its score matrix (or answers)
-as stored. Captions are added only for benchmarks whose license allows publishing them
-(``captions_redistributable``) and only when their data can be read at render time.
+as stored, from the cell's outcome records (:mod:`vlc_leaderboard.outcome_records`). Captions are
+added only for benchmarks whose license allows publishing them (``captions_redistributable``) and
+only when their data could be read when the records were made.
 
 ``leaderboard.json`` also lists the cells without a number, each with its status, the reason the
 pages show (``reason``), the stored reason code (``reason_code``) and the first line of the stored
@@ -20,12 +21,17 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from vlc_harness.results import StoredResults, stored_values
+from vlc_harness.results import CellRecord, stored_values
 from vlc_leaderboard.board import Board
+from vlc_leaderboard.outcome_records import download_record, first_line
 from vlc_leaderboard.public import page_slug, redact_paths
+
+Outcomes = Callable[[CellRecord], Iterable[Mapping[str, Any]]]
+"""A cell's outcome records (:mod:`vlc_leaderboard.outcome_records`), in stored order."""
 
 CSV_COLUMNS = (
     "model",
@@ -60,11 +66,6 @@ def in_unit(value: Any, unit: str) -> float | None:
     return round(100 * float(value), 6) if unit == "percent" else float(value)
 
 
-def first_line(text: str | None) -> str:
-    """The first line of a stored reason: what it says, never the traceback a worker's error carries."""
-    return text.splitlines()[0] if text else ""
-
-
 def scores_file(model_id: str, benchmark_id: str) -> str:
     """Relative path of a cell's per-instance file under the site."""
     from vlc_leaderboard.fmt import slug
@@ -72,9 +73,9 @@ def scores_file(model_id: str, benchmark_id: str) -> str:
     return f"downloads/scores/{page_slug(model_id)}__{slug(benchmark_id)}.jsonl"
 
 
-def write_downloads(board: Board, out: Path, results: StoredResults, data_root: Path | None) -> list[Path]:
+def write_downloads(board: Board, out: Path, outcomes: Outcomes) -> list[Path]:
     """Write ``downloads/leaderboard.{csv,json}`` and one scores file per published cell (its
-    stored outcomes, read through ``results``)."""
+    outcome records, from ``outcomes``)."""
     from vlc_leaderboard.fmt import metric_title, metric_unit, number
 
     folder = out / "downloads" / "scores"
@@ -153,7 +154,7 @@ def write_downloads(board: Board, out: Path, results: StoredResults, data_root: 
                     "scores": scores_file(row.id, col.id),
                 }
             )
-            written.append(_write_scores(out / scores_file(row.id, col.id), results, cell, col, data_root))
+            written.append(_write_scores(out / scores_file(row.id, col.id), outcomes(cell)))
     with open(out / "downloads" / "leaderboard.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=list(CSV_COLUMNS), lineterminator="\n")
         writer.writeheader()
@@ -163,31 +164,8 @@ def write_downloads(board: Board, out: Path, results: StoredResults, data_root: 
     return [out / "downloads" / "leaderboard.csv", out / "downloads" / "leaderboard.json", *written]
 
 
-def _write_scores(path: Path, results: StoredResults, cell: Any, col: Any, data_root: Path | None) -> Path:
-    texts = _captions(col, data_root)
+def _write_scores(path: Path, records: Iterable[Mapping[str, Any]]) -> Path:
     with open(path, "w", encoding="utf-8") as f:
-        for outcome in results.instance_outcomes(cell):
-            record: dict[str, Any] = {"instance": redact_paths(outcome.instance_id), "category": outcome.category}
-            if outcome.scores is not None:
-                record["scores"] = outcome.scores
-            if outcome.answers is not None:
-                record["answers"] = outcome.answers
-            if outcome.error:
-                record["error"] = redact_paths(first_line(outcome.error))
-            if texts is not None and outcome.instance_id in texts:
-                record["texts"] = texts[outcome.instance_id]
-            f.write(json.dumps(record) + "\n")
+        for record in records:
+            f.write(json.dumps(download_record(record)) + "\n")
     return path
-
-
-def _captions(col: Any, data_root: Path | None) -> dict[str, list[str]] | None:
-    """Instance texts, only where the data license allows publishing them and the data is here."""
-    bench = col.benchmark
-    if bench is None or data_root is None or not bench.captions_redistributable:
-        return None
-    copy = type(bench)(bench.params, data_root)
-    try:
-        copy.check_data()
-        return {inst.id: list(inst.texts) for inst in copy.load_instances()}
-    except Exception:  # captions are an extra: without the data the ids and scores still ship
-        return None

@@ -7,11 +7,17 @@ Everything comes from stored results through the results API: each cell's per-in
 (:meth:`vlc_harness.results.StoredResults.instance_outcomes`) and the headline's per-instance verdicts
 derived from them by the engine's own column code under the benchmark's tie rule
 (:func:`vlc_harness.results.instance_verdicts`). Nothing here computes a metric.
-:mod:`vlc_leaderboard.instance_files` writes what is gathered here as the site's page data.
+
+Two steps: :func:`gather_instances` reads the benchmarks' data and decides each published model's
+verdict letters (it needs the benchmarks' plugins: a board bundle carries what it gathers); the
+models' scores and answers are then filled in from the cells' outcome records
+(:func:`vlc_leaderboard.instance_arrays.with_results`, which needs no plugin).
+:mod:`vlc_leaderboard.instance_files` writes the result as the site's page data.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,6 +65,8 @@ class ImageEntry:
     """The caption it is gold for, where the instance has several images."""
     source: ImageSource | None = None
     """The file to make a thumbnail from: only for a benchmark whose images are redistributable."""
+    thumbnail: str | None = None
+    """The file name of its thumbnail, made already (a bundle carries the bytes): instead of :attr:`source`."""
 
 
 @dataclass
@@ -101,24 +109,47 @@ class BenchmarkInstances:
     """Why the browser has nothing for this benchmark (then every list above is empty)."""
 
 
-def instance_results(board: Board, results: StoredResults, data_root: Path | None) -> dict[str, BenchmarkInstances]:
-    """Per benchmark with a published cell: its instances and each published model's verdicts and scores
-    (or why there are none: its data is not at hand, or its headline has no per-instance verdict)."""
+Loaded = Callable[[Any], "tuple[Any, list[Instance]] | None"]
+"""A column's benchmark made for the data root and its instances (``None``: its data is not here)."""
+
+
+def load_instances(bench: Any, data_root: Path) -> tuple[Any, list[Instance]] | None:
+    """A copy of ``bench`` made for ``data_root`` and its instances there, or ``None`` when its data cannot
+    be read there."""
+    try:
+        copy = type(bench)(bench.params, data_root)
+        copy.check_data()
+        return copy, list(copy.load_instances())
+    except Exception:  # the data is not here: the browser says so, the downloads have no captions
+        return None
+
+
+def published_cells(board: Board, bench_id: str) -> dict[str, Any]:
+    """Model id -> its published cell on ``bench_id``, in the board's row order."""
+    return {r.id: cv.cell for r in board.rows if (cv := r.cells.get(bench_id)) and cv.published and cv.cell}
+
+
+def gather_instances(
+    board: Board, results: StoredResults, data_root: Path | None, loaded: Loaded | None = None
+) -> dict[str, BenchmarkInstances]:
+    """Per benchmark with a published cell: its instances and each published model's verdict letters, without
+    the models' scores (or why the browser has nothing: its data is not at hand, or its headline has no
+    per-instance verdict). ``loaded`` loads a column's instances (default: :func:`load_instances`)."""
     out: dict[str, BenchmarkInstances] = {}
     if data_root is None:
         return out
+    root = data_root
+    load = loaded or (lambda col: load_instances(col.benchmark, root))
     for col in board.benchmarks:
         bench = col.benchmark
-        published = [(r.id, cv.cell) for r in board.rows if (cv := r.cells.get(col.id)) and cv.published and cv.cell]
+        published = list(published_cells(board, col.id).items())
         if bench is None or not published or not col.metrics:
             continue
-        try:
-            copy = type(bench)(bench.params, data_root)
-            copy.check_data()
-            instances = copy.load_instances()
-        except Exception:  # the data is not here: the browser says so
+        found = load(col)
+        if found is None:
             out[col.id] = BenchmarkInstances(col.id, missing=NO_DATA)
             continue
+        copy, instances = found
         out[col.id] = _gather(col.id, copy, instances, published, results, col.metrics[0].metric, data_root)
     return out
 
@@ -132,11 +163,12 @@ def _gather(
     metric: str,
     data_root: Path,
 ) -> BenchmarkInstances:
-    """Verdicts and scores of every published cell of one benchmark, over its instances in load order
-    (those no model has a verdict on left out). Each cell's outcomes are read, reduced to letters and
-    score arrays, and let go before the next is read."""
+    """Verdict letters of every published cell of one benchmark, over its instances in load order (those no
+    model has a verdict on left out). Each cell's outcomes are read, reduced to letters, and let go before
+    the next is read."""
     position = {inst.id: k for k, inst in enumerate(instances)}
     models: dict[str, ModelInstances] = {}
+    answered = False
     first: InstanceVerdicts | None = None
     for model_id, cell in published:
         rows = {o.instance_id: o for o in results.instance_outcomes(cell)}
@@ -147,7 +179,11 @@ def _gather(
         except NoVerdicts:
             return BenchmarkInstances(bench_id, missing=NO_VERDICTS)
         if verdicts is not None:
-            models[model_id] = _model(instances, position, verdicts, {iid: rows[iid] for iid in verdicts.ids})
+            letters = ["-"] * len(instances)
+            for iid, letter in zip(verdicts.ids, _letters(verdicts)):
+                letters[position[iid]] = letter
+            models[model_id] = ModelInstances("".join(letters))
+            answered = answered or any(rows[iid].answers is not None for iid in verdicts.ids)
             first = first or verdicts
     if first is None:
         return BenchmarkInstances(bench_id, missing=NO_OUTCOMES)
@@ -163,21 +199,10 @@ def _gather(
     result.roles = [caption_roles(i) for i in chosen]
     result.gold = [gold_cells(i) for i in chosen]
     result.images = [_images(i, bench.images_redistributable, data_root) for i in chosen]
-    result.models = {model_id: _kept(model, keep) for model_id, model in models.items()}
-    if any(m.answers for m in result.models.values()):
+    result.models = {model_id: ModelInstances("".join(m.verdicts[k] for k in keep)) for model_id, m in models.items()}
+    if answered:
         result.questions = [question_labels(bench, i) for i in chosen]
     return result
-
-
-def _kept(model: ModelInstances, keep: list[int]) -> ModelInstances:
-    """``model`` over the instances at positions ``keep`` only."""
-    new_position = {k: n for n, k in enumerate(keep)}
-    return ModelInstances(
-        "".join(model.verdicts[k] for k in keep),
-        None if model.scores is None else model.scores[keep],
-        None if model.text_scores is None else model.text_scores[keep],
-        {new_position[k]: a for k, a in model.answers.items() if k in new_position},
-    )
 
 
 def _images(instance: Instance, redistributable: bool, data_root: Path) -> list[ImageEntry]:
@@ -199,37 +224,3 @@ def _letters(verdicts: InstanceVerdicts) -> list[str]:
         else:
             out.append("R" if full else ("W" if none else "P"))
     return out
-
-
-def _model(
-    chosen: list[Instance], position: dict[str, int], verdicts: InstanceVerdicts, rows: dict[str, Any]
-) -> ModelInstances:
-    """One model's verdict letters, score arrays and answers over ``chosen`` (``position``: id -> index)."""
-    letters = ["-"] * len(chosen)
-    for iid, letter in zip(verdicts.ids, _letters(verdicts)):
-        letters[position[iid]] = letter
-    n_images = max(len(i.images) for i in chosen)
-    n_texts = max(len(i.texts) for i in chosen)
-    model = ModelInstances("".join(letters))
-    for iid, outcome in rows.items():
-        k = position[iid]
-        if outcome.scores is not None:
-            if model.scores is None:
-                model.scores = np.full((len(chosen), n_images, n_texts), np.nan)
-            _fill(model.scores[k], outcome.scores)
-        if outcome.text_scores is not None:
-            if model.text_scores is None:
-                model.text_scores = np.full((len(chosen), n_texts, n_texts), np.nan)
-            _fill(model.text_scores[k], outcome.text_scores)
-        if outcome.answers is not None:
-            ordered = sorted(outcome.answers, key=lambda a: a["order"])
-            model.answers[k] = [a.get("choice") for a in ordered]
-    return model
-
-
-def _fill(target: np.ndarray, matrix: list[list[float | None]]) -> None:
-    """Copy a stored score matrix into ``target`` (``None``: not scored, stays NaN)."""
-    for i, row in enumerate(matrix):
-        for j, value in enumerate(row):
-            if value is not None:
-                target[i, j] = value

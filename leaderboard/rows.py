@@ -13,7 +13,6 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from vlc_harness.overlap import OverlapMark, entry_overlap
-from vlc_harness.registry import Registry
 from vlc_harness.results import CellRecord, StoredValue, stored_value, stored_values
 from vlc_harness.status import Status
 from vlc_leaderboard.columns import BenchmarkColumn
@@ -22,6 +21,7 @@ from vlc_leaderboard.public import page_slug, public_id, public_reason
 
 if TYPE_CHECKING:
     from vlc_harness.plugins import Plugins
+    from vlc_harness.registry import Registry
 
 KINDS = ("model", "blind", "baseline")
 """Row kinds of registry models: vision-language models, image-blind text-only ones, baselines."""
@@ -276,8 +276,8 @@ def model_row(model_id: str, registry: Registry, plugins: Plugins, cells: list[C
 
 def cell_overlap(row: Row, col: BenchmarkColumn) -> OverlapMark | None:
     """The overlap mark of a (model, benchmark) cell from the entry's ``meta.trained_on``."""
-    pools = col.benchmark.image_pools if col.benchmark is not None else ()
-    own = col.benchmark.own_pools if col.benchmark is not None else {}
+    pools = col.card.image_pools if col.card is not None else ()
+    own = col.card.own_pools if col.card is not None else {}
     try:
         return entry_overlap(row.meta, pools, own)
     except ValueError as exc:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -63,11 +63,13 @@ def render_site(
     downloads: Callable[[Path], list[Path]] | None = None,
     instances: dict[str, BenchmarkInstances] | None = None,
     checked: dt.datetime | None = None,
+    thumbnails: Mapping[str, bytes] | None = None,
 ) -> list[Path]:
     """Write the site into ``out``; with ``release``, also freeze a copy in ``out/releases/NAME``.
 
-    ``instances`` (from :func:`vlc_leaderboard.instances.instance_results`) feeds the compare view's
+    ``instances`` (from :func:`vlc_leaderboard.instance_arrays.instance_results`) feeds the compare view's
     instance browser; without it the browser says that per-instance results are not in this build.
+    ``thumbnails``: the bytes of the thumbnails its image entries name.
     ``checked`` is when this render ran (default: now): shown on the live index only, and the date of
     a release frozen now.
     """
@@ -106,7 +108,7 @@ def render_site(
         ),
         "has_downloads": downloads is not None,  # pages link the downloads only where this render writes them
     }
-    written = write_pages(env, board, out, context, instances)
+    written = write_pages(env, board, out, context, instances, thumbnails)
     written.append(write_manifest(board, out))
     if downloads is not None:
         written += downloads(out)
@@ -119,7 +121,7 @@ def render_site(
             "checked": None,
             "board_bibtex": board_bibtex(provenance, frozen["time"], release),
         }
-        write_pages(env, board, target, frozen_context, instances)
+        write_pages(env, board, target, frozen_context, instances, thumbnails)
         write_manifest(board, target)
         (target / releases.MANIFEST).write_text(json.dumps(frozen, indent=1, sort_keys=True), encoding="utf-8")
         if downloads is not None:

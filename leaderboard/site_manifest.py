@@ -11,30 +11,47 @@ fingerprint is the benchmark side of the cell's key: its type, instance manifest
 and the metrics version (metric code, params, resample count), so a value that moves with any of
 them moves with a new fingerprint.
 
-:func:`refusals` compares a published manifest with a new one: ``render`` refuses a site that would
-lose a published value, or change one whose model fingerprint, benchmark fingerprint and data version
-are all unchanged.
+:func:`~vlc_leaderboard.manifest_rules.refusals` compares a published manifest with a new one: ``render``
+refuses a site that would lose a published value, or change one whose model fingerprint, benchmark
+fingerprint and data version are all unchanged (and the deploy check, :mod:`vlc_leaderboard.verify_site`,
+refuses such a site again).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vlc_harness.results import CellRecord
 from vlc_harness.types import canonical_json
 from vlc_leaderboard.board import Board
+from vlc_leaderboard.manifest_rules import (
+    FILE,
+    KEYS,
+    SAME_VALUE,
+    SCHEMA,
+    Refusal,
+    changes,
+    read_manifest,
+    refusals,
+)
 
-FILE = "manifest.json"
-SCHEMA = 1
-SAME_VALUE = 1e-9
-"""Two values closer than this are the same number: it absorbs float summation order, and is far
-below one instance's weight in any benchmark (1 / n instances)."""
-KEYS = ("model_fingerprint", "benchmark_fingerprint", "data_version")
-"""What keys a cell's number: a value may change only where one of these changes."""
+__all__ = [
+    "FILE",
+    "KEYS",
+    "SAME_VALUE",
+    "SCHEMA",
+    "Refusal",
+    "benchmark_fingerprint",
+    "cell_entries",
+    "changes",
+    "read_manifest",
+    "refusals",
+    "site_manifest",
+    "write_manifest",
+]
 
 
 def benchmark_fingerprint(cell: CellRecord) -> str:
@@ -85,72 +102,3 @@ def write_manifest(board: Board, out: Path) -> Path:
     path = out / FILE
     path.write_text(body, encoding="utf-8")
     return path
-
-
-def read_manifest(site: Path) -> dict[str, Any] | None:
-    """The manifest published in ``site``, ``None`` where it has none; ``ValueError`` when it is unreadable."""
-    path = site / FILE
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"cannot read {path}: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
-        raise ValueError(f"{path} is not a site manifest (no list of cells)")
-    return data
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """A published value the new site would lose, or change while everything that keys it stayed."""
-
-    kind: str
-    """``lost`` or ``changed``."""
-    model: str
-    benchmark: str
-    metric: str
-    old: float
-    new: float | None = None
-
-    def line(self) -> str:
-        """One line for the maintainer."""
-        where = f"{self.model} x {self.benchmark} ({self.metric} {self.old:.4f}"
-        if self.kind == "lost":
-            return f"lost: {where} no longer published)"
-        return f"changed: {where} -> {self.new:.4f}, same model and benchmark fingerprints and data version)"
-
-
-def refusals(published: dict[str, Any], new: dict[str, Any]) -> list[Refusal]:
-    """What keeps ``new`` from replacing ``published``: values lost, and values changed without a key change."""
-    after = {(c["model"], c["benchmark"]): c for c in new.get("cells", [])}
-    out = []
-    for old in published.get("cells", []):
-        if old.get("value") is None:
-            continue
-        now = after.get((old["model"], old["benchmark"]))
-        args = (old["model"], old["benchmark"], str(old.get("metric", "")), float(old["value"]))
-        if now is None or now.get("value") is None:
-            out.append(Refusal("lost", *args))
-        elif all(now.get(k) == old.get(k) for k in KEYS) and not _same(now["value"], old["value"]):
-            out.append(Refusal("changed", *args, float(now["value"])))
-    return out
-
-
-def changes(published: dict[str, Any], new: dict[str, Any]) -> dict[str, int]:
-    """Counts of what ``new`` adds to ``published``: new values, and values changed with a new key."""
-    before = {(c["model"], c["benchmark"]): c for c in published.get("cells", []) if c.get("value") is not None}
-    added = moved = 0
-    for cell in new.get("cells", []):
-        if cell.get("value") is None:
-            continue
-        old = before.get((cell["model"], cell["benchmark"]))
-        if old is None:
-            added += 1
-        elif not _same(cell["value"], old["value"]):
-            moved += 1
-    return {"new": added, "changed": moved}
-
-
-def _same(a: Any, b: Any) -> bool:
-    return abs(float(a) - float(b)) <= SAME_VALUE

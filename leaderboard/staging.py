@@ -45,13 +45,15 @@ def check_replaceable(site: Path) -> None:
 
 
 @contextmanager
-def staging_folder(site: Path) -> Iterator[Path]:
-    """A new folder beside ``site`` holding ``site``'s releases; removed on exit unless swapped in."""
+def staging_folder(site: Path, releases_from: Path | None = None) -> Iterator[Path]:
+    """A new folder beside ``site`` holding ``site``'s releases (``releases_from``: that published site's
+    instead); removed on exit unless swapped in."""
     site.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{site.name}.staging-", dir=site.parent))
+    source = (releases_from or site) / RELEASES
     try:
-        if (site / RELEASES).is_dir():
-            _carry(site / RELEASES, staging / RELEASES)
+        if source.is_dir():
+            _carry(source, staging / RELEASES)
         yield staging
     finally:
         if staging.exists():

@@ -24,16 +24,13 @@ from vlc_leaderboard.fmt import (
     pct,
     slug,
 )
+from vlc_leaderboard.site_policy import CSP
 from vlc_leaderboard.svg import gap_bar, scatter
+
+__all__ = ["CSP", "ENV_TEMPLATES", "TEMPLATES", "environment"]
 
 TEMPLATES = Path(__file__).with_name("templates")
 ENV_TEMPLATES = "VLC_HARNESS_TEMPLATES"
-CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-    "base-uri 'none'; form-action 'none'; object-src 'none'"
-)
-"""The Content-Security-Policy of every page (a ``<meta>``: no server is needed): scripts, styles and
-images from the site's own files only, nothing inline, no plugins, no form posts, no fetches."""
 
 
 def environment(extra_templates: list[Path] | None = None) -> Any:

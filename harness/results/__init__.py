@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from vlc_harness.metrics.ties import tie_rule_words
 from vlc_harness.reasons import Reason, public_reason
+from vlc_harness.records import CellRecord, Outcome
 from vlc_harness.results.cells import (
     StoredValue,
     is_published,
@@ -51,7 +52,6 @@ from vlc_harness.results.verdicts import (
     OutcomesUnreadable,
     instance_verdicts,
 )
-from vlc_harness.store import CellRecord, Outcome
 
 __all__ = [
     "ABSTAINED",

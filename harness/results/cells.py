@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from vlc_harness.records import CellRecord
 from vlc_harness.status import Status
-from vlc_harness.store import CellRecord
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
+from vlc_harness.records import CellRecord, Outcome
 from vlc_harness.results.verdicts import InstanceVerdicts, instance_verdicts
-from vlc_harness.store import CellRecord, Outcome
 
 
 class ReadableStore(Protocol):

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from vlc_harness.store import Outcome
+from vlc_harness.records import Outcome
 
 RIGHT, WRONG, TIE, ABSTAINED, PART = "right", "wrong", "tie", "abstained", "part"
 """The verdicts: full credit; no credit; the scores tied (credited as the tie rule says);

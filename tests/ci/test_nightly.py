@@ -209,3 +209,55 @@ def test_a_night_off_the_pins_is_refused_with_exit_6_and_publishes_nothing(night
     assert any("refused (--require-pinned)" in x for x in summary["steps"]["run"]["lines"])
     assert markdown.startswith("## Nightly leaderboard: exit 6 (nothing is published)"), markdown
     assert not (tmp_path / "site").exists()
+
+
+@pytest.mark.subprocess
+def test_the_three_jobs_in_order_publish_the_site_render_publishes_and_keep_releases(
+    tmp_path, sample_root, monkeypatch, vlc_cli
+):
+    """The workflow's jobs, each its own call as on its own runner (run: install skipped, fetch, run, export;
+    render: the bundle alone, with the published site in another folder; verify), give the site ``vlc-harness
+    render`` gives from the same store, byte for byte under a fixed clock; a release frozen one night is carried
+    by the next from the published copy, and a render without it is refused by the deploy check."""
+    monkeypatch.setattr("vlc_harness.datafetch.download", offline)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767409200")
+    registry = tmp_path / "registry.yaml"
+    registry.write_text(
+        yaml.safe_dump(
+            {
+                "models": [{"id": "random", "type": "random", "params": {"seed": 0}}],
+                "benchmarks": [
+                    {"id": "shapes", "type": "shapes", "params": {"seed": 0, "n_scenes": 6, "image_size": 32}},
+                    {"id": "sugarcrepe", "type": "sugarcrepe", "params": {"version": "custom"}},
+                ],
+            }
+        )
+    )
+    write_standin_images(["000000000139.jpg"], sample_root / "coco" / "val2017")
+    where = ["--registry", str(registry), "--store", f"sqlite:///{tmp_path / 'store.sqlite'}"]
+    where += ["--data-root", str(sample_root)]
+    bundle, site = tmp_path / "artifact" / "board-bundle.zip", tmp_path / "site"
+
+    def job(*args: str) -> int:
+        md = tmp_path / "night.md"
+        return vlc_cli("ci", "nightly", "--no-install", "--markdown", str(md), *args).exit_code
+
+    assert job("--steps", "run", *where, "--bundle", str(bundle)) == 0 and bundle.is_file()
+    assert job("--steps", "run", *where) == 2  # run alone must say where its bundle goes
+    assert job("--steps", "render", "--bundle", str(bundle), "--site", str(site), "--release", "r1") == 0
+    assert job("--steps", "verify", "--site", str(site)) == 0
+    before = tmp_path / "render"
+    assert vlc_cli("render", *where, "--out", str(before), "--release", "r1").exit_code == 0
+    assert snapshot(site) == snapshot(before)  # the same site as render from the store
+    assert (site / "releases" / "r1" / "index.html").is_file()
+
+    published = tmp_path / "published"  # the deployed artifact, on the next night's render runner
+    shutil.copytree(site, published)
+    second = tmp_path / "site2"
+    assert job("--steps", "render", "--bundle", str(bundle), "--site", str(second), "--previous", str(published)) == 0
+    assert job("--steps", "verify", "--site", str(second), "--previous", str(published)) == 0
+    assert snapshot(second / "releases") == snapshot(published / "releases")
+    wiped = tmp_path / "site3"  # a render job that had only the manifest, not the releases
+    assert job("--steps", "render", "--bundle", str(bundle), "--site", str(wiped)) == 0
+    assert not (wiped / "releases").exists()
+    assert job("--steps", "verify", "--site", str(wiped), "--previous", str(published)) == 9

@@ -106,7 +106,8 @@ def build_demo(work: Path, benchmarks: list[str] | None = None) -> Path:
     from vlc_harness.results import StoredResults
     from vlc_leaderboard.board import Board, build_board
     from vlc_leaderboard.downloads import write_downloads
-    from vlc_leaderboard.instances import instance_results
+    from vlc_leaderboard.instance_arrays import instance_results
+    from vlc_leaderboard.outcome_records import outcome_record
     from vlc_leaderboard.site import render_site
 
     keep: dict[str, Any] = {}
@@ -148,7 +149,9 @@ def build_demo(work: Path, benchmarks: list[str] | None = None) -> Path:
         site,
         provenance,
         runs={1: {}},
-        downloads=lambda target: write_downloads(board, target, results, None),
+        downloads=lambda target: write_downloads(
+            board, target, lambda cell: [outcome_record(o) for o in results.instance_outcomes(cell)]
+        ),
         instances=instances,
     )
     return site

@@ -248,9 +248,9 @@ def test_image_entries_hold_thumbnails_only_where_declared(tmp_path):
 
 
 def test_stored_scores_text_scores_and_answers_reach_the_model_files(tmp_path):
-    from vlc_harness.results import InstanceVerdicts
     from vlc_harness.store import Outcome
-    from vlc_leaderboard.instances import _kept, _model
+    from vlc_leaderboard.instance_arrays import with_results
+    from vlc_leaderboard.outcome_records import outcome_record
 
     chosen = [_instance({"positive": 0}, texts=3), _instance({"positive": 0}, texts=2)]
     chosen = [dataclasses.replace(chosen[0], id="cat/0"), dataclasses.replace(chosen[1], id="cat/1")]
@@ -259,18 +259,20 @@ def test_stored_scores_text_scores_and_answers_reach_the_model_files(tmp_path):
         "cat/1": Outcome("cat/1", "cat", None, answers=[{"order": 1, "choice": None, "correct": 0},
                                                         {"order": 0, "choice": 1, "correct": 0}]),
     }  # fmt: skip
-    ones, zeros = np.array([True, False]), np.array([False, True])
-    verdicts = InstanceVerdicts("m", "wrong", ("cat/0", "cat/1"), ones, zeros, zeros & False, np.array([True, False]))
-    model = _model(chosen, {"cat/0": 0, "cat/1": 1}, verdicts, rows)
-    assert model.verdicts == "RA" and model.answers == {1: [1, None]}  # answers in presentation order
-    assert model.scores is not None and model.scores.shape == (2, 1, 3) and np.isnan(model.scores[1]).all()
     data = BenchmarkInstances("b", "m", "wrong", ["cat/0", "cat/1"], ["cat", "cat"])
     data.roles, data.gold = [caption_roles(i) for i in chosen], [gold_cells(i) for i in chosen]
     data.images = [[ImageEntry("0.jpg")], [ImageEntry("1.jpg")]]
-    data.models = {"m": model}
+    data.models = {"m": ModelInstances("RA")}
+    records = [outcome_record(o) for o in rows.values()]
+    data = with_results(data, {"m": "the cell"}, lambda cell: records if cell == "the cell" else [])
+    model = data.models["m"]
+    assert model.verdicts == "RA" and model.answers == {1: [1, None]}  # answers in presentation order
+    assert model.scores is not None and model.scores.shape == (2, 1, 3) and np.isnan(model.scores[1]).all()
     indexes, _ = write_instance_files(_board(data), {"b": data}, tmp_path)
     shard = _script(tmp_path / _script(tmp_path / indexes["b"])["models"]["m"]["scores"][0])
     assert shard["s"] == [[[0.12346, None, 0.5]], None]  # 5 significant digits; trimmed to each instance
     assert shard["x"][0] == [[None, 0.25, 0.75]] * 3 and shard["x"][1] is None
     assert shard["a"] == [None, [1, None]]
-    assert _kept(model, [1]).verdicts == "A" and _kept(model, [1]).answers == {0: [1, None]}
+    only_second = dataclasses.replace(data, models={"m": ModelInstances("-A")})
+    unseen = with_results(only_second, {"m": "the cell"}, lambda cell: records).models["m"]
+    assert unseen.scores is None and unseen.answers == {1: [1, None]}  # filled only where it has a verdict

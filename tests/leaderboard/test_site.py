@@ -447,7 +447,7 @@ def test_instance_browser_shows_images_where_the_license_allows(site_store, monk
     from vlc_harness.results import StoredResults
     from vlc_harness.store import open_store
     from vlc_leaderboard.board import build_board
-    from vlc_leaderboard.instances import instance_results
+    from vlc_leaderboard.instance_arrays import instance_results
     from vlc_leaderboard.site import render_site
 
     monkeypatch.setattr(BiVLC, "images_redistributable", True)

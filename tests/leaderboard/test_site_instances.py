@@ -37,7 +37,7 @@ def board_site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     from vlc_harness.plugins import get_plugins
     from vlc_harness.results import StoredResults
     from vlc_leaderboard.board import Board, build_board
-    from vlc_leaderboard.instances import instance_results
+    from vlc_leaderboard.instance_arrays import instance_results
     from vlc_leaderboard.site import render_site
 
     tmp = tmp_path_factory.mktemp("instances")

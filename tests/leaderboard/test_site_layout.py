@@ -40,20 +40,12 @@ HF_ERROR = (
 )
 
 
-class _NoOutcomes:
-    """The downloads' store: the synthetic cells have no stored per-instance outcomes."""
-
-    def outcomes(self, cell_id: object) -> list[object]:
-        return []
-
-
 def build_wide(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The wide synthetic board and its rendered site, with the downloads (the ``wide`` fixture of
     tests/leaderboard/conftest.py: built once per session for the three files that read it)."""
     from bench.render_speed import synthetic_cells
     from vlc_harness.params import build
     from vlc_harness.plugins import get_plugins
-    from vlc_harness.results import StoredResults
     from vlc_leaderboard.board import build_board
     from vlc_leaderboard.downloads import write_downloads
     from vlc_leaderboard.site import render_site
@@ -103,7 +95,7 @@ def build_wide(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         site,
         {"harness_version": "test", "git_sha": ""},
         runs={1: {}},
-        downloads=lambda target: write_downloads(board, target, StoredResults(_NoOutcomes()), None),
+        downloads=lambda target: write_downloads(board, target, lambda cell: []),  # no per-instance outcomes
     )
     return {"board": board, "site": site, "cells": cells, "tmp": tmp}
 

@@ -63,7 +63,7 @@ def test_the_generated_files_are_current():
 
 
 def test_check_names_each_stale_file_and_the_command_and_generate_rewrites_them(tmp_path):
-    for path in ("pyproject.toml", "registry.yaml", *(f.path for f in FILES)):
+    for path in ("pyproject.toml", "registry.yaml", "lock/nightly.txt", *(f.path for f in FILES)):
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / path, tmp_path / path)
     schema, doc = tmp_path / "registry.schema.json", tmp_path / "docs" / "models.md"

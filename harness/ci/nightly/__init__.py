@@ -1,7 +1,8 @@
-"""The nightly leaderboard (``.github/workflows/nightly.yml``): install, fetch, run, render; one command,
-``vlc-harness ci nightly``, that the workflow and the tests run alike.
+"""The nightly leaderboard (``.github/workflows/nightly.yml``): one command, ``vlc-harness ci nightly``, that the
+workflow's three jobs and the tests run alike, each job its part (``--steps run|render|verify``; all three, in
+order, by default).
 
-Steps (``vlc-harness ci nightly [options]``):
+The run part (the ``run`` job, on the self-hosted GPU runner, which loads plugin code):
 
 1. install (:mod:`.install`): the hashed lock (``pip install --no-deps --require-hashes --only-binary
    :all: -r lock/nightly.txt``, or ``--lock PATH``), which holds every extra a built-in type declares;
@@ -23,18 +24,27 @@ Steps (``vlc-harness ci nightly [options]``):
    cells are ``unavailable``).
 3. ``vlc-harness run --all --require-pinned --registry R --summary FILE``: exit 1 a cell failed, 3
    nothing could be computed, 4 a cell that had a number in the store is lost, 6 an installed
-   score-changing package differs from ``constraints.txt`` (refused before anything runs; README,
-   "Exit status").
-4. ``vlc-harness render --registry R --out SITE``: builds beside SITE and swaps it in only when no
-   published cell is lost and no value changed without a fingerprint or data-version change (else
-   exit 5, SITE untouched).
+   score-changing package differs from ``constraints.txt`` (refused before anything runs), 8 the
+   ``--deadline`` came first (README, "Exit status").
+4. ``vlc-harness board export --registry R --out BUNDLE`` (:mod:`.board`): everything render reads, as
+   one file (docs/board.md, "The board bundle"); the workflow uploads it.
 
-The night exits with the step code that wins (:func:`vlc_harness.exit_codes.worst`: for these codes the
-highest, and 2, a usage error, always wins); a pinned file that could
-not be fetched or a failed install counts as 1. The workflow publishes SITE when the night exits 0
-or 1 (a cell failed, or a pinned file is missing, but nothing published was lost and render
-accepted the site). The Markdown summary (:mod:`.markdown`) goes to ``--markdown``, else
-``$GITHUB_STEP_SUMMARY``, else stdout; ``--summary FILE`` writes the night as JSON (the run's
-summary included). :mod:`.steps` runs each step's command in this process; :mod:`.command` is the
-click command and the night in order.
+The render part (the ``render`` job, on a GitHub-hosted runner with no plugin package installed):
+``python -m vlc_leaderboard.render_bundle --bundle BUNDLE --out SITE --previous PUBLISHED`` in a process of
+its own, which loads no plugin. It builds beside SITE and swaps it in only when no published cell is lost
+and no value changed without a fingerprint or data-version change (else exit 5, SITE untouched);
+``--previous`` is the published site (its ``manifest.json`` and ``releases/``), by default SITE as it was.
+
+The verify part (the ``deploy`` job, before ``deploy-pages``): ``python -m vlc_leaderboard.verify_site SITE
+--against PUBLISHED``, the deploy check (exit 9 on a refused site).
+
+The night exits with the step code that wins (:func:`vlc_harness.exit_codes.worst`; 2, a usage error,
+always wins); a pinned file that could not be fetched counts as 1; a step that leaves nothing to render
+(registry, install, plugins, fetch, run) stops the night with 7 (:mod:`.stops`). Run as one command, render
+follows the run part unless it stopped or the export failed, and verify follows an accepted render; the
+workflow renders only after a run part that exits 0, 1 or 8 (a deadline: the complete cells) and deploys
+only a site render accepted and the check passed. The Markdown summary (:mod:`.markdown`) goes
+to ``--markdown``, else ``$GITHUB_STEP_SUMMARY``, else stdout; ``--summary FILE`` writes the night as JSON
+(the run's summary included). :mod:`.steps` runs a ``vlc-harness`` command in this process; :mod:`.board`
+the board's steps; :mod:`.command` is the click command and the night in order.
 """

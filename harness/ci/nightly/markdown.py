@@ -12,9 +12,17 @@ from vlc_harness.exit_codes import PUBLISHED, ExitCode
 
 def markdown(code: int, steps: list[Step], run_summary: dict[str, Any] | None) -> str:
     """The night for people: a verdict, then each step's lines and the run's counts, reasons and changes."""
-    verdict = "the site is published" if code in PUBLISHED else unpublished_verdict(steps)
-    if code == ExitCode.DEADLINE:
+    names = {s.name for s in steps}
+    if code not in PUBLISHED:
+        verdict = unpublished_verdict(steps)
+    elif code == ExitCode.DEADLINE:
         verdict = "partial, continuing: the complete cells are published, the next night computes the rest"
+    elif "verify" in names or "render" not in names and "export" not in names:
+        verdict = "the site is published"
+    elif "render" in names:
+        verdict = "the site is rendered; the deploy job checks it before it is published"
+    else:
+        verdict = "the board bundle is exported; the render job renders it"
     out = [f"## Nightly leaderboard: exit {code} ({verdict})", ""]
     out += [f"- {s.name} exited {s.code}" for s in steps if s.code] + [""]
     for step in steps:

@@ -1,0 +1,84 @@
+"""The night's board steps: export the board bundle (the run job), render it where no plugin is loaded (the
+render job), check the rendered site before it is deployed (the deploy job).
+
+* export: ``vlc-harness board export --out BUNDLE`` in this process, with the registry the run read;
+* render: ``python -m vlc_leaderboard.render_bundle`` in a process of its own, which loads no plugin
+  (the leaderboard's module is named here by string: the core never imports the board), against the
+  published site (``--previous``: its ``manifest.json`` and ``releases/``);
+* verify: ``python -m vlc_leaderboard.verify_site SITE --against PUBLISHED``, the deploy check, also in a
+  process of its own.
+
+Run locally (``vlc-harness ci nightly``, every step), the published site is ``--site`` itself: its manifest
+and releases are copied aside before render replaces it, and the new site is verified against the copy.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from vlc_harness.ci.nightly.steps import Step, cli
+from vlc_harness.exit_codes import ExitCode
+
+RENDER_MODULE = "vlc_leaderboard.render_bundle"
+VERIFY_MODULE = "vlc_leaderboard.verify_site"
+MANIFEST = "manifest.json"
+RELEASES = "releases"
+
+
+def export(common: list[str], store: list[str], bundle: Path) -> Step:
+    """``vlc-harness board export`` of the run's store and registry into ``bundle``."""
+    return cli("export", ["board", "export", *common, *store, "--out", str(bundle)], show_stdout=True)
+
+
+def render(bundle: Path, site: Path, previous: Path | None, release: str | None) -> Step:
+    """Render ``bundle`` into ``site`` in a process that loads no plugin."""
+    args = ["--bundle", str(bundle), "--out", str(site)]
+    args += ["--previous", str(previous)] if previous is not None else []
+    args += ["--release", release] if release else []
+    return module_step("render", RENDER_MODULE, args, show_stdout=True)
+
+
+def verify(site: Path, against: Path | None) -> Step:
+    """The deploy check of ``site`` (against the published site, when there is one). Whatever keeps it from
+    passing refuses the site (a crash too): exit 9, unless a usage error (2)."""
+    args = [str(site)] + (["--against", str(against)] if against is not None else [])
+    step = module_step("verify", VERIFY_MODULE, args, show_stdout=True)
+    if step.code not in (ExitCode.OK, ExitCode.USAGE):
+        step.code = ExitCode.SITE_REFUSED
+    return step
+
+
+def module_step(name: str, module: str, args: list[str], show_stdout: bool = False) -> Step:
+    """``python -m MODULE ARGS`` in a process of its own, its output passed on; the summary shows what it printed
+    on stderr (``show_stdout``: on stdout too)."""
+    step = Step(name)
+    try:
+        done = subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, check=False)
+    except OSError as exc:
+        step.code, step.crashed = ExitCode.FAILED, True
+        step.lines.append(f"could not start python -m {module}: {exc}")
+        return step
+    sys.stdout.write(done.stdout)
+    sys.stderr.write(done.stderr)
+    step.code, step.output = done.returncode, done.stdout
+    if done.returncode not in {c.value for c in ExitCode}:  # killed, or a code of no meaning: a failed step
+        step.code, step.crashed = ExitCode.FAILED, True
+        step.lines.append(f"crashed: python -m {module} exited {done.returncode}")
+    shown = (done.stdout if show_stdout else "") + done.stderr
+    step.lines += [line for line in shown.splitlines() if line.strip() and not line.startswith("Traceback")][-40:]
+    return step
+
+
+def snapshot(site: Path, folder: Path) -> Path | None:
+    """Copy what the deploy check compares with (``manifest.json`` and ``releases/``) from the published ``site``
+    into ``folder``; ``None`` when ``site`` has published nothing yet."""
+    if not (site / MANIFEST).is_file():
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(site / MANIFEST, folder / MANIFEST)
+    if (site / RELEASES).is_dir():
+        shutil.copytree(site / RELEASES, folder / RELEASES, symlinks=True)
+    return folder

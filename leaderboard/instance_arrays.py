@@ -1,0 +1,85 @@
+"""The instance browser's per-model scores and answers, filled in from the cells' outcome records.
+
+:func:`vlc_leaderboard.instances.gather_instances` decides, with the benchmarks' plugins, which instances
+the browser lists and each published model's verdict letter on them; what each model stored on those
+instances (score matrices, text-text scores, answers) comes here from its cell's outcome records
+(:mod:`vlc_leaderboard.outcome_records`), with no plugin. A model's results are filled in only on the
+instances it has a verdict on, as stored (the last record of an instance counts).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from vlc_leaderboard.instances import BenchmarkInstances, ModelInstances, gather_instances, published_cells
+
+if TYPE_CHECKING:
+    from vlc_harness.results import StoredResults
+    from vlc_leaderboard.board import Board
+
+Records = Callable[[Any], Iterable[Mapping[str, Any]]]
+"""A cell's outcome records."""
+
+
+def with_results(data: BenchmarkInstances, cells: Mapping[str, Any], records: Records) -> BenchmarkInstances:
+    """``data`` with each model's stored results filled in from its cell (``cells``: model id -> cell)."""
+    if data.missing:
+        return data
+    position = {iid: k for k, iid in enumerate(data.ids)}
+    n_images = max((len(images) for images in data.images), default=0)
+    n_texts = max((len(roles) for roles in data.roles), default=0)
+    models = {}
+    for model_id, model in data.models.items():
+        last = {r["i"]: r for r in records(cells[model_id])}
+        models[model_id] = _filled(model.verdicts, position, last, (len(data.ids), n_images, n_texts))
+    return dataclasses.replace(data, models=models)
+
+
+def instance_results(board: Board, results: StoredResults, data_root: Path | None) -> dict[str, BenchmarkInstances]:
+    """Per benchmark with a published cell: its instances and each published model's verdicts and scores
+    (or why there are none: its data is not at hand, or its headline has no per-instance verdict)."""
+    from vlc_leaderboard.outcome_records import outcome_record
+
+    gathered = gather_instances(board, results, data_root)
+
+    def records(cell: Any) -> list[dict[str, Any]]:
+        return [outcome_record(o) for o in results.instance_outcomes(cell)]
+
+    return {b: with_results(data, published_cells(board, b), records) for b, data in gathered.items()}
+
+
+def _filled(
+    verdicts: str, position: dict[str, int], records: Mapping[str, Mapping[str, Any]], shape: tuple[int, int, int]
+) -> ModelInstances:
+    """One model's score arrays and answers on the instances it has a verdict on."""
+    model = ModelInstances(verdicts)
+    n, n_images, n_texts = shape
+    for iid, record in records.items():
+        k = position.get(iid)
+        if k is None or verdicts[k] == "-":
+            continue
+        if "s" in record:
+            if model.scores is None:
+                model.scores = np.full((n, n_images, n_texts), np.nan)
+            _fill(model.scores[k], record["s"])
+        if "x" in record:
+            if model.text_scores is None:
+                model.text_scores = np.full((n, n_texts, n_texts), np.nan)
+            _fill(model.text_scores[k], record["x"])
+        if "a" in record:
+            ordered = sorted(record["a"], key=lambda a: a["order"])
+            model.answers[k] = [a.get("choice") for a in ordered]
+    return model
+
+
+def _fill(target: np.ndarray, matrix: list[list[float | None]]) -> None:
+    """Copy a stored score matrix into ``target`` (``None``: not scored, stays NaN)."""
+    for i, row in enumerate(matrix):
+        for j, value in enumerate(row):
+            if value is not None:
+                target[i, j] = value

@@ -1,0 +1,61 @@
+"""``python -m vlc_leaderboard.render_bundle --bundle BUNDLE --out SITE``: render a board bundle in a process
+that loads no plugin.
+
+``vlc-harness render`` arrives through the ``leaderboard`` entry point, and every ``vlc-harness`` command
+loads the installed plugins first: a plugin imported there can patch the templates or the policy before a
+page is written. This entry builds no command line and no plugin manager: it imports the board's own
+modules, what they import of the core, and the libraries it renders with (Jinja2, MarkupSafe, numpy,
+click; ``tests/leaderboard/test_render_bundle_clean.py`` lists and checks them). Its options are
+``render``'s for where and how to publish; what to publish is the bundle's.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from vlc_harness.errors import UserError
+from vlc_harness.exit_codes import ExitCode
+from vlc_leaderboard.bundle import open_bundle
+from vlc_leaderboard.publish import prepare, publish, site_options, site_target, summary, wall_clock
+
+
+@click.command("render_bundle")
+@click.option(
+    "--bundle",
+    type=click.Path(dir_okay=False, exists=True),
+    required=True,
+    help="The board bundle to render (vlc-harness board export).",
+)
+@site_options
+def render_bundle(
+    bundle: str, out: str, previous: str | None, release: str | None, templates: tuple[str, ...], allow_shrink: bool
+) -> None:
+    """Render a board bundle into --out with no plugin loaded (as `vlc-harness render --bundle` renders it)."""
+    where = site_target(out, previous, release, templates, allow_shrink)
+    recovered = prepare(where)
+    with open_bundle(Path(bundle)) as data:
+        board, written = publish(data, where, wall_clock(), recovered)
+    summary(board, written, out)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the command; a user error is one line and a hint (exit 2), as ``vlc-harness`` prints it."""
+    try:
+        render_bundle.main(args=argv, prog_name="python -m vlc_leaderboard.render_bundle", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except UserError as exc:
+        click.echo(f"Error: {exc.message}", err=True)
+        if exc.hint:
+            click.echo(f"Hint: {exc.hint}", err=True)
+        sys.exit(ExitCode.USAGE)
+
+
+if __name__ == "__main__":
+    main()
