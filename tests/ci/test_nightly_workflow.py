@@ -123,7 +123,7 @@ def test_the_runner_installs_the_hashed_lock_and_nothing_unhashed():
 
 
 def test_the_run_step_takes_its_deadline_and_executor_from_documented_variables():
-    env = workflow()["jobs"]["nightly"]["env"]
+    env = workflow()["jobs"]["run"]["env"]
     assert env["VLC_HARNESS_DEADLINE"].startswith("${{ vars.VLC_HARNESS_DEADLINE || ")
     assert env["VLC_HARNESS_EXECUTOR"] == "${{ vars.VLC_HARNESS_EXECUTOR || 'local' }}"
     assert env["RAY_ADDRESS"] == "${{ vars.RAY_ADDRESS }}"
@@ -133,4 +133,4 @@ def test_the_run_step_takes_its_deadline_and_executor_from_documented_variables(
     default = env["VLC_HARNESS_DEADLINE"].split("|| '")[1].split("'")[0]
     from vlc_harness.run.deadline import parse_duration
 
-    assert parse_duration(default) < workflow()["jobs"]["nightly"]["timeout-minutes"] * 60  # ends before the limit
+    assert parse_duration(default) < workflow()["jobs"]["run"]["timeout-minutes"] * 60  # ends before the limit
