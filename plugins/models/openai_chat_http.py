@@ -27,8 +27,8 @@ from vlc_harness.kit.bounds import RequestBudget
 if TYPE_CHECKING:
     import httpcore2
     import httpx2
-
-    _Stream, _Backend = httpcore2.NetworkStream, httpcore2.NetworkBackend
+    from httpcore2 import NetworkBackend as _Backend
+    from httpcore2 import NetworkStream as _Stream
 else:  # httpcore2's bases only declare the methods overridden below; its pool never checks their type
     _Stream = _Backend = object
 
