@@ -7,6 +7,9 @@ connection of the client goes through :class:`BoundedBackend`: while an attempt 
 time left before the attempt's deadline at most, and each byte read is counted against the reply
 cap; going past either raises the attempt's :class:`~vlc_harness.kit.bounds.BoundExceeded` there,
 mid-read, so an oversized reply is never held whole.
+
+httpx2 and httpcore2 come with the ``api`` extra and are imported when a client is built: the plugin
+loader imports every module of ``plugins/models/``, and a harness installed without extras must load.
 """
 
 from __future__ import annotations
@@ -16,13 +19,18 @@ import ssl
 import threading
 import urllib.request
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import httpcore2
-import httpx2
-
 from vlc_harness.kit.bounds import RequestBudget
+
+if TYPE_CHECKING:
+    import httpcore2
+    import httpx2
+    from httpcore2 import NetworkBackend as _Backend
+    from httpcore2 import NetworkStream as _Stream
+else:  # httpcore2's bases only declare the methods overridden below; its pool never checks their type
+    _Stream = _Backend = object
 
 _active = threading.local()
 
@@ -48,6 +56,8 @@ def _cut(timeout: float | None) -> tuple[RequestBudget | None, float | None]:
 
 def _step(budget: RequestBudget | None, wanted: float | None, used: float | None, call: Any) -> Any:
     """``call(used)``; a timeout that only the deadline's cut caused is the deadline's."""
+    import httpcore2
+
     try:
         return call(used)
     except httpcore2.TimeoutException:
@@ -56,7 +66,7 @@ def _step(budget: RequestBudget | None, wanted: float | None, used: float | None
         raise
 
 
-class BoundedStream(httpcore2.NetworkStream):
+class BoundedStream(_Stream):
     """A connection whose every step is bounded by the current thread's attempt (if any)."""
 
     def __init__(self, inner: httpcore2.NetworkStream) -> None:
@@ -92,7 +102,7 @@ class BoundedStream(httpcore2.NetworkStream):
         return self._inner.get_extra_info(info)
 
 
-class BoundedBackend(httpcore2.NetworkBackend):
+class BoundedBackend(_Backend):
     """Opens :class:`BoundedStream` connections (the connect itself within the time left)."""
 
     def __init__(self, inner: httpcore2.NetworkBackend) -> None:
@@ -140,6 +150,9 @@ def bounded_client(base_url: str, concurrency: int, timeout: float) -> httpx2.Cl
     httpx2 has no public way to give its transport a network backend, so the transport's pool gets
     one in place; if that attribute ever moves, this fails loudly rather than send unbounded requests.
     """
+    import httpcore2
+    import httpx2
+
     limits = httpx2.Limits(max_connections=max(1, concurrency) * 2, max_keepalive_connections=max(1, concurrency))
     transport = httpx2.HTTPTransport(limits=limits, proxy=_env_proxy(base_url))
     pool = getattr(transport, "_pool", None)

@@ -54,11 +54,14 @@ def install_commands(registry: Registry, registry_path: Path | None = None, lock
     ``plugins:`` section pins (``vlc-harness plugins install``: hashes required, wheels only, no
     dependencies, under the constraints)."""
     wanted = needs(registry)
-    commands = [[*PIP, *HASHED, "-r", str(lock)], [*PIP, "--no-build-isolation", "-e", str(CHECKOUT)]]
+    # the commands run in the checkout: paths given relative to where the night was started are made absolute
+    commands = [[*PIP, *HASHED, "-r", str(lock.absolute())], [*PIP, "--no-build-isolation", "-e", str(CHECKOUT)]]
     if wanted.no_deps or wanted.spacy_models:
         commands.append([*PIP, *HASHED, "-r", NO_DEPS_FILE])
     if getattr(registry, "packages", None) and registry_path is not None:
-        commands.append([sys.executable, "-m", "vlc_harness", "plugins", "install", "--registry", str(registry_path)])
+        commands.append(
+            [sys.executable, "-m", "vlc_harness", "plugins", "install", "--registry", str(registry_path.absolute())]
+        )
     return commands
 
 
