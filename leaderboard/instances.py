@@ -221,9 +221,11 @@ def _model(
             if model.text_scores is None:
                 model.text_scores = np.full((len(chosen), n_texts, n_texts), np.nan)
             _fill(model.text_scores[k], outcome.text_scores)
-        if outcome.answers is not None:
-            ordered = sorted(outcome.answers, key=lambda a: a["order"])
-            model.answers[k] = [a.get("choice") for a in ordered]
+        # answers to questions carry their order; a declined pair ({"image", "text", "abstained"}) is
+        # no answer: its score stays NaN and its verdict letter says it abstained
+        questions = [a for a in outcome.answers or [] if "order" in a]
+        if questions:
+            model.answers[k] = [a.get("choice") for a in sorted(questions, key=lambda a: a["order"])]
     return model
 
 
