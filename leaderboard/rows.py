@@ -198,6 +198,8 @@ class Overall:
     """How many benchmarks count (rank anyone)."""
     position: int | None = None
     """1-based place among the models ordered by mean rank (:attr:`by_mean`)."""
+    place: int | None = None
+    """1-based place in the overall order among every model with a headline rank (what the column sorts on)."""
 
     @property
     def k(self) -> int:
