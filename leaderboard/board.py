@@ -101,6 +101,7 @@ def build_board(
             cell = by_pair.get((row.id, col.id))
             row.cells[col.id] = cell_view(cell, col) if cell else CellView(Status.NOT_RUN, "no cell in the store yet")
             row.cells[col.id].overlap = cell_overlap(row, col)
+            row.cells[col.id].submitted = bool(row.meta.get("submitted"))
             row.cells[col.id].reported = reported_values(row, col, row.cells[col.id])
     for col in columns:
         rank_column(col, rows)

@@ -146,6 +146,8 @@ class CellView:
     """The drilldown metric's values, by category."""
     tie_heavy: bool = False
     """The headline's outcomes are at least half ties: every value is ranked on its ties-half credit."""
+    submitted: bool = False
+    """Its model's entry is a lab's submitted scores (``meta.submitted``): what a failure reason may call submitted."""
 
     @property
     def published(self) -> bool:
@@ -155,7 +157,10 @@ class CellView:
     @property
     def public_reason(self) -> str:
         """Why there is no number, worded for readers by the cell's reason code (its text is not read)."""
-        return public_reason(self.status, self.cell.reason_code if self.cell is not None else None)
+        cell = self.cell
+        if cell is None:
+            return public_reason(self.status, None)
+        return public_reason(self.status, cell.reason_code, cell.n_failed, cell.n_instances, self.submitted)
 
     def direction_pair(self, metrics: tuple[str, str] | None) -> tuple[float, float] | None:
         """(I2T, T2I) as the gap and the plot use them: both ties-broken where either is dominated by

@@ -918,13 +918,26 @@ def test_failure_reasons_are_text_for_readers_and_reachable_by_keyboard(wide_sit
         ActionChains(browser).send_keys(Keys.TAB).perform()
     assert browser.execute_script("return document.activeElement") == summary
     summary.send_keys(Keys.ENTER)
-    assert text.is_displayed() and text.text == "The submitted scores file has no scores for this benchmark."
+    assert (
+        text.is_displayed()
+        and text.text
+        == "The model's scores file has no score for some of this benchmark's pairs, so no number is published."
+    )
+    for size in (DESKTOP, PHONE):  # the opened text stays inside its column and the viewport
+        _viewport(browser, size)
+        box = browser.execute_script(
+            "var t = arguments[0].getBoundingClientRect(), c = arguments[0].closest('td').getBoundingClientRect();"
+            "return [t.left, t.right, c.left, c.right, window.innerWidth];",
+            text,
+        )
+        assert box[2] - 1 <= box[0] and box[1] <= box[3] + 1 and box[1] - box[0] <= box[4], (size, box)
+    _viewport(browser, DESKTOP)
     unavailable = browser.find_element("css selector", '#models tr[data-id="model-05"] td.status .why-text')
     assert "weights could not be downloaded" in unavailable.get_attribute("textContent")
     assert "Why failed" in summary.text or summary.get_attribute("textContent").startswith("?")
     # the model page says it in words too, and the inline spec's path is no name
     model = (wide_site / "models" / "model-04.html").read_text()
-    assert "The submitted scores file has no scores for this benchmark." in model
+    assert "The model&#39;s scores file has no score for some of this benchmark&#39;s pairs" in model
     assert INLINE not in page and "precomputed:path=&lt;local folder&gt;/my-checkpoint.jsonl" in page
     assert not _errors(browser)
 
@@ -956,7 +969,10 @@ def test_no_local_path_in_any_published_file(wide, tmp_path):
     data = json.loads((site / "downloads" / "leaderboard.json").read_text())
     failed = next(c for c in data["unpublished"] if c["model"] == "model-04" and c["benchmark"] == "sugarcrepe")
     assert failed["error"] == PLANTED_ERROR.replace(PLANTED_FOLDER, "<local folder>")
-    assert failed["reason"] == "The submitted scores file has no scores for this benchmark."
+    assert (
+        failed["reason"]
+        == "The model's scores file has no score for some of this benchmark's pairs, so no number is published."
+    )
     unavailable = next(c for c in data["unpublished"] if c["model"] == "model-05")
     assert "HF_HUB_OFFLINE" in unavailable["error"]  # the full reason stays in the download
     for path in [*site.glob("*.html"), *site.glob("*/*.html"), *site.glob("data/*.js")]:
