@@ -49,6 +49,7 @@ def staging_folder(site: Path) -> Iterator[Path]:
     """A new folder beside ``site`` holding ``site``'s releases; removed on exit unless swapped in."""
     site.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{site.name}.staging-", dir=site.parent))
+    staging.chmod(0o755)  # mkdtemp makes it private (0700): a site is published for anyone to read
     try:
         if (site / RELEASES).is_dir():
             _carry(site / RELEASES, staging / RELEASES)

@@ -130,6 +130,7 @@ def test_render_survives_a_store_of_every_protocol_with_abstentions_partial_cell
         str(sample_root),
     )
     assert rendered.exit_code == 0, rendered.output
+    assert site.stat().st_mode & 0o755 == 0o755  # world-readable, not mkdtemp's 0700 (issue 41, item 13)
     index = (site / "index.html").read_text()
     for name in ("gpt-logprob", "gpt-choice", "tiny-clip", "harper", "lab"):
         assert name in index
