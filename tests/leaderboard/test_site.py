@@ -422,6 +422,19 @@ def test_compare_view_with_the_instance_browser(site_store, vlc_cli_module, monk
             "return s.querySelector('tbody tr').cells[3].textContent"
         )
         assert "A better" in verdict or "not significant" in verdict
+        # Human and Chance beside the models, and one line of wins per pair over the shared benchmarks
+        heads = driver.execute_script(
+            "const s = document.getElementById('cmp-bivlc').parentElement;"
+            "return Array.from(s.querySelectorAll('thead th')).map(t => t.textContent)"
+        )
+        assert heads[-2:] == ["Human", "Chance"]
+        chance = driver.execute_script(
+            "const s = document.getElementById('cmp-bivlc').parentElement;"
+            "return s.querySelector('tbody tr').lastChild.textContent"
+        )
+        assert chance == "16.7"  # BiVLC's group score: 1/6 by chance
+        status = driver.find_element(By.ID, "compare-status").text
+        assert re.search(r"A better on \d of 2 benchmarks \(headline, significant\), B on \d\.", status), status
         from selenium.webdriver.support.ui import Select
 
         Select(driver.find_element(By.ID, "browse-which")).select_by_value("ba")
