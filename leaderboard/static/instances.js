@@ -374,8 +374,9 @@
   function explain(info, shown, total) {
     var ties = info.tieRule ? " (ties: " + info.tieRule + ")" : "";
     return "Showing " + count(shown) + " of " + count(total) + ". Verdicts are the per-instance " + info.metricTitle + ties +
-      " from the stored scores; scores are shown to 5 significant digits. Files load " + info.budget.shardsPerView +
-      " shards of at most " + count(info.budget.shardInstances) + " instances at a time.";
+      " from the stored scores; scores are shown to 5 significant digits (a difference of two shown values may differ" +
+      " from the exact one in its last digit). The page fetches instances as you browse, in files of up to " +
+      count(info.budget.shardInstances) + " instances, at most " + info.budget.shardsPerView + " files per view.";
   }
 
   function showOne(benchId, info, picked, verdicts, token) {

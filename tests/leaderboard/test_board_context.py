@@ -56,3 +56,19 @@ def test_a_value_whose_interval_includes_chance_says_not_above_chance():
     assert "not above chance" not in str(macros.chance_note(below, None))
     coverage = str(macros.coverage_note(SimpleNamespace(coverage=0.77)))
     assert "coverage 77%" in coverage and "the share of instances the model answered" in coverage
+
+
+def test_show_prints_a_value_as_the_site_shows_it():
+    from vlc_leaderboard.rows import Value
+    from vlc_leaderboard.show import value_text
+
+    group = SimpleNamespace(metric="group_score", chance=1 / 6, higher_is_better=True)
+    blind = Value(0.0, n=2613, ties=2613, rank=2, expected_ties_half=0.158, ties_half_ci95=(0.15, 0.166))
+    assert value_text(blind, group) == "15.8 #2 (ties broken at random; strict 0.0, 100% ties) not above chance"
+    assert value_text(Value(0.9, rank=1, ci95=(0.85, 0.95)), group) == "90.0 #1"
+
+
+def test_sugarcrepe_pp_headline_reads_itt_not_itt_lowercase():
+    from vlc_leaderboard.fmt import metric_title
+
+    assert metric_title("itt_accuracy") == "ITT accuracy" and metric_title("tot_accuracy") == "TOT accuracy"
