@@ -19,6 +19,7 @@ import numpy as np
 
 from vlc_harness.results import BETTER, pairable, pairing_key, ranks_from, replicates, significance
 from vlc_leaderboard.columns import BenchmarkColumn
+from vlc_leaderboard.magnitude import magnitude
 from vlc_leaderboard.order import dominance_order, point_values
 from vlc_leaderboard.rows import CellView, Overall, Row
 
@@ -93,6 +94,7 @@ def order_rows(rows: list[Row], columns: list[BenchmarkColumn]) -> list[Row]:
     over the benchmarks that rank anyone are its :class:`Overall`. Baselines are references: never ranked."""
     counted = [c for c in columns if c.ranked]
     for row in rows:
+        row.magnitude = magnitude(row, counted)
         if row.kind == "baseline":
             row.overall = None
             continue

@@ -243,6 +243,8 @@ class Row:
     cells: dict[str, CellView] = field(default_factory=dict)
     overall: Overall | None = None
     """``None`` for baselines: they are references, never ranked."""
+    magnitude: Any = None
+    """Its place between chance (0) and human (1) over its benchmarks (:class:`vlc_leaderboard.magnitude.Magnitude`)."""
 
     @property
     def slug(self) -> str:

@@ -74,8 +74,11 @@ def test_index_top_says_when_what_and_what_the_metrics_mean(wide, browser):  # n
     )
     # the synthetic cells carry no completion time
     assert seen["scope"].startswith("Last updated: not recorded (no stored run says when it finished)."), seen
-    models = sum(row.kind == "model" for row in board.rows)
-    assert f"{models} models and {len(board.rows) - models} reference rows" in seen["scope"], seen
+    models, blind = sum(row.kind != "baseline" for row in board.rows), sum(row.kind == "blind" for row in board.rows)
+    baselines = len(board.rows) - models  # the blind model is ranked: counted among the models, said once
+    assert f"{models} models ({blind} image-blind, ranked as the others) and {baselines} baseline" in seen["scope"], (
+        seen
+    )
     assert f"on {len(board.benchmarks)} benchmarks" in seen["scope"], seen
     for col in board.benchmarks:
         assert f"{col.title} {col.data_version}" in seen["scope"], (col.title, seen)
