@@ -72,3 +72,20 @@ def test_sugarcrepe_pp_headline_reads_itt_not_itt_lowercase():
     from vlc_leaderboard.fmt import metric_title
 
     assert metric_title("itt_accuracy") == "ITT accuracy" and metric_title("tot_accuracy") == "TOT accuracy"
+
+
+def test_unverified_is_said_once_where_most_rows_are_and_the_exceptions_are_marked(demo, tmp_path):
+    import copy
+    import re
+
+    from vlc_leaderboard.site import render_site
+
+    board = copy.deepcopy(demo["board"])
+    for row in board.rows:
+        row.meta["verified"] = row.id == board.rows[0].id  # the first row verified, every other one not
+    render_site(board, tmp_path / "site", {"harness_version": "test", "git_sha": ""}, runs={1: {}})
+    page = (tmp_path / "site" / "index.html").read_text()
+    assert 'class="unverified" title' not in page  # no per-row badge
+    assert len(re.findall(r'<span class="mark verified" title=', page)) == 1  # the one exception
+    n = len(board.rows)
+    assert f'{n - 1} of {n} rows are <span class="unverified">unverified</span>, so no row is marked so' in page
