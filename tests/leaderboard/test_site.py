@@ -409,8 +409,16 @@ def test_compare_view_with_the_instance_browser(site_store, vlc_cli_module, monk
     b_only = [i for i in right["strong"] if right["weak"][i] and not right["strong"][i]]
     assert a_only and (out / "data" / "instances" / "bivlc" / "models" / "strong.js").is_file()
     driver = _chromium()
+    loaded = "return Array.from(document.scripts).map(s => s.src).filter(s => s.includes('/data/instances/'))"
     try:
-        driver.get((out / "compare.html").as_uri() + "#a=strong&b=weak&bench=bivlc")
+        # no instance file is fetched until the reader opens the browser (issue 41, item 8)
+        driver.get((out / "compare.html").as_uri() + "#a=strong&b=weak")
+        assert driver.execute_script("return document.getElementById('compare-status').textContent")
+        assert not driver.execute_script(loaded) and not driver.find_element(By.ID, "browse-open").get_attribute("open")
+        driver.find_element(By.CSS_SELECTOR, "#browse-open summary").click()
+        assert _browsed(driver) and driver.execute_script(loaded)
+        driver.get("about:blank")
+        driver.get((out / "compare.html").as_uri() + "#a=strong&b=weak&bench=bivlc")  # a permalink opens it
         assert _browsed(driver) == f"{len(a_only)} of 42 instances: Strong CLIP right, {EVIL} wrong."
         items = driver.find_elements(By.CSS_SELECTOR, "#browse-list li.instance")
         assert len(a_only) <= 50 and sorted(i.find_element(By.TAG_NAME, "code").text for i in items) == sorted(a_only)
