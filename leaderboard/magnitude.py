@@ -67,12 +67,12 @@ def magnitude(row: Row, columns: Sequence[BenchmarkColumn]) -> Magnitude | None:
         found = scale(col)
         if found is None or cv is None or not cv.published:
             continue
-        value = cv.values.get(col.metrics[0].metric)
-        if value is None:
+        shown = cv.values.get(col.metrics[0].metric)
+        if shown is None:
             continue
         chance, top, stand_in = found
-        on_half = value.ranked_on_ties_half or value.ties_broken_first
-        point = value.shown if on_half else value.value
+        on_half = shown.ranked_on_ties_half or shown.ties_broken_first
+        point = shown.shown if on_half else shown.value
         points.append((point - chance) / (top - chance))
         metric = col.metrics[0].metric + ("_ties_half" if on_half else "")
         array = replicates(cv.cell, metric) if cv.cell is not None else None

@@ -72,9 +72,9 @@ def dominance_order(items: Sequence[T], points: Sequence[dict[str, float]], key:
     out: list[T] = []
     ready = [p for p in members if waiting[p] == 0]
     while ready:
-        best = min(ready, key=lambda p: min(rank[i] for i in members[p]))  # type: ignore[type-var]
+        best = min(ready, key=lambda p: min(rank[i] for i in members[p]))
         ready.remove(best)
-        placed = sorted(members[best], key=lambda i: rank[i])  # type: ignore[arg-type,return-value]
+        placed = sorted(members[best], key=lambda i: rank[i])
         out.extend(items[i] for i in placed)
         for i in placed:
             for j in beats[i]:
