@@ -147,9 +147,9 @@ class Reason(str, Enum):
     )
     SCORES_MISSING = (
         "scores_missing",
-        "submitted scores missing",
-        "The submitted scores file has no scores for this benchmark.",
-        "A submitted scores file has no score for the pairs (a precomputed model).",
+        "scores missing from the scores file",
+        "The model's scores file has no score for some of this benchmark's pairs, so no number is published.",
+        "A scores file has no score for the pairs (a precomputed model, submitted or not).",
     )
     SCORE_ERROR = (
         "score_error",
@@ -221,10 +221,24 @@ class Reason(str, Enum):
     )
 
 
-def public_reason(status: str, code: str | None) -> str:
+def public_reason(status: str, code: str | None, failed: int = 0, instances: int = 0, submitted: bool = False) -> str:
     """Why a cell shows no number, as one sentence for readers: the words of its reason code, else
-    of its status. It reads no message: the full reason stays in the store, ``show`` and the JSON."""
+    of its status. It reads no message: the full reason stays in the store, ``show`` and the JSON.
+
+    Where the cell counts them, ``failed`` of its ``instances`` are named (a scores file missing 94 of
+    7,512 is not one with no scores for the benchmark); ``submitted``: the model's entry is a lab's
+    submitted scores (``meta.submitted``), the only case its scores file is called submitted."""
     reason = Reason._value2member_map_.get(code or "")
+    if reason is Reason.SCORES_MISSING:
+        file = "The submitted scores file" if submitted else "The model's scores file"
+        if instances and failed >= instances:
+            return f"{file} has no scores for this benchmark."
+        if instances and failed:
+            counted = f"{failed:,} of this benchmark's {instances:,} instances"
+            return f"{file} has no score for {counted}, so no number is published."
+        return file + Reason.SCORES_MISSING.reader.removeprefix("The model's scores file")  # type: ignore[union-attr]
+    if isinstance(reason, Reason) and reason.reader == _INSTANCES and instances and failed:
+        return f"{failed:,} of {instances:,} instances could not be scored ({reason.label}), so no number is published."
     if isinstance(reason, Reason) and reason.reader:
         return reason.reader
     known = Status._value2member_map_.get(status)

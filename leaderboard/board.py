@@ -138,6 +138,7 @@ def assemble_board(facts: BoardFacts) -> Board:
             cell = by_pair.get((row.id, col.id))
             row.cells[col.id] = cell_view(cell, col) if cell else CellView(Status.NOT_RUN, "no cell in the store yet")
             row.cells[col.id].overlap = cell_overlap(row, col)
+            row.cells[col.id].submitted = bool(row.meta.get("submitted"))
             row.cells[col.id].reported = reported_values(row, col, row.cells[col.id])
             row.cells[col.id].off_pin = off_pin_text(cell) if row.cells[col.id].published else ""
         shown = [(col.title, cv.cell) for col in columns if (cv := row.cells[col.id]).published and cv.cell]

@@ -19,6 +19,8 @@ from vlc_harness.status import Status
 from vlc_harness.types import MetricSpec, ReferenceRow
 from vlc_leaderboard.cite import benchmark_bibtex
 from vlc_leaderboard.declared import Drill, drilldown
+from vlc_leaderboard.humans import humans_elsewhere
+from vlc_leaderboard.tables import benchmark_of
 
 if TYPE_CHECKING:
     from vlc_harness.benchmarks import Benchmark
@@ -93,6 +95,8 @@ class BenchmarkColumn:
     drill: Drill | None = None
     ranked: bool = False
     """Some model has a rank on the headline: the benchmark counts in the overall column."""
+    humans_elsewhere: dict[str, tuple[float, str]] = field(default_factory=dict)
+    """Metric -> (human value, data version) the papers report on another data version only (shown as context)."""
 
 
 def not_described(bench_id: str, registry: Registry) -> str:
@@ -133,6 +137,7 @@ def benchmark_column(
         if not r.data_version or not data_version or r.data_version == data_version
     ]
     humans = {(r.metric, r.category): r.value for r in refs if r.matches == "human"}
+    elsewhere = humans_elsewhere(bench.reference_rows() if references else [], data_version, humans)
     rows = sample.metrics if sample is not None and sample.status == Status.OK else []
     derived = derived_means(bench, humans, rows) if humans and rows else {}
     humans |= derived
@@ -170,6 +175,7 @@ def benchmark_column(
         humans=humans,
         derived=set(derived),
         drill=drilldown(bench, headline, rows) if rows else None,
+        humans_elsewhere=elsewhere,
     )
 
 

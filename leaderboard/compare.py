@@ -70,6 +70,8 @@ def compare_data(board: Board) -> dict[str, Any]:
                     "values": values,
                     "ci": intervals,
                     "pairs": pair_codes(reps, groups, higher),
+                    "human": col.humans.get((metric, category)),
+                    "chance": spec.chance if spec is not None else None,
                 }
             )
         ties = {}

@@ -26,7 +26,16 @@ METRIC_TITLES = {
     "coverage": "Coverage",
 }
 """Short human-readable titles of the common metric ids; others are derived from the id."""
-_WORDS = {"i2t": "I2T", "t2i": "T2I", "auc": "AUC", "roc": "ROC", "macro": "(macro)", "micro": "(micro)"}
+_WORDS = {
+    "i2t": "I2T",
+    "itt": "ITT",
+    "tot": "TOT",
+    "t2i": "T2I",
+    "auc": "AUC",
+    "roc": "ROC",
+    "macro": "(macro)",
+    "micro": "(micro)",
+}
 _VARIANTS = {"_ties_half": "ties broken at random", "_answered": "answered only"}
 SCORE_METRICS = ("mean_score",)
 """Metric id prefixes whose values are raw model scores, not fractions (never shown as percent)."""

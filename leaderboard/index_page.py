@@ -14,6 +14,7 @@ from vlc_harness.wording import plural
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.columns import BenchmarkColumn
 from vlc_leaderboard.fmt import SORT_ARROWS, SORT_ORDERS, metric_title, metric_tooltip, slug
+from vlc_leaderboard.magnitude import at_glance
 from vlc_leaderboard.ranking import ORDER_RULE
 from vlc_leaderboard.summary_plot import summary_plot
 
@@ -81,8 +82,9 @@ def scope(board: Board) -> dict[str, Any]:
     kinds = [row.kind for row in board.rows]
     shown = [col for col in board.benchmarks if col.metrics]
     return {
-        "models": kinds.count("model"),
-        "others": len(kinds) - kinds.count("model"),
+        "models": len(kinds) - kinds.count("baseline"),
+        "blind": kinds.count("blind"),
+        "others": kinds.count("baseline"),
         "benchmarks": len(shown),
         "versions": [(col.title, col.data_version) for col in shown],
         "not_shown": [(col.title, slug(col.id), col.note) for col in board.benchmarks if not col.metrics],
@@ -140,7 +142,7 @@ def index_context(board: Board) -> dict[str, Any]:
             gap_columns.append(
                 IndexColumn(
                     f"{base}.gap",
-                    "Gap",
+                    "I2T − T2I",
                     f"{col.gap[0]} minus {col.gap[1]}: positive when image-to-text is higher ({title})",
                     "num",
                     "",
@@ -197,4 +199,5 @@ def index_context(board: Board) -> dict[str, Any]:
         "scope": scope(board),
         "glossary": glossary(board),
         "summary": summary_plot(board),
+        "at_glance": at_glance(board.rows, board.benchmarks),
     }

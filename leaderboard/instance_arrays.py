@@ -71,9 +71,11 @@ def _filled(
             if model.text_scores is None:
                 model.text_scores = np.full((n, n_texts, n_texts), np.nan)
             _fill(model.text_scores[k], record["x"])
-        if "a" in record:
-            ordered = sorted(record["a"], key=lambda a: a["order"])
-            model.answers[k] = [a.get("choice") for a in ordered]
+        # answers to questions carry their order; a declined pair ({"image", "text", "abstained"}) is no
+        # answer: its score stays NaN and its verdict letter says it abstained
+        questions = [a for a in record.get("a") or [] if "order" in a]
+        if questions:
+            model.answers[k] = [a.get("choice") for a in sorted(questions, key=lambda a: a["order"])]
     return model
 
 

@@ -1,5 +1,6 @@
 """Ranks and order: per index metric, 1 + the models significantly better on the same resamples;
-rows by mean headline rank over the benchmarks a model has, once it has half of them (:data:`ORDER_RULE`);
+rows by mean headline rank over the benchmarks a model has, once it has half of them, never below a model
+they dominate (:data:`ORDER_RULE`, :mod:`vlc_leaderboard.order`);
 whether an image-blind model beats the median model (hackable).
 
 Only cells over the same instances with the same resample count are compared (paired bootstrap,
@@ -18,6 +19,8 @@ import numpy as np
 
 from vlc_harness.results import BETTER, pairable, pairing_key, ranks_from, replicates, significance
 from vlc_leaderboard.columns import BenchmarkColumn
+from vlc_leaderboard.magnitude import magnitude
+from vlc_leaderboard.order import dominance_order, point_values
 from vlc_leaderboard.rows import CellView, Overall, Row
 
 
@@ -65,9 +68,11 @@ def rank_column(col: BenchmarkColumn, rows: list[Row]) -> None:
 
 
 ORDER_RULE = (
-    "a model ranked on at least half of them is ordered by its mean headline rank over the benchmarks it has "
-    "(on equal means, more benchmarks first); models ranked on fewer follow, most benchmarks first; "
-    "baselines are not ranked"
+    "no model is listed below one it dominates (at least as good on every benchmark both have, two or more, "
+    "and better on one); otherwise a model ranked on at least half of them is ordered by its mean headline rank "
+    "over the benchmarks it has (on equal means, more benchmarks first), models ranked on fewer follow, most "
+    "benchmarks first, and models that dominate one another in a circle (possible when coverage differs) keep "
+    "that order among themselves; baselines are not ranked"
 )
 """The index's order, after "N benchmarks rank models; " (shown above the table; :func:`order_key` is the rule)."""
 
@@ -89,6 +94,7 @@ def order_rows(rows: list[Row], columns: list[BenchmarkColumn]) -> list[Row]:
     over the benchmarks that rank anyone are its :class:`Overall`. Baselines are references: never ranked."""
     counted = [c for c in columns if c.ranked]
     for row in rows:
+        row.magnitude = magnitude(row, counted)
         if row.kind == "baseline":
             row.overall = None
             continue
@@ -99,10 +105,14 @@ def order_rows(rows: list[Row], columns: list[BenchmarkColumn]) -> list[Row]:
             if value is not None and value.rank:
                 ranks[col.id] = value.rank
         row.overall = Overall(ranks, len(counted))
-    ordered = sorted(rows, key=lambda r: order_key(r.overall))  # stable: equal keys keep the registry's order
+    points = [{} if r.overall is None else point_values(r, counted) for r in rows]
+    ordered = dominance_order(rows, points, lambda r: order_key(r.overall))  # equal keys keep the registry's order
     for position, row in enumerate((r for r in ordered if r.overall is not None and r.overall.by_mean), 1):
         assert row.overall is not None
         row.overall.position = position
+    for place, row in enumerate((r for r in ordered if r.overall is not None and r.overall.ranks), 1):
+        assert row.overall is not None
+        row.overall.place = place
     return ordered
 
 

@@ -148,6 +148,8 @@ class CellView:
     """The headline's outcomes are at least half ties: every value is ranked on its ties-half credit."""
     off_pin: str = ""
     """Computed with installed versions other than the pins: which (:mod:`vlc_leaderboard.stacks`); '' on the pins."""
+    submitted: bool = False
+    """Its model's entry is a lab's submitted scores (``meta.submitted``): what a failure reason may call submitted."""
 
     @property
     def published(self) -> bool:
@@ -157,7 +159,10 @@ class CellView:
     @property
     def public_reason(self) -> str:
         """Why there is no number, worded for readers by the cell's reason code (its text is not read)."""
-        return public_reason(self.status, self.cell.reason_code if self.cell is not None else None)
+        cell = self.cell
+        if cell is None:
+            return public_reason(self.status, None)
+        return public_reason(self.status, cell.reason_code, cell.n_failed, cell.n_instances, self.submitted)
 
     def direction_pair(self, metrics: tuple[str, str] | None) -> tuple[float, float] | None:
         """(I2T, T2I) as the gap and the plot use them: both ties-broken where either is dominated by
@@ -200,6 +205,8 @@ class Overall:
     """How many benchmarks count (rank anyone)."""
     position: int | None = None
     """1-based place among the models ordered by mean rank (:attr:`by_mean`)."""
+    place: int | None = None
+    """1-based place in the overall order among every model with a headline rank (what the column sorts on)."""
 
     @property
     def k(self) -> int:
@@ -240,6 +247,8 @@ class Row:
     """``None`` for baselines: they are references, never ranked."""
     stack_note: str = ""
     """Its published cells were computed under different scoring stacks: which versions differ where."""
+    magnitude: Any = None
+    """Its place between chance (0) and human (1) over its benchmarks (:class:`vlc_leaderboard.magnitude.Magnitude`)."""
 
     @property
     def slug(self) -> str:

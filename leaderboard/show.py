@@ -151,13 +151,27 @@ def _print_board(app: App, store_url: str | None, registries: tuple[str, ...]) -
             cv = row.cells[col.id]
             for k, mc in enumerate(col.metrics):
                 v = cv.values.get(mc.metric) if cv.published else None
-                line.append(f"{pct(v.value)}{f' #{v.rank}' if v.rank else ''}" if v else (cv.status if k == 0 else ""))
+                line.append(value_text(v, mc) if v else (cv.status if k == 0 else ""))
             line += _gap(col, cv.gap(col.gap))
         table.append(line)
     widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(headers)]
     click.echo("  ".join(h.ljust(w) for h, w in zip(headers, widths)))
     for r in table:
         click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+
+
+def value_text(v: Any, mc: Any) -> str:
+    """A value as the site's index cell shows it: the ties-broken value first where ties dominate (with the
+    strict value and the tie share), its rank, and "not above chance" where its interval includes chance."""
+    from vlc_leaderboard.site import pct
+
+    text = f"{pct(v.shown)}{f' #{v.rank}' if v.rank else ''}"
+    if v.ties_broken_first and v.ties:
+        text += f" (ties broken at random; strict {pct(v.value)}, {round(100 * v.tie_share)}% ties)"
+    ci = v.shown_ci95
+    if mc.chance is not None and ci and (ci[0] <= mc.chance if mc.higher_is_better else ci[1] >= mc.chance):
+        text += " not above chance"
+    return text
 
 
 def _overall(row: Any) -> str:

@@ -51,6 +51,7 @@ def staging_folder(site: Path, releases_from: Path | None = None) -> Iterator[Pa
     site.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{site.name}.staging-", dir=site.parent))
     source = (releases_from or site) / RELEASES
+    staging.chmod(0o755)  # mkdtemp makes it private (0700): a site is published for anyone to read
     try:
         if source.is_dir():
             _carry(source, staging / RELEASES)

@@ -117,6 +117,7 @@
     var pairs = [[0, 1]];
     if (picked.length === 3) { pairs.push([0, 2], [1, 2]); }
     var significant = 0;
+    var tally = pairs.map(function () { return { shared: 0, first: 0, second: 0 }; });  // headline wins per pair
     data.benchmarks.forEach(function (bench) {
       var any = picked.some(function (m) { return bench.lines.some(function (l) { return l.values[m.index] !== null; }); });
       if (!any) { return; }
@@ -156,6 +157,7 @@
         th.setAttribute("scope", "col");
         tr.appendChild(th);
       });
+      ["Human", "Chance"].forEach(function (name) { tr.appendChild(make("th", name, "ref")).setAttribute("scope", "col"); });
       head.appendChild(tr);
       table.appendChild(head);
       var body = make("tbody");
@@ -181,10 +183,18 @@
           // the pair codes already take the metric's direction into account
           var winner = result.cls === "sig-better" ? LETTERS[p[0]] : (result.cls === "sig-worse" ? LETTERS[p[1]] : "");
           if (result.cls === "sig-better" || result.cls === "sig-worse") { significant += 1; }
+          if (n === 0 && line.values[x.index] !== null && line.values[y.index] !== null) {
+            var t = tally[pairs.indexOf(p)];
+            t.shared += 1;
+            if (result.cls === "sig-better") { t.first += 1; } else if (result.cls === "sig-worse") { t.second += 1; }
+          }
           var mark = winner ? (winner === LETTERS[p[0]] ? "▲ " : "▼ ") : "";
           td.appendChild(make("span", mark + result.text, "v"));
           td.appendChild(make("span", winner ? winner + " better" : result.note, "sub"));
           row.appendChild(td);
+        });
+        [line.human, line.chance].forEach(function (ref) {
+          row.appendChild(make("td", ref === null || ref === undefined ? "—" : fmt(ref, line.unit), "num ref"));
         });
         body.appendChild(row);
       });
@@ -194,7 +204,12 @@
       tables.appendChild(section);
     });
     status.textContent = missingText() + "Comparing " + picked.map(function (m, k) { return LETTERS[k] + " " + m.name; }).join(", ") +
-      ": " + significant + " significant difference" + (significant === 1 ? "" : "s") + ".";
+      ": " + significant + " significant difference" + (significant === 1 ? "" : "s") + ". " +
+      pairs.map(function (p, k) {
+        var t = tally[k];
+        return LETTERS[p[0]] + " better on " + t.first + " of " + t.shared + " benchmark" + (t.shared === 1 ? "" : "s") +
+          " (headline, significant), " + LETTERS[p[1]] + " on " + t.second;
+      }).join("; ") + ".";
   }
 
   picks.forEach(function (select) {

@@ -11,6 +11,7 @@
   var ui = { bench: el("browse-bench"), which: el("browse-which"), list: el("browse-list"), more: el("browse-more"),
              status: el("browse-status"), note: el("browse-note"), missing: el("browse-missing") };
   if (!data || !ui.list) { return; }
+  var opener = el("browse-open");  // the browser's <details>: closed, it loads nothing
   var byId = {};
   data.models.forEach(function (m) { byId[m.id] = m; });
   var picks = [el("pick-a"), el("pick-b"), el("pick-c")];
@@ -65,6 +66,8 @@
     var show = params.get("show") || "ab";
     ui.which.dataset.wanted = ALIASES[show] || show;
     view.inst = params.get("inst") || "";
+    // a permalink into the browser opens it; otherwise nothing of it is loaded until the reader opens it
+    if (opener && (params.get("bench") || params.get("show") || params.get("inst"))) { opener.open = true; }
   }
 
   function writeState() {
@@ -374,8 +377,9 @@
   function explain(info, shown, total) {
     var ties = info.tieRule ? " (ties: " + info.tieRule + ")" : "";
     return "Showing " + count(shown) + " of " + count(total) + ". Verdicts are the per-instance " + info.metricTitle + ties +
-      " from the stored scores; scores are shown to 5 significant digits. Files load " + info.budget.shardsPerView +
-      " shards of at most " + count(info.budget.shardInstances) + " instances at a time.";
+      " from the stored scores; scores are shown to 5 significant digits (a difference of two shown values may differ" +
+      " from the exact one in its last digit). The page fetches instances as you browse, in files of up to " +
+      count(info.budget.shardInstances) + " instances, at most " + info.budget.shardsPerView + " files per view.";
   }
 
   function showOne(benchId, info, picked, verdicts, token) {
@@ -428,16 +432,18 @@
     }).join("; ") + ".";
   }
   function reset() { view.shown = PAGE; view.shards = 0; }
-  ui.bench.addEventListener("change", function () { reset(); view.inst = ""; render(); });
-  ui.which.addEventListener("change", function () { reset(); view.inst = ""; render(); });
+  function go() { if (!opener || opener.open) { render(); } }  // no shard is fetched while the browser is closed
+  if (opener) { opener.addEventListener("toggle", function () { if (opener.open) { reset(); render(); } }); }
+  ui.bench.addEventListener("change", function () { reset(); view.inst = ""; go(); });
+  ui.which.addEventListener("change", function () { reset(); view.inst = ""; go(); });
   ui.more.addEventListener("click", function () {
     var info = (window.vlcInstances || {})[ui.bench.value];
     view.shown += PAGE;
     view.shards += info ? info.budget.shardsPerView : 1;
     render();
   });
-  picks.forEach(function (select) { select.addEventListener("change", function () { reset(); render(); }); });
-  window.addEventListener("hashchange", function () { readState(); reset(); render(); });
+  picks.forEach(function (select) { select.addEventListener("change", function () { reset(); go(); }); });
+  window.addEventListener("hashchange", function () { readState(); reset(); go(); });
   readState();
-  render();
+  go();
 }());

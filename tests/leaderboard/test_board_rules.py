@@ -88,7 +88,7 @@ def test_a_pooled_value_is_never_derived():
         ("unavailable", "data_missing", "data files"),
         ("unavailable", "version_too_old", "software versions"),
         ("unavailable", "package_missing", "software package it needs was not installed"),
-        ("failed", "scores_missing", "submitted scores file"),
+        ("failed", "scores_missing", "scores file has no score"),
         ("failed", "out_of_memory", "ran out of memory"),
         ("failed", "timeout", "stopped making progress"),
         ("failed", "instances_failed", "Some instances could not be scored"),
@@ -115,7 +115,7 @@ SENTENCES = {
     "Not evaluated: the model's weights could not be downloaded when this board was built.",
     "Not evaluated: the benchmark's data files were not present when this board was built.",
     "Not evaluated: the data this model is fitted on was not present when this board was built.",
-    "The submitted scores file has no scores for this benchmark.",
+    "The model's scores file has no score for some of this benchmark's pairs, so no number is published.",
     "Not evaluated: this API model was not queried for this board.",
     "The evaluation ran out of memory.",
     "The evaluation stopped making progress and was stopped.",
@@ -137,6 +137,25 @@ MISLEADING = [
     "the API key file names version 2 needed by /home/u/run.py; HF_HUB_OFFLINE",
     "",
 ]
+
+
+def test_a_failure_reason_counts_what_is_missing_and_says_submitted_only_of_a_submitted_entry():
+    from vlc_leaderboard.public import public_reason
+
+    scores = "scores_missing"
+    assert public_reason("failed", scores, 94, 7512) == (
+        "The model's scores file has no score for 94 of this benchmark's 7,512 instances, so no number is published."
+    )
+    assert public_reason("failed", scores, 7512, 7512) == "The model's scores file has no scores for this benchmark."
+    assert public_reason("failed", scores, 7512, 7512, submitted=True) == (
+        "The submitted scores file has no scores for this benchmark."
+    )
+    assert public_reason("failed", "image_error", 3, 400) == (
+        "3 of 400 instances could not be scored (images missing or unreadable), so no number is published."
+    )
+    assert (
+        public_reason("failed", "out_of_memory", 3, 400) == "The evaluation ran out of memory."
+    )  # not an instance count
 
 
 def test_the_board_words_each_cell_by_its_code_whatever_its_text_says(tmp_path):
@@ -180,7 +199,9 @@ def test_the_reason_words_read_no_message():
 
     from vlc_leaderboard.public import public_reason
 
-    assert list(inspect.signature(public_reason).parameters) == ["status", "code"]
+    parameters = inspect.signature(public_reason).parameters
+    assert list(parameters) == ["status", "code", "failed", "instances", "submitted"]  # counts and a flag, no text
+    assert [parameters[p].annotation for p in ("failed", "instances", "submitted")] == ["int", "int", "bool"]
 
 
 def test_local_paths_are_redacted_and_urls_and_model_names_kept():

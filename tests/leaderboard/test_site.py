@@ -409,8 +409,16 @@ def test_compare_view_with_the_instance_browser(site_store, vlc_cli_module, monk
     b_only = [i for i in right["strong"] if right["weak"][i] and not right["strong"][i]]
     assert a_only and (out / "data" / "instances" / "bivlc" / "models" / "strong.js").is_file()
     driver = _chromium()
+    loaded = "return Array.from(document.scripts).map(s => s.src).filter(s => s.includes('/data/instances/'))"
     try:
-        driver.get((out / "compare.html").as_uri() + "#a=strong&b=weak&bench=bivlc")
+        # no instance file is fetched until the reader opens the browser (issue 41, item 8)
+        driver.get((out / "compare.html").as_uri() + "#a=strong&b=weak")
+        assert driver.execute_script("return document.getElementById('compare-status').textContent")
+        assert not driver.execute_script(loaded) and not driver.find_element(By.ID, "browse-open").get_attribute("open")
+        driver.find_element(By.CSS_SELECTOR, "#browse-open summary").click()
+        assert _browsed(driver) and driver.execute_script(loaded)
+        driver.get("about:blank")
+        driver.get((out / "compare.html").as_uri() + "#a=strong&b=weak&bench=bivlc")  # a permalink opens it
         assert _browsed(driver) == f"{len(a_only)} of 42 instances: Strong CLIP right, {EVIL} wrong."
         items = driver.find_elements(By.CSS_SELECTOR, "#browse-list li.instance")
         assert len(a_only) <= 50 and sorted(i.find_element(By.TAG_NAME, "code").text for i in items) == sorted(a_only)
@@ -422,6 +430,19 @@ def test_compare_view_with_the_instance_browser(site_store, vlc_cli_module, monk
             "return s.querySelector('tbody tr').cells[3].textContent"
         )
         assert "A better" in verdict or "not significant" in verdict
+        # Human and Chance beside the models, and one line of wins per pair over the shared benchmarks
+        heads = driver.execute_script(
+            "const s = document.getElementById('cmp-bivlc').parentElement;"
+            "return Array.from(s.querySelectorAll('thead th')).map(t => t.textContent)"
+        )
+        assert heads[-2:] == ["Human", "Chance"]
+        chance = driver.execute_script(
+            "const s = document.getElementById('cmp-bivlc').parentElement;"
+            "return s.querySelector('tbody tr').lastChild.textContent"
+        )
+        assert chance == "16.7"  # BiVLC's group score: 1/6 by chance
+        status = driver.find_element(By.ID, "compare-status").text
+        assert re.search(r"A better on \d of 2 benchmarks \(headline, significant\), B on \d\.", status), status
         from selenium.webdriver.support.ui import Select
 
         Select(driver.find_element(By.ID, "browse-which")).select_by_value("ba")
@@ -516,7 +537,8 @@ def test_no_local_path_in_any_published_file(site_store, vlc_cli_module):
     pages = [p for p in files if p.suffix in (".html", ".js")]
     assert not [p for p in pages if "HF_HUB_OFFLINE" in p.read_text()]  # pages name no environment variable
     model = (out / "models" / "planted.html").read_text()
-    assert "The submitted scores file has no scores for this benchmark." in model
+    reason = re.search(r"The (model&#39;s|submitted) scores file has no score[^<]*", model)
+    assert reason and reason.group(1) == "model&#39;s", model  # not a submitted entry: never called submitted
     data = json.loads((out / "downloads" / "leaderboard.json").read_text())
     failed = next(c for c in data["unpublished"] if c["model"] == "planted")
     assert "<local folder>/blip-itm-base.jsonl has no score for sugarcrepe" in failed["error"]

@@ -49,7 +49,7 @@ def test_compare_verdicts_sit_inside_the_viewport_and_their_card(wide_site, brow
     headers = browser.execute_script(
         "return Array.from(document.querySelector('table.compare thead tr').cells).map(c => c.textContent)"
     )
-    assert headers[-3:] == ["A − B", "A − C", "B − C"], headers
+    assert headers[-5:] == ["A − B", "A − C", "B − C", "Human", "Chance"], headers  # the references close the row
 
 
 def test_phone_shows_the_references_before_the_model_cards(wide_site, browser):  # noqa: F811
@@ -74,8 +74,11 @@ def test_index_top_says_when_what_and_what_the_metrics_mean(wide, browser):  # n
     )
     # the synthetic cells carry no completion time
     assert seen["scope"].startswith("Last updated: not recorded (no stored run says when it finished)."), seen
-    models = sum(row.kind == "model" for row in board.rows)
-    assert f"{models} models and {len(board.rows) - models} reference rows" in seen["scope"], seen
+    models, blind = sum(row.kind != "baseline" for row in board.rows), sum(row.kind == "blind" for row in board.rows)
+    baselines = len(board.rows) - models  # the blind model is ranked: counted among the models, said once
+    assert f"{models} models ({blind} image-blind, ranked as the others) and {baselines} baseline" in seen["scope"], (
+        seen
+    )
     assert f"on {len(board.benchmarks)} benchmarks" in seen["scope"], seen
     for col in board.benchmarks:
         assert f"{col.title} {col.data_version}" in seen["scope"], (col.title, seen)
@@ -129,7 +132,8 @@ def test_summary_svg_is_static_and_the_same_bytes_for_the_same_store(wide, tmp_p
     def top_and_plot(site: Path) -> tuple[str, str]:
         html = (site / "index.html").read_text(encoding="utf-8")
         start = html.index('<section class="summary-plot"')
-        glance = html[html.index('<section class="glance"') : html.index("</section>")]
+        top = html.index('<section class="glance"')
+        glance = html[top : html.index("</section>", top)]
         return glance, html[start : html.index("</section>", start)]
 
     (glance, svg), again = (top_and_plot(site) for site in sites)

@@ -14,7 +14,8 @@ from vlc_harness.store.migrations import legacy_reason_code
 # the board's sentences before reason codes (leaderboard/public.py at 1f81e18), copied as readers saw them
 WEIGHTS = "Not evaluated: the model's weights could not be downloaded when this board was built."
 DATA = "Not evaluated: the benchmark's data files were not present when this board was built."
-SCORES = "The submitted scores file has no scores for this benchmark."
+# was "The submitted scores file has no scores ...": "submitted" is said only of a submitted entry now (issue 41)
+SCORES = "The model's scores file has no score for some of this benchmark's pairs, so no number is published."
 API = "Not evaluated: this API model was not queried for this board."
 MEMORY = "The evaluation ran out of memory."
 STALLED = "The evaluation stopped making progress and was stopped."
