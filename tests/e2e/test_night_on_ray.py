@@ -24,42 +24,54 @@ RAY = [sys.executable, "-m", "ray.scripts.scripts"]
 """The ``ray`` command of this environment (its workers run this Python, which has the harness)."""
 
 
+AUTH = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
+
+
 @pytest.fixture
-def ray_cluster(monkeypatch):
+def ray_cluster():
     """A one-CPU Ray head on this machine (``ray start --head``), stopped in a finalizer; its address. Ray
     enables token authentication when it finds a token (``~/.ray/auth_token``): the cluster and this process
-    (the driver) share one of the test's own, as a runner and its cluster share theirs."""
-    monkeypatch.setenv("RAY_AUTH_MODE", "token")
-    monkeypatch.setenv("RAY_AUTH_TOKEN", secrets.token_hex(32))
-    monkeypatch.delenv("RAY_AUTH_TOKEN_PATH", raising=False)
+    (the driver) share one of the test's own, as a runner and its cluster share theirs. Ray keeps the token
+    and its mode in this process once read: the finalizer restores the variables and then drops Ray's copy
+    (Ray's own test helper), so a later test in this worker starts its local Ray as if this one never ran."""
+    saved = {name: os.environ.get(name) for name in AUTH}
+    os.environ.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(32))
+    os.environ.pop("RAY_AUTH_TOKEN_PATH", None)
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
     env.pop("RAY_ADDRESS", None)
     port = "6391"
-    started = subprocess.run(
-        [
-            *RAY,
-            "start",
-            "--head",
-            "--num-cpus",
-            "1",
-            "--port",
-            port,
-            "--include-dashboard=false",
-            "--disable-usage-stats",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=180,
-    )
     try:
+        started = subprocess.run(
+            [
+                *RAY,
+                "start",
+                "--head",
+                "--num-cpus",
+                "1",
+                "--port",
+                port,
+                "--include-dashboard=false",
+                "--disable-usage-stats",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=180,
+        )
         assert started.returncode == 0, started.stdout + started.stderr
         yield f"127.0.0.1:{port}"
     finally:
         import ray
+        from ray._private.authentication_test_utils import reset_auth_token_state
 
         ray.shutdown()
         subprocess.run([*RAY, "stop", "--force"], capture_output=True, env=env, timeout=120)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        reset_auth_token_state()
 
 
 def pages(site: Path) -> dict[str, bytes]:

@@ -16,6 +16,7 @@ from vlc_harness.ci.nightly.steps import Step
 from vlc_harness.ci.pr_check.context import Context
 from vlc_harness.ci.pr_check.smoke import step_smoke
 from vlc_harness.errors import RegistryError
+from vlc_harness.exit_codes import ExitCode
 from vlc_harness.reasons import Reason
 from vlc_harness.registry import load_registry
 
@@ -153,15 +154,21 @@ def test_the_nightly_reads_the_registry_again_after_its_install(registry_file, m
     printed = out.stdout.splitlines()
     assert printed[-1].endswith(f"-m vlc_harness plugins install --registry {registry_file}")
 
-    def installed(registry, enabled, path, lock):  # the pin "installed", yet no plugin registers lab_bench
-        monkeypatch.setattr("vlc_harness.plugin_packages.is_installed", lambda package: True)
+    def installed(registry, enabled, lock):  # the lock "installed"
         return Step("install")
 
+    def plugged(registry, enabled, path):  # the pin "installed", yet no plugin registers lab_bench
+        monkeypatch.setattr("vlc_harness.plugin_packages.is_installed", lambda package: True)
+        return Step("plugins")
+
     monkeypatch.setattr(command, "install", installed)
+    monkeypatch.setattr(command, "plugins", plugged)
     summary, markdown = tmp_path / "night.json", tmp_path / "night.md"
     argv = ["--registry", str(registry_file), "--summary", str(summary), "--markdown", str(markdown)]
     code = vlc_cli("ci", "nightly", *argv).exit_code
-    steps = json.loads(summary.read_text())["steps"]
-    assert code == 1 and list(steps) == ["install"]
-    last = steps["install"]["lines"][-1]
-    assert "package vlc-lab-bench is installed but registers no benchmark type 'lab_bench'" in last
+    night = json.loads(summary.read_text())
+    steps = night["steps"]
+    assert code == ExitCode.STEP_FAILED and list(steps) == ["registry", "install", "plugins"]
+    assert night["stopped_by"] == "plugins" and night["published"] is False
+    lines = steps["plugins"]["lines"]
+    assert any("package vlc-lab-bench is installed but registers no benchmark type 'lab_bench'" in x for x in lines)

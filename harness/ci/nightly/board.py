@@ -2,11 +2,12 @@
 render job), check the rendered site before it is deployed (the deploy job).
 
 * export: ``vlc-harness board export --out BUNDLE`` in this process, with the registry the run read;
-* render: ``python -m vlc_leaderboard.render_bundle`` in a process of its own, which loads no plugin
-  (the leaderboard's module is named here by string: the core never imports the board), against the
-  published site (``--previous``: its ``manifest.json`` and ``releases/``);
-* verify: ``python -m vlc_leaderboard.verify_site SITE --against PUBLISHED``, the deploy check, also in a
-  process of its own.
+* render: ``python -m MODULE`` in a process of its own, which loads no plugin, against the published site
+  (``--previous``: its ``manifest.json`` and ``releases/``); MODULE is the board's ``render`` entry in the
+  :data:`BOARD_PROGRAMS` entry-point group (the leaderboard's ``render_bundle``): the core never imports
+  the board, nor names it;
+* verify: ``python -m MODULE SITE --against PUBLISHED``, the deploy check (the group's ``verify``: the
+  leaderboard's ``verify_site``), also in a process of its own.
 
 Run locally (``vlc-harness ci nightly``, every step), the published site is ``--site`` itself: its manifest
 and releases are copied aside before render replaces it, and the new site is verified against the copy.
@@ -22,8 +23,8 @@ from pathlib import Path
 from vlc_harness.ci.nightly.steps import Step, cli
 from vlc_harness.exit_codes import ExitCode
 
-RENDER_MODULE = "vlc_leaderboard.render_bundle"
-VERIFY_MODULE = "vlc_leaderboard.verify_site"
+BOARD_PROGRAMS = "vlc_harness_board"
+"""The entry-point group naming the board's programs by module (``render``, ``verify``; pyproject.toml)."""
 MANIFEST = "manifest.json"
 RELEASES = "releases"
 
@@ -38,23 +39,36 @@ def render(bundle: Path, site: Path, previous: Path | None, release: str | None)
     args = ["--bundle", str(bundle), "--out", str(site)]
     args += ["--previous", str(previous)] if previous is not None else []
     args += ["--release", release] if release else []
-    return module_step("render", RENDER_MODULE, args, show_stdout=True)
+    return module_step("render", board_program("render"), args, show_stdout=True)
 
 
 def verify(site: Path, against: Path | None) -> Step:
     """The deploy check of ``site`` (against the published site, when there is one). Whatever keeps it from
     passing refuses the site (a crash too): exit 9, unless a usage error (2)."""
     args = [str(site)] + (["--against", str(against)] if against is not None else [])
-    step = module_step("verify", VERIFY_MODULE, args, show_stdout=True)
+    step = module_step("verify", board_program("verify"), args, show_stdout=True)
     if step.code not in (ExitCode.OK, ExitCode.USAGE):
         step.code = ExitCode.SITE_REFUSED
     return step
+
+
+def board_program(name: str) -> str:
+    """The module of the board's program ``name`` (:data:`BOARD_PROGRAMS`); ``-`` when no installed
+    distribution declares one (the step then fails saying so)."""
+    from importlib.metadata import entry_points
+
+    found = entry_points(group=BOARD_PROGRAMS, name=name)
+    return next(iter(found)).value if found else "-"
 
 
 def module_step(name: str, module: str, args: list[str], show_stdout: bool = False) -> Step:
     """``python -m MODULE ARGS`` in a process of its own, its output passed on; the summary shows what it printed
     on stderr (``show_stdout``: on stdout too)."""
     step = Step(name)
+    if module == "-":
+        step.code = ExitCode.FAILED
+        step.lines.append(f"no installed package declares the board's {name} program (entry points {BOARD_PROGRAMS})")
+        return step
     try:
         done = subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, check=False)
     except OSError as exc:
