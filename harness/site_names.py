@@ -2,7 +2,7 @@
 
 The board writes a model's page as ``models/<file_name(id)>.html``, a benchmark's as
 ``benchmarks/<file_name(id)>.html``, a cell's per-instance scores as
-``downloads/scores/<model>__<benchmark>.jsonl`` and its instance files under
+``downloads/scores/<model>__<benchmark>.jsonl.gz`` and its instance files under
 ``data/instances/<benchmark>/``. The rule lives in the core, used by both the board and the
 registry, so that two ids written to one file are a registry error naming both entries: otherwise
 the later overwrites the earlier, and the index links one model's name to another's page
@@ -29,7 +29,7 @@ def file_name(entry_id: str) -> str:
 
 def download_name(model_id: str, benchmark_id: str) -> str:
     """The per-instance scores download of one cell."""
-    return f"downloads/scores/{file_name(model_id)}__{file_name(benchmark_id)}.jsonl"
+    return f"downloads/scores/{file_name(model_id)}__{file_name(benchmark_id)}.jsonl.gz"
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,6 @@ from vlc_harness.types import MetricSpec, ReferenceRow
 from vlc_leaderboard.cite import benchmark_bibtex
 from vlc_leaderboard.declared import Drill, drilldown
 from vlc_leaderboard.humans import humans_elsewhere
-from vlc_leaderboard.tables import benchmark_of
 
 if TYPE_CHECKING:
     from vlc_harness.benchmarks import Benchmark

@@ -5,8 +5,10 @@ benchmark's and metric's titles, the rank the index shows, and the value in the 
 show it in (``unit``: ``percent`` for fractions, ``score`` for raw model scores);
 ``leaderboard.json`` keeps every value as stored (fractions).
 
-Per (model, benchmark) a JSONL file lists every instance id with its score matrix (or answers)
-as stored, from the cell's outcome records (:mod:`vlc_leaderboard.outcome_records`). Captions are
+Per (model, benchmark) a gzip-compressed JSONL file (``.jsonl.gz``: at the registry's 70 models x 19
+benchmarks these files are most of the downloads; bench/site_size.py measures what they cost) lists
+every instance id with its score matrix (or answers) as stored, from the cell's outcome records
+(:mod:`vlc_leaderboard.outcome_records`). Captions are
 added only for benchmarks whose license allows publishing them (``captions_redistributable``) and
 only when their data could be read when the records were made.
 
@@ -20,6 +22,7 @@ are inline specs holding a path are redacted the same way.
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -70,7 +73,7 @@ def scores_file(model_id: str, benchmark_id: str) -> str:
     """Relative path of a cell's per-instance file under the site."""
     from vlc_leaderboard.fmt import slug
 
-    return f"downloads/scores/{page_slug(model_id)}__{slug(benchmark_id)}.jsonl"
+    return f"downloads/scores/{page_slug(model_id)}__{slug(benchmark_id)}.jsonl.gz"
 
 
 def write_downloads(board: Board, out: Path, outcomes: Outcomes) -> list[Path]:
@@ -165,7 +168,8 @@ def write_downloads(board: Board, out: Path, outcomes: Outcomes) -> list[Path]:
 
 
 def _write_scores(path: Path, records: Iterable[Mapping[str, Any]]) -> Path:
-    with open(path, "w", encoding="utf-8") as f:
+    # no file name and no time in the gzip header: the same records give the same bytes on every render
+    with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as f:
         for record in records:
-            f.write(json.dumps(download_record(record)) + "\n")
+            f.write((json.dumps(download_record(record)) + "\n").encode("utf-8"))
     return path

@@ -60,9 +60,12 @@ def export_board(
     include_adhoc: bool,
     stale: set[int],
     provenance: Mapping[str, Any],
+    instances_of: Callable[[Any], Any] | None = None,
 ) -> Export:
     """Everything render reads of ``results`` under ``registry``: see the module docstring. ``stale``: the
-    ids of the cells whose metrics older metric code computed; ``provenance``: this process's."""
+    ids of the cells whose metrics older metric code computed; ``provenance``: this process's.
+    ``instances_of`` loads a column's benchmark copy and instances (default: its data under ``data_root``,
+    :func:`~vlc_leaderboard.instances.load_instances`; bench/site_size.py gives synthetic ones)."""
     stored = results.cells(include_incomplete=True, with_replicates=True)
     facts = board_facts(stored, registry, plugins, include_adhoc=include_adhoc)
     facts.cells = [public_cell(c) for c in facts.cells]
@@ -90,7 +93,10 @@ def export_board(
 
     def load(col: Any) -> Any:
         if col.id not in loaded:
-            loaded[col.id] = load_instances(col.benchmark, data_root) if data_root is not None else None
+            if instances_of is not None:
+                loaded[col.id] = instances_of(col)
+            else:
+                loaded[col.id] = load_instances(col.benchmark, data_root) if data_root is not None else None
         return loaded[col.id]
 
     instances = gather_instances(board, results, data_root, load)

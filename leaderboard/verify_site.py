@@ -174,6 +174,9 @@ def _file_problem(rel: Path, data: bytes, static: dict[str, bytes], carried: boo
         return (
             None if parts[:2] == ("data", "instances") and data.startswith(b"\x89PNG\r\n\x1a\n") else "not a thumbnail"
         )
+    if rel.name.endswith(".jsonl.gz"):
+        gzipped = parts[:2] == ("downloads", "scores") and data.startswith(b"\x1f\x8b")
+        return None if gzipped else "not a scores download"
     return None if rel.suffix in DATA_FILES else "a kind of file render never writes"
 
 

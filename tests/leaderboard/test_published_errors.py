@@ -4,6 +4,7 @@ full text stays in the store and ``vlc-harness show --partial``."""
 
 from __future__ import annotations
 
+import gzip
 import json
 
 
@@ -33,6 +34,8 @@ def test_a_worker_traceback_is_never_published(faulty, vlc_run, vlc_cli, sample_
     (entry,) = [c for c in data["unpublished"] if c["model"] == "buggy"]
     assert entry["error"] == stored.error.splitlines()[0] and "\n" not in entry["error"]
     assert entry["reason_code"] == stored.reason_code == "worker_error"
-    for path in (p for p in site.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl", ".js", ".html", ".csv")):
-        text = path.read_text(encoding="utf-8", errors="replace")
+    published = (".json", ".jsonl.gz", ".js", ".html", ".csv")
+    for path in (p for p in site.rglob("*") if p.is_file() and p.name.endswith(published)):
+        raw = path.read_bytes()
+        text = (gzip.decompress(raw) if path.name.endswith(".gz") else raw).decode("utf-8", errors="replace")
         assert "Traceback" not in text and 'File "' not in text, path

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import hashlib
 import json
 import re
@@ -347,7 +348,7 @@ def test_downloads_hold_the_board_and_per_instance_scores(site):
     assert float(first["value"]) == pytest.approx(100 * stored["value"])  # the JSON keeps fractions
     assert "Strong CLIP" in (site / "index.html").read_text()
     assert all("replicates" not in m for c in board["cells"] for m in c["metrics"])
-    lines = [json.loads(x) for x in (site / "downloads" / "scores" / "strong__bivlc.jsonl").read_text().splitlines()]
+    lines = [json.loads(x) for x in _read_gz(site / "downloads" / "scores" / "strong__bivlc.jsonl.gz").splitlines()]
     assert len(lines) == 42 and all(len(x["scores"]) == 2 for x in lines)
     assert "texts" not in lines[0]  # render was not given the data root: ids and scores only
     assert "registry" in (site / "index.html").read_text()
@@ -357,7 +358,7 @@ def test_captions_ship_only_where_the_license_allows(site_store, vlc_cli_module)
     out = site_store["tmp"] / "site_with_captions"
     args = ["--out", str(out), "--registry", str(site_store["registry"]), "--store", site_store["url"]]
     assert vlc_cli_module("render", "--data-root", str(site_store["tmp"] / "data"), *args).exit_code == 0
-    first = json.loads((out / "downloads" / "scores" / "strong__bivlc.jsonl").read_text().splitlines()[0])
+    first = json.loads(_read_gz(out / "downloads" / "scores" / "strong__bivlc.jsonl.gz").splitlines()[0])
     assert len(first["texts"]) == 2  # BiVLC is MIT
     from vlc_harness_builtins.benchmarks.hard_positives import HardPositives
     from vlc_harness_builtins.benchmarks.vl_checklist import VLCheckList
@@ -393,7 +394,7 @@ def test_compare_view_with_the_instance_browser(site_store, vlc_cli_module, monk
     # the verdict files say which instances each model gets right: check them against the per-instance scores
     right = {}
     for model in ("strong", "weak"):
-        lines = (out / "downloads" / "scores" / f"{model}__bivlc.jsonl").read_text().splitlines()
+        lines = _read_gz(out / "downloads" / "scores" / f"{model}__bivlc.jsonl.gz").splitlines()
         right[model] = {r["instance"]: _group_right(r["scores"]) for r in map(json.loads, lines)}
     board = json.loads((out / "downloads" / "leaderboard.json").read_text())
     for model in ("strong", "weak"):  # the same rule as the metric: the count is the group score's numerator
@@ -529,8 +530,8 @@ def test_no_local_path_in_any_published_file(site_store, vlc_cli_module):
     args = ["--out", str(out), "--registry", registry, "--store", url, "--data-root", str(tmp / "data")]
     assert vlc_cli_module("render", "--release", "r1", *args).exit_code == 0
     files = [p for p in out.rglob("*") if p.is_file()]
-    assert {p.suffix for p in files} >= {".html", ".js", ".json", ".jsonl", ".csv", ".bib"}
-    leaks = [(p, n) for p in files for n in (str(tmp), PLANTED) if n in p.read_text(encoding="utf-8", errors="replace")]
+    assert {p.suffix for p in files} >= {".html", ".js", ".json", ".gz", ".csv", ".bib"}
+    leaks = [(p, n) for p in files for n in (str(tmp), PLANTED) if n in _text(p)]
     assert not leaks, leaks
     # the check is real: the stored reason, as it is, names the folder
     assert any(str(tmp) in e and PLANTED in e for e in errors)
@@ -595,3 +596,13 @@ def test_each_benchmark_page_cites_its_cards_bibtex_and_cite_bib_holds_each_entr
     assert sorted(keys[1:]) == ["diwan2022why", "thrush2022winoground", "yuksekgonul2023when"]  # the ARO cards: one
     aro = plugins.benchmarks.get("aro_vg_relation").cls.bibtex
     assert bibtex_entries(aro)[0] in bib and keys[0].startswith("vlcharness")
+
+
+def _read_gz(path: Path) -> str:
+    """A gzip-compressed download's text."""
+    return gzip.decompress(path.read_bytes()).decode("utf-8")
+
+
+def _text(path: Path) -> str:
+    """A published file's text, a compressed download's decompressed (the leak checks read what a reader gets)."""
+    return _read_gz(path) if path.suffix == ".gz" else path.read_text(encoding="utf-8", errors="replace")

@@ -37,3 +37,33 @@ def test_render_prints_the_site_size(board_store, tmp_path):  # noqa: F811
     printed = re.search(r"published cells; ([0-9.]+) MB in ([0-9,]+) files", done.output)
     assert printed, done.output
     assert int(printed[2].replace(",", "")) == sum(1 for p in site.rglob("*") if p.is_file())
+
+
+def test_the_size_benchmark_covers_the_registry_grid_and_its_arithmetic():
+    from bench.site_size import BUDGET, INSTANCES, full_grid_estimate, registry_grid
+
+    models, benchmarks = registry_grid()
+    assert (len(models), sorted(INSTANCES)) == (70, sorted(b["id"] for b in benchmarks))
+    # two renders: 1 MB at 100 instances, 3 MB at 1,100: 2,000 bytes per instance, 1 MB + 2,000 x 9,900 beyond
+    per, estimate = full_grid_estimate((1_000_000, 100), (3_000_000, 1_100), 10_000)
+    assert (per, estimate) == (2_000, 1_000_000 + 2_000 * 9_900)
+    assert BUDGET == 300_000_000
+
+
+def test_a_scaled_down_grid_renders_with_compressed_scores_downloads(tmp_path):
+    import gzip
+    import json
+
+    from bench.site_size import build_grid, render_grid
+
+    grid = build_grid(tmp_path, scale=None, n_models=3, samples=20)
+    seconds, size = render_grid(grid, tmp_path / "site")
+    scores = sorted((tmp_path / "site" / "downloads" / "scores").iterdir())
+    assert len(scores) == 3 * len(grid.instances) and all(p.name.endswith(".jsonl.gz") for p in scores)
+    sugarcrepe = tmp_path / "site" / "downloads" / "scores" / "openai-rn50__sugarcrepe.jsonl.gz"
+    lines = gzip.decompress(sugarcrepe.read_bytes()).decode("utf-8").splitlines()
+    assert len(lines) == len(grid.instances["sugarcrepe"][1]) and "scores" in json.loads(lines[0])
+    assert size.parts["downloads"] and size.parts["instance browser"] and seconds > 0
+    again = render_grid(grid, tmp_path / "again")[1]
+    assert (tmp_path / "again" / sugarcrepe.relative_to(tmp_path / "site")).read_bytes() == sugarcrepe.read_bytes()
+    assert again.parts["downloads"] == size.parts["downloads"]

@@ -118,6 +118,10 @@ CASES = {
         lambda s: (s / "logo.svg").write_text("<svg onload='x()'/>"),
         "logo.svg: a kind of file render never writes",
     ),
+    "scores download not gzip": (
+        lambda s: (s / "downloads" / "scores" / "x__y.jsonl.gz").write_text("<html><script>x()</script>"),
+        "downloads/scores/x__y.jsonl.gz: not a scores download",
+    ),
     "link": (
         lambda s: (s / "static" / "extra.css").symlink_to("/etc/passwd"),
         "static/extra.css: a link or special file",

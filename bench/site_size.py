@@ -1,0 +1,227 @@
+"""The site's size and render time for the registry's grid (issue 41, item 8: under 300 MB).
+
+A synthetic store holds ``registry.yaml``'s 19 benchmarks x its 70 models (the random baseline and 69
+others): each benchmark's generated example instances, tiled to ``--scale`` times the benchmark's real
+instance count (:data:`INSTANCES`), random scores (answers, for NaturalBench) written through the store
+API as a run writes them, no model run. The store is exported and rendered as ``vlc-harness render``
+does (:func:`vlc_leaderboard.export.export_board`, :func:`vlc_leaderboard.publish.publish`), the instance
+browser included. The baseline, built and rendered in the same run, is the same grid on the examples
+alone (no tiling): the difference between the two is what the instances cost, per instance and model,
+and the full grid's size is the baseline plus that cost times its instances. Writing and rendering 250,000
+instances x 70 models takes hours on two cores; ``--scale 1`` does it, the default (0.01) takes minutes.
+
+    python bench/site_size.py [--scale 0.01] [--models 70] [--samples 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import math
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from vlc_harness.metrics.cell import cell_metrics, metrics_version
+from vlc_harness.metrics.outcomes import choice_outcomes, outcomes_from_matrices
+from vlc_harness.params import build
+from vlc_harness.plugins import get_plugins
+from vlc_harness.records import CellRecord, Outcome
+from vlc_harness.registry import BenchmarkEntry, ModelEntry, Registry
+from vlc_harness.results import StoredResults
+from vlc_harness.store import open_store
+from vlc_harness.testing.examples import example_for
+from vlc_leaderboard.site_size import SiteSize, site_size
+
+REGISTRY = Path(__file__).resolve().parents[1] / "registry.yaml"
+BUDGET = 300_000_000
+"""The size the full grid's site must stay under (issue 41: 300 MB, against GitHub Pages' 1 GB)."""
+INSTANCES = {
+    "sugarcrepe": 7_512,  # paper-7512
+    "bivlc": 2_933,  # test-2933
+    "bivlc-i2t-only": 2_933,
+    "winoground": 400,
+    "aro-vg-relation": 23_937,  # Yuksekgonul et al. (ICLR 2023), Table 1
+    "aro-vg-attribution": 28_748,
+    "aro-coco-order": 25_010,
+    "aro-flickr30k-order": 5_000,
+    "hard-positives": 17_901,  # the card's replace pairs
+    "seetrue": 6_930,  # hf-6930
+    "vl-checklist": 123_000,  # bench/instance_sizes.py's VL-CheckList size
+    "mmvp-vlm": 135,  # 270 statements, 135 pairs
+    "eqben-mini": 280,
+    "colorswap": 300,
+    "vismin": 2_084,  # vismin.COUNTS
+    "valse": 6_795,
+    "whatsup": 8_226,
+    "naturalbench": 1_900,
+    "sugarcrepe-pp": 4_757,  # sugarcrepe_pp.COUNTS
+}
+"""Each registry benchmark's instances in its published data version (the sources of those not in a
+version name or a plugin constant: the papers' tables)."""
+
+
+@dataclass
+class Grid:
+    """A synthetic store of the registry's grid and what its board needs besides."""
+
+    registry: Registry
+    store_url: str
+    instances: dict[str, tuple[Any, list[Any]]]
+    """Per benchmark id: its benchmark object and the (tiled) instances its cells were written on."""
+
+    def loader(self, col: Any) -> tuple[Any, list[Any]] | None:
+        """A column's benchmark and instances (``export_board``'s ``instances_of``)."""
+        return self.instances.get(col.id)
+
+    @property
+    def n_instances(self) -> int:
+        """The instances of every benchmark, together."""
+        return sum(len(found[1]) for found in self.instances.values())
+
+
+def registry_grid(path: Path = REGISTRY) -> tuple[list[str], list[dict[str, Any]]]:
+    """The model ids and benchmark entries of ``registry.yaml``."""
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return [m["id"] for m in doc["models"]], list(doc["benchmarks"])
+
+
+def tiled(instances: list[Any], n: int) -> list[Any]:
+    """``n`` instances: ``instances`` repeated, each copy with its own id."""
+    return [replace(instances[k % len(instances)], id=f"{instances[k % len(instances)].id}~{k}") for k in range(n)]
+
+
+def build_grid(work: Path, scale: float | None, n_models: int = 70, samples: int = 100) -> Grid:
+    """The registry's benchmarks x ``n_models`` models in a SQLite store under ``work``, each benchmark's
+    instances ``scale`` x its real count (at least its examples'; ``None``: the examples alone)."""
+    plugins = get_plugins()
+    model_ids, entries = registry_grid()
+    registry = Registry()
+    store_url = f"sqlite:///{work / 'store.sqlite'}"
+    store = open_store(store_url)
+    run_id = store.start_run({})
+    grid = Grid(registry, store_url, {})
+    for b_index, entry in enumerate(entries):
+        cls = plugins.benchmarks.get(entry["type"]).cls
+        params, root = example_for(cls, work / "data" / entry["id"])
+        # the registry's own choices (BiVLC's mode, the forms), on the example's data version
+        params = params | {k: v for k, v in (entry.get("params") or {}).items() if k != "version"}
+        bench = cls(build(cls.Params, params), root)
+        examples = list(bench.load_instances())
+        n = len(examples) if scale is None else max(len(examples), math.ceil(scale * INSTANCES[entry["id"]]))
+        instances = tiled(examples, n)
+        grid.instances[entry["id"]] = (bench, instances)
+        registry.benchmarks[entry["id"]] = BenchmarkEntry(entry["id"], entry["type"], bench.params)
+        for m, model_id in enumerate(model_ids[:n_models]):
+            rng = np.random.default_rng(1000 * b_index + m)
+            computed, outcomes = _cell(bench, instances, rng, samples)
+            kind, params_of = ("random", {"seed": m}) if m == 0 else ("precomputed", {"path": f"{model_id}.jsonl"})
+            kind_cls = plugins.models.get(kind).cls
+            registry.models.setdefault(
+                model_id,
+                ModelEntry(
+                    model_id,
+                    kind,
+                    build(kind_cls.Params, params_of),
+                    build(kind_cls.Run, {}),
+                    meta={"family": f"family-{m % 12}", "parameters_m": 10 * m + 5, "open_weights": m % 2 == 0},
+                ),
+            )
+            record = CellRecord(
+                model_id,
+                entry["id"],
+                entry["type"],
+                "ok",
+                fingerprint=model_id,
+                data_version=bench.data_version,
+                manifest_hash=entry["id"],
+                n_instances=n,
+                n_scored=n,
+                complete=True,
+                metrics=computed.metrics,
+                provenance={"benchmark_params": params},
+                run_id=run_id,
+                metrics_version=metrics_version(bench, samples),
+                replicates=computed.replicates,
+            )
+            store.save_cell(record, outcomes)
+    store.finish_run(run_id, "ok")
+    store.close()
+    return grid
+
+
+def _cell(bench: Any, instances: list[Any], rng: np.random.Generator, samples: int) -> tuple[Any, list[Outcome]]:
+    """One model's random results on ``instances``: its metrics and its outcomes as a run stores them."""
+    if getattr(bench, "answers_only", False):  # its metrics read answers (NaturalBench), not scores
+        from vlc_harness.choices import AnsweredQuestion, InstanceAnswers
+
+        results, outcomes = [], []
+        for inst in instances:
+            answered = [AnsweredQuestion(q, int(rng.integers(0, 2))) for q in bench.questions(inst)]
+            results.append(InstanceAnswers(inst, answered))
+            record = [{"order": a.question.order, "choice": a.choice, "correct": a.question.correct} for a in answered]
+            outcomes.append(Outcome(inst.id, inst.category, None, None, record))
+        return cell_metrics(bench, choice_outcomes(results), samples=samples), outcomes
+    matrices = [rng.random((len(inst.images), len(inst.texts))) for inst in instances]
+    outcomes = [Outcome(inst.id, inst.category, m.tolist()) for inst, m in zip(instances, matrices)]
+    return cell_metrics(bench, outcomes_from_matrices(instances, matrices), samples=samples), outcomes
+
+
+def render_grid(grid: Grid, site: Path) -> tuple[float, SiteSize]:
+    """Export the grid's store and render it into ``site`` as ``render`` does: seconds taken, the site's size."""
+    from vlc_leaderboard.export import export_board, in_memory
+    from vlc_leaderboard.publish import publish, site_target
+
+    store = open_store(grid.store_url)
+    start = time.perf_counter()
+    try:
+        results = StoredResults(store)
+        export = export_board(
+            results, grid.registry, get_plugins(), site.parent, False, set(), {}, instances_of=grid.loader
+        )
+        publish(in_memory(export), site_target(str(site), None, None, (), False), dt.datetime.now(dt.timezone.utc))
+    finally:
+        store.close()
+    return time.perf_counter() - start, site_size(site)
+
+
+def full_grid_estimate(baseline: tuple[int, int], scaled: tuple[int, int], full_instances: int) -> tuple[float, float]:
+    """Bytes per instance (all models' files of it) and the full grid's site size, from two renders given
+    as (site bytes, instances): the baseline plus each instance's cost times the instances beyond its own."""
+    per_instance = (scaled[0] - baseline[0]) / (scaled[1] - baseline[1])
+    return per_instance, baseline[0] + per_instance * (full_instances - baseline[1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", type=float, default=0.01, help="fraction of each benchmark's real instances")
+    parser.add_argument("--models", type=int, default=70, help="models (the registry's first N; it has 70)")
+    parser.add_argument("--samples", type=int, default=100, help="bootstrap replicates per value")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="vlc-site-size-"))
+    runs = {}
+    for name, scale in (("baseline (examples only)", None), (f"grid at scale {args.scale}", args.scale)):
+        folder = work / ("baseline" if scale is None else "grid")
+        folder.mkdir()
+        start = time.perf_counter()
+        grid = build_grid(folder, scale, args.models, args.samples)
+        built = time.perf_counter() - start
+        seconds, size = render_grid(grid, folder / "site")
+        runs[name] = (grid, size)
+        print(f"{name}: {args.models} models x {len(grid.instances)} benchmarks, {grid.n_instances:,} instances; "
+              f"store written in {built:.1f} s; rendered in {seconds:.1f} s: {size.describe()}")  # fmt: skip
+    (base_grid, base), (grid, scaled) = runs.values()
+    full = sum(INSTANCES.values())
+    per, estimate = full_grid_estimate((base.total, base_grid.n_instances), (scaled.total, grid.n_instances), full)
+    verdict = "met" if estimate <= BUDGET else "NOT met"
+    print(f"per instance ({args.models} models): {per:,.0f} bytes; the full grid's {full:,} instances: "
+          f"{estimate / 1e6:.1f} MB (budget {BUDGET / 1e6:.0f} MB: {verdict})")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
