@@ -145,6 +145,7 @@ def test_the_install_step_installs_the_registry_s_plugin_packages(tmp_path):
     assert commands[-1].endswith(f"-m vlc_harness plugins install --registry {path}")
 
 
+@pytest.mark.slow  # over a second: the full suite's
 def test_the_install_step_reads_each_types_declaration():
     """registry.yaml's types declare openclip, hf, blind, data and aro (ARO's Order tasks) and the spaCy
     pipeline their tagger names; nothing else is installed (the extras come from the classes alone)."""

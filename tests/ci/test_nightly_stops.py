@@ -13,6 +13,8 @@ from vlc_harness.ci.nightly import command, install
 from vlc_harness.ci.nightly.steps import Step
 from vlc_harness.exit_codes import PUBLISHED, ExitCode
 
+pytestmark = pytest.mark.slow  # builds and renders a board per test module: the full suite's, not the inner loop's
+
 SHA = "sha256:" + "ab" * 32
 STOPPED = "this step stopped the night: nothing was rendered or published"
 

@@ -12,6 +12,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from vlc_harness.fingerprint import fingerprint_content, model_fingerprint
 from vlc_harness.models import Identity
 from vlc_harness.plugin_identity import is_builtin, plugin_record, source_digest
@@ -103,6 +105,7 @@ def _plugin_package(tmp_path: Path, name: str = "acme_scorer") -> type:
         sys.path.remove(str(tmp_path / "src"))
 
 
+@pytest.mark.slow  # over a second: the full suite's
 def test_a_third_party_type_without_a_pin_is_identified_by_its_source(tmp_path):
     cls = _plugin_package(tmp_path)
     assert not is_builtin(cls)
@@ -117,6 +120,7 @@ def test_a_third_party_type_without_a_pin_is_identified_by_its_source(tmp_path):
     assert stack_change(stack, after) == "plugin source changed"
 
 
+@pytest.mark.slow  # over a second: the full suite's
 def test_a_third_party_type_installed_from_its_pin_is_identified_by_version_and_hashes(tmp_path, monkeypatch):
     cls = _plugin_package(tmp_path, "acme_pinned")
     site = tmp_path / "site"

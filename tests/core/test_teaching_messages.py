@@ -64,6 +64,7 @@ def lab(tmp_path, monkeypatch):
     get_plugins(reload=True)
 
 
+@pytest.mark.slow  # over a second: the full suite's
 def test_a_run_whose_cells_all_gave_nan_is_told_to_fix_the_model_not_to_fetch(lab, vlc_run, tmp_path):
     out = vlc_run("-m", "lab_nan", "-b", "shapes:n_scenes=10", data_root=tmp_path / "data")
     assert out.exit_code == 3, out.output

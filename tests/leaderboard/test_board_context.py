@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
+
 from vlc_harness.params import build
 from vlc_harness.plugins import get_plugins
 from vlc_leaderboard.humans import humans_elsewhere
 from vlc_leaderboard.templating import environment
+
+pytestmark = pytest.mark.slow  # builds and renders a board per test module: the full suite's, not the inner loop's
 
 
 def _winoground_rows():

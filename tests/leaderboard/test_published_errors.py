@@ -7,7 +7,10 @@ from __future__ import annotations
 import gzip
 import json
 
+import pytest
 
+
+@pytest.mark.slow  # over a second: the full suite's
 def test_a_worker_traceback_is_never_published(faulty, vlc_run, vlc_cli, sample_root, tmp_path):
     registry = tmp_path / "registry.yaml"
     registry.write_text(

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.leaderboard.test_render_manifest import board_store  # noqa: F401 (fixture)
 from vlc_leaderboard.site_size import PUBLISH_LIMIT, site_size
+
+pytestmark = pytest.mark.slow  # builds and renders a board per test module: the full suite's, not the inner loop's
 
 
 def test_the_size_counts_every_file_and_the_large_parts(tmp_path):

@@ -24,6 +24,8 @@ from tests.leaderboard.test_render_bundle_clean import tamper_dist
 from vlc_harness.exit_codes import ExitCode
 from vlc_leaderboard.verify_site import REFUSED, check_page, verify
 
+pytestmark = pytest.mark.slow  # builds and renders a board per test module: the full suite's, not the inner loop's
+
 
 @pytest.fixture(scope="module")
 def clean_site(board_bundle, tmp_path_factory) -> Path:

@@ -105,6 +105,7 @@ class Misbehaving:
         ("test_nan", Reason.SCORE_ERROR, "model returned nan for image"),
     ],
 )
+@pytest.mark.slow  # over a second: the full suite's
 def test_what_a_model_raises_fails_only_its_cells_with_the_code_of_its_type(
     vlc_run, sample_root, faulty, vlc_registered, model, code, message
 ):

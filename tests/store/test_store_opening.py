@@ -233,6 +233,7 @@ def _in_read_only_mount(folder: Path, command: list[str]) -> subprocess.Complete
             path.chmod(0o755 if path.is_dir() else 0o644)
 
 
+@pytest.mark.slow  # over a second: the full suite's
 def test_a_store_on_a_read_only_mount_says_it_is_read_only(tmp_path):
     folder = tmp_path / "mounted"
     folder.mkdir()

@@ -85,6 +85,7 @@ def test_the_bounds_must_be_positive(bad):
 
 
 # -- a hostile server ------------------------------------------------------------------------------------
+@pytest.mark.slow  # over a second: the full suite's
 def test_a_dripping_server_is_cut_at_the_deadline(server, monkeypatch):
     """One byte every 0.5 s never trips the 3 s read timeout: before the deadline, the issue's
     reproduction held a request 20 s."""
@@ -100,6 +101,7 @@ def test_a_dripping_server_is_cut_at_the_deadline(server, monkeypatch):
     print(f"dripping request ended after {elapsed:.2f} s (deadline 2 s)")
 
 
+@pytest.mark.slow  # over a second: the full suite's
 def test_a_deadline_overrun_is_retried_like_a_timeout(server, monkeypatch):
     model = _model(server, monkeypatch, request_timeout_s=3, max_retries=1, request_deadline_s=1)
     server.queue(dripping(completion("(1)"), every_s=0.3), completion("(2)"))
@@ -173,6 +175,7 @@ def test_a_50_mb_reply_is_refused_without_holding_it(server, tmp_path):
 
 
 # -- a whole run --------------------------------------------------------------------------------------------
+@pytest.mark.slow  # over a second: the full suite's
 def test_bounds_are_recorded_and_oversized_replies_never_stored(vlc_run, tmp_path, sample_root, server, monkeypatch):
     monkeypatch.setenv(KEY_ENV, KEY)
     monkeypatch.setenv(f"{KEY_ENV}_HOSTS", "127.0.0.1")
