@@ -53,12 +53,15 @@ def verify(site: Path, against: Path | None) -> Step:
 
 
 def board_program(name: str) -> str:
-    """The module of the board's program ``name`` (:data:`BOARD_PROGRAMS`); ``-`` when no installed
-    distribution declares one (the step then fails saying so)."""
+    """The module of the board's program ``name`` (:data:`BOARD_PROGRAMS`) as vlc-harness's own distribution
+    declares it; ``-`` when it does not (the step then fails saying so). Only vlc-harness's entry counts: an
+    installed plugin declaring one of these names must not choose the code that renders or checks the site."""
     from importlib.metadata import entry_points
 
-    found = entry_points(group=BOARD_PROGRAMS, name=name)
-    return next(iter(found)).value if found else "-"
+    from vlc_harness.plugin_identity import DISTRIBUTION
+
+    found = [ep for ep in entry_points(group=BOARD_PROGRAMS, name=name) if ep.dist and ep.dist.name == DISTRIBUTION]
+    return found[0].value if found else "-"
 
 
 def module_step(name: str, module: str, args: list[str], show_stdout: bool = False) -> Step:
