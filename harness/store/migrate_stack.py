@@ -61,16 +61,7 @@ def v5_to_v6(conn: Connection) -> None:
         runs = conn.execute(text("SELECT DISTINCT run_id FROM cells WHERE fingerprint=:fp"), {"fp": old_fp}).all()
         record["stack"] = recorded_stack(types.get(record["type"]), [recorded.get(r) for (r,) in runs])
         new_fp = model_fingerprint({k: record[k] for k in (*V5_KEYS, "stack")})
-        target = kept.get(new_fp)
-        del kept[old_fp]
-        if target is None:
-            conn.execute(
-                text("UPDATE models SET fingerprint=:fp, identity=:identity WHERE id=:id"),
-                {"fp": new_fp, "identity": json.dumps(record, sort_keys=True), "id": row_id},
-            )
-            kept[new_fp] = row_id
-        else:
-            merge_model(conn, row_id, target)
+        rekey_model(conn, kept, row_id, (old_fp, new_fp), record)
         _restack_cells(conn, old_fp, new_fp, record["stack"])
 
 
@@ -96,15 +87,42 @@ def recorded_stack(cls: type | None, packages: list[dict[str, str] | None]) -> d
     return stack
 
 
-def merge_model(conn: Connection, source: int, target: int) -> None:
-    """Move the ``source`` row's scores, text-text scores and answers that ``target`` lacks to it, and
+MERGED = {
+    "scores": (("image_key", "text"), "image_key, text, score"),
+    "text_scores": (("text_a", "text_b"), "text_a, text_b, score"),
+    "answers": (("question_key",), "question_key, question, answer, raw, created_at"),
+}
+"""The tables of a model's stored work: their keys and columns (``text_scores`` since schema 4)."""
+
+
+def rekey_model(
+    conn: Connection,
+    kept: dict[str, int],
+    row_id: int,
+    fingerprints: tuple[str, str],
+    record: dict[str, Any],
+    tables: tuple[str, ...] = tuple(MERGED),
+) -> None:
+    """Give model row ``row_id`` the new of ``fingerprints`` (old, new) with its identity ``record``, or, when
+    another row (``kept``: fingerprint -> row id) already has it, merge the row's ``tables`` into that one."""
+    old_fp, new_fp = fingerprints
+    target = kept.get(new_fp)
+    del kept[old_fp]
+    if target is None:
+        conn.execute(
+            text("UPDATE models SET fingerprint=:fp, identity=:identity WHERE id=:id"),
+            {"fp": new_fp, "identity": json.dumps(record, sort_keys=True), "id": row_id},
+        )
+        kept[new_fp] = row_id
+    else:
+        merge_model(conn, row_id, target, tables)
+
+
+def merge_model(conn: Connection, source: int, target: int, tables: tuple[str, ...] = tuple(MERGED)) -> None:
+    """Move the ``source`` row's stored work in ``tables`` (:data:`MERGED`) that ``target`` lacks to it, and
     drop ``source``."""
-    tables = (
-        ("scores", ("image_key", "text"), "image_key, text, score"),
-        ("text_scores", ("text_a", "text_b"), "text_a, text_b, score"),
-        ("answers", ("question_key",), "question_key, question, answer, raw, created_at"),
-    )
-    for table, key, cols in tables:
+    for table in tables:
+        key, cols = MERGED[table]
         same = " AND ".join(f"t.{k}=s.{k}" for k in key)
         conn.execute(
             text(
@@ -155,4 +173,4 @@ def _restack_cells(conn: Connection, old_fp: str, new_fp: str, stack: dict[str, 
     move_cells(conn, old_fp, new_fp)
 
 
-__all__ = ["V5_KEYS", "merge_model", "move_cells", "recorded_stack", "v5_to_v6"]
+__all__ = ["MERGED", "V5_KEYS", "merge_model", "move_cells", "recorded_stack", "rekey_model", "v5_to_v6"]

@@ -17,7 +17,7 @@ from pathlib import Path
 from sqlalchemy import Connection, inspect, text
 
 from vlc_harness.status import Status
-from vlc_harness.store.migrate_stack import move_cells, v5_to_v6
+from vlc_harness.store.migrate_stack import move_cells, rekey_model, v5_to_v6
 
 Migration = Callable[[Connection], None]
 
@@ -62,33 +62,8 @@ def _v2_to_v3(conn: Connection) -> None:
             continue
         record["params"] = params
         new_fp = model_fingerprint({k: record[k] for k in CONTENT_KEYS})
-        target = kept.get(new_fp)
-        del kept[old_fp]
-        if target is None:
-            conn.execute(
-                text("UPDATE models SET fingerprint=:fp, identity=:identity WHERE id=:id"),
-                {"fp": new_fp, "identity": json.dumps(record, sort_keys=True), "id": row_id},
-            )
-            kept[new_fp] = row_id
-        else:
-            _merge_model(conn, row_id, target)
+        rekey_model(conn, kept, row_id, (old_fp, new_fp), record, ("scores", "answers"))  # no text_scores yet
         move_cells(conn, old_fp, new_fp)
-
-
-def _merge_model(conn: Connection, source: int, target: int) -> None:
-    for table, key in (("scores", "image_key, text"), ("answers", "question_key")):
-        cols = "image_key, text, score" if table == "scores" else "question_key, question, answer, raw, created_at"
-        conn.execute(
-            text(
-                f"INSERT INTO {table} (model, {cols}) SELECT :target, {cols} FROM {table} s WHERE s.model=:source "
-                f"AND NOT EXISTS (SELECT 1 FROM {table} t WHERE t.model=:target AND "
-                + " AND ".join(f"t.{k.strip()}=s.{k.strip()}" for k in key.split(","))
-                + ")"
-            ),
-            {"source": source, "target": target},
-        )
-        conn.execute(text(f"DELETE FROM {table} WHERE model=:source"), {"source": source})
-    conn.execute(text("DELETE FROM models WHERE id=:source"), {"source": source})
 
 
 def _v3_to_v4(conn: Connection) -> None:
