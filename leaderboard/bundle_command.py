@@ -13,7 +13,8 @@ from pathlib import Path
 import click
 
 from vlc_harness import hookimpl
-from vlc_harness.cli import App, data_root_option, pass_app, registry_option, store_option
+from vlc_harness.cli import App, pass_app
+from vlc_leaderboard.render import board_source_options
 
 
 @click.group("board")
@@ -25,14 +26,7 @@ def board_group() -> None:
 @click.option(
     "--out", type=click.Path(dir_okay=False), required=True, help="The bundle file to write (a zip; replaced whole)."
 )
-@click.option(
-    "--include-adhoc",
-    is_flag=True,
-    help="Also publish models and benchmarks run without a registry entry (inline specs); default: registry only.",
-)
-@store_option
-@registry_option
-@data_root_option
+@board_source_options
 @pass_app
 def export_command(
     app: App, out: str, include_adhoc: bool, store_url: str | None, registries: tuple[str, ...], data_root: Path

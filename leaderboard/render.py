@@ -31,10 +31,21 @@ from vlc_leaderboard.publish import (
     wall_clock,
 )
 
-__all__ = ["LISTED", "_check_manifest", "render", "store_export", "wall_clock"]
+__all__ = ["LISTED", "_check_manifest", "board_source_options", "render", "store_export", "wall_clock"]
 
 STORE_ONLY = ("registries", "store_url", "data_root", "include_adhoc")
 """Options that say what to read from the store: a bundle holds what its export read."""
+
+
+def board_source_options(f: Any) -> Any:
+    """The options of what a board reads from the store (:data:`STORE_ONLY`): ``render`` and ``board export``
+    alike."""
+    include_adhoc = click.option(
+        "--include-adhoc",
+        is_flag=True,
+        help="Also publish models and benchmarks run without a registry entry (inline specs); default: registry only.",
+    )
+    return include_adhoc(store_option(registry_option(data_root_option(f))))
 
 
 @click.command()
@@ -45,14 +56,7 @@ STORE_ONLY = ("registries", "store_url", "data_root", "include_adhoc")
     default=None,
     help="Render from this board bundle (vlc-harness board export) instead of the store and registry.",
 )
-@click.option(
-    "--include-adhoc",
-    is_flag=True,
-    help="Also publish models and benchmarks run without a registry entry (inline specs); default: registry only.",
-)
-@store_option
-@registry_option
-@data_root_option
+@board_source_options
 @pass_app
 @click.pass_context
 def render(

@@ -40,8 +40,10 @@ class LabNaN(PairScoringModel):
         self._w = np.frombuffer(WEIGHTS.read_bytes(), dtype="<f4")
 
     def preprocess(self, image):
-        pixels = list(image.convert("RGB").resize((8, 8)).getdata())
-        return [sum(p[c] for p in pixels) / (255.0 * len(pixels)) for c in range(3)]
+        import numpy as np
+
+        pixels = np.asarray(image.convert("RGB").resize((8, 8)), dtype=np.int64).reshape(-1, 3)
+        return [int(total) / (255.0 * len(pixels)) for total in pixels.sum(axis=0)]
 
     def score_pairs(self, groups):
         out = []

@@ -98,7 +98,9 @@ class Pixels(PairScoringModel):
         return Identity("none", "fp64", "score_pairs/test")
 
     def preprocess(self, image):
-        return sum(image.convert("L").getdata()) / (image.width * image.height)
+        import numpy as np
+
+        return int(np.asarray(image.convert("L"), dtype=np.int64).sum()) / (image.width * image.height)
 
     def score_pairs(self, groups):
         return [[g.image + len(t) for t in g.texts] for g in groups]
