@@ -3,7 +3,6 @@ registry (the second with its data removed), the install commands, and the fetch
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.nightly_cli import run_night
 from vlc_harness.ci.nightly import command, install
 from vlc_harness.ci.nightly.fetch import fetch
 from vlc_harness.ci.nightly.steps import Step
@@ -41,15 +41,7 @@ def night(tmp_path, monkeypatch, vlc_cli):
     monkeypatch.setattr("vlc_harness.datafetch.download", offline)  # a night without the network
 
     def run(name: str, registry: Path, data_root: Path) -> tuple[int, dict, str]:
-        summary, markdown = tmp_path / f"{name}.json", tmp_path / f"{name}.md"
-        code = vlc_cli(
-            "ci",
-            "nightly",
-            *("--registry", str(registry), "--store", f"sqlite:///{tmp_path / 'store.sqlite'}"),
-            *("--data-root", str(data_root), "--site", str(tmp_path / "site")),
-            *("--summary", str(summary), "--markdown", str(markdown), "--no-install"),
-        ).exit_code
-        return code, json.loads(summary.read_text()), markdown.read_text()
+        return run_night(vlc_cli, tmp_path, registry, "--no-install", name=name, data_root=data_root)
 
     return run
 

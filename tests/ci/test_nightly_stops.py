@@ -4,11 +4,11 @@ does not accept; the JSON summary and the job summary name the step and say noth
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
+from tests.nightly_cli import run_night
 from vlc_harness.ci.nightly import command, install
 from vlc_harness.ci.nightly.steps import Step
 from vlc_harness.exit_codes import PUBLISHED, ExitCode
@@ -22,15 +22,7 @@ STOPPED = "this step stopped the night: nothing was rendered or published"
 def night(vlc_cli, tmp_path: Path, registry: str, *options: str) -> tuple[int, dict, str]:
     path = tmp_path / "registry.yaml"
     path.write_text(registry, encoding="utf-8")
-    summary, markdown = tmp_path / "night.json", tmp_path / "night.md"
-    code = vlc_cli(
-        "ci",
-        "nightly",
-        *("--registry", str(path), "--store", f"sqlite:///{tmp_path / 'store.sqlite'}"),
-        *("--data-root", str(tmp_path / "data"), "--site", str(tmp_path / "site")),
-        *("--summary", str(summary), "--markdown", str(markdown), *options),
-    ).exit_code
-    return code, json.loads(summary.read_text()), markdown.read_text()
+    return run_night(vlc_cli, tmp_path, path, *options)
 
 
 def assert_stopped_by(step: str, code: int, summary: dict, markdown: str, tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.nightly_cli import run_night
 from vlc_harness.exit_codes import PUBLISHED, ExitCode
 
 NOW = dt.datetime(2026, 5, 1, 6, 30, tzinfo=dt.timezone.utc)
@@ -45,15 +46,7 @@ def night(tmp_path, monkeypatch, vlc_cli, faulty):
     )
 
     def run(name: str, *options: str) -> tuple[int, dict, str]:
-        summary, markdown = tmp_path / f"{name}.json", tmp_path / f"{name}.md"
-        code = vlc_cli(
-            "ci",
-            "nightly",
-            *("--registry", str(registry), "--store", f"sqlite:///{tmp_path / 'store.sqlite'}"),
-            *("--data-root", str(tmp_path / "data"), "--site", str(tmp_path / "site"), "--no-install"),
-            *("--summary", str(summary), "--markdown", str(markdown), *options),
-        ).exit_code
-        return code, json.loads(summary.read_text()), markdown.read_text()
+        return run_night(vlc_cli, tmp_path, registry, "--no-install", *options, name=name)
 
     return run
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.nightly_cli import run_night
 from vlc_harness.testing import require
 
 require("ray")
@@ -101,16 +102,11 @@ def test_the_nightly_on_a_ray_cluster_publishes_the_local_executor_s_site(ray_cl
     )
 
     def night(name: str) -> dict:
-        summary = tmp_path / f"{name}.json"
-        out = vlc_cli(
-            "ci",
-            "nightly",
-            *("--registry", str(registry), "--store", f"sqlite:///{tmp_path / name / 'store.sqlite'}"),
-            *("--data-root", str(tmp_path / "data"), "--site", str(tmp_path / name / "site"), "--no-install"),
-            *("--summary", str(summary), "--markdown", str(tmp_path / f"{name}.md")),
+        code, summary, markdown = run_night(
+            vlc_cli, tmp_path, registry, "--no-install", name=name, state=tmp_path / name
         )
-        assert out.exit_code == 0, (tmp_path / f"{name}.md").read_text()
-        return json.loads(summary.read_text())
+        assert code == 0, markdown
+        return summary
 
     monkeypatch.setenv("VLC_HARNESS_EXECUTOR", "local")
     local = night("local")
