@@ -13,9 +13,10 @@ from pathlib import Path
 
 from vlc_harness.paths import default_data_root
 
-EXECUTORS = ("local", "ray", "inprocess")
+EXECUTORS: dict[str, str | None] = {"local": None, "ray": "ray", "inprocess": None}
 """Where workers run: processes on this machine, Ray actors on a cluster, or this process (no
-isolation beyond exceptions: :mod:`vlc_harness.run.executor`)."""
+isolation beyond exceptions: :mod:`vlc_harness.run.executor`); each with the extra it needs installed
+(the nightly's hashed lock holds every one: tests/ci/test_nightly_workflow.py)."""
 
 
 def resolve_data_root(given: str | Path | None) -> Path:

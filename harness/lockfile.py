@@ -22,8 +22,8 @@ from packaging.version import Version
 
 LOCK_COMMAND = (
     "uv pip compile pyproject.toml lock/build.in --extra api --extra aro --extra blind --extra data --extra hf "
-    "--extra openclip --constraints constraints.txt --generate-hashes --only-binary :all: --python-version 3.11 "
-    "--python-platform x86_64-manylinux_2_28 --output-file lock/nightly.txt"
+    "--extra openclip --extra ray --constraints constraints.txt --generate-hashes --only-binary :all: "
+    "--python-version 3.11 --python-platform x86_64-manylinux_2_28 --output-file lock/nightly.txt"
 )
 """The one command that regenerates ``lock/nightly.txt`` (run from the checkout; README, CONTRIBUTING); then
 ``vlc-harness dev generate`` rewrites ``lock/render.txt`` from it (:func:`core_lock`)."""

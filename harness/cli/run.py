@@ -41,7 +41,7 @@ from vlc_harness.config import EXECUTORS
 )
 @click.option(
     "--executor",
-    type=click.Choice(EXECUTORS),
+    type=click.Choice(tuple(EXECUTORS)),
     default="local",
     show_default=True,
     envvar="VLC_HARNESS_EXECUTOR",

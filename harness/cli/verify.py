@@ -22,7 +22,7 @@ from vlc_harness.verify import DEFAULT_TOLERANCE, compare_cell
 @click.option("--progress/--no-progress", default=True)
 @click.option(
     "--executor",
-    type=click.Choice(EXECUTORS),
+    type=click.Choice(tuple(EXECUTORS)),
     default="local",
     show_default=True,
     help="Where the model runs, as for `run`: local worker processes, ray, or inprocess (this process).",

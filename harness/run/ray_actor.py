@@ -29,7 +29,15 @@ _ACTOR: Any = None
 def connect(address: str | None, workers: int | None) -> list[str]:
     """Start or join Ray (``address``: ``auto``, ``ray://host:10001``, or ``None`` for a local
     instance) and return one device slot per worker: a GPU each, else ``workers`` CPU slots."""
-    import ray
+    try:
+        import ray
+    except ImportError as error:
+        from vlc_harness.errors import UserError
+
+        raise UserError(
+            f"--executor ray needs Ray, which this environment lacks ({error})",
+            hint="pip install 'vlc-harness[ray]', or run with --executor local",
+        ) from None
 
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)

@@ -134,3 +134,16 @@ def test_the_run_step_takes_its_deadline_and_executor_from_documented_variables(
     from vlc_harness.run.deadline import parse_duration
 
     assert parse_duration(default) < workflow()["jobs"]["run"]["timeout-minutes"] * 60  # ends before the limit
+
+
+def test_every_executor_the_run_job_may_choose_is_in_the_lock_it_installs():
+    """``VLC_HARNESS_EXECUTOR=ray`` needs ``ray`` on the runner: the hashed lock the run job installs holds
+    each executor's extra, or the night would fail on its first cell."""
+    from vlc_harness import lockfile
+    from vlc_harness.ci.nightly.install import LOCK
+    from vlc_harness.config import EXECUTORS
+
+    locked = lockfile.read(LOCK)
+    assert "ray" in EXECUTORS.values()
+    for executor, extra in EXECUTORS.items():
+        assert extra is None or extra in locked.extras, (executor, extra)

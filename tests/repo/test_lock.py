@@ -65,7 +65,6 @@ def test_one_documented_command_regenerates_the_lock():
     assert set(lockfile.read(LOCK).extras) == set(pyproject()["project"]["optional-dependencies"]) - {
         "dev",  # tests and linters: never on the runner
         "all",  # the test suite's set (itself extras)
-        "ray",  # the Ray executor: the nightly runs in one process
         "postgres",  # the nightly's store is SQLite
     }
 
