@@ -6,7 +6,8 @@ overflow, a scrolled region that hides columns, a page wider than the screen, or
 two lines although it fits on one ("I2T accur acy"). The check itself is shown to find each kind on a
 planted page (:func:`test_the_check_finds_a_planted_clip`). Opened "?" popovers stay inside the
 viewport and their cell (issue 41, item 4; the index's are also checked on the wide board by
-tests/leaderboard/test_site_stranger.py)."""
+tests/leaderboard/test_site_stranger.py). The wide board's long and hostile model names break rather
+than widen the page."""
 
 from __future__ import annotations
 
@@ -106,6 +107,18 @@ def test_nothing_is_clipped_at_390_px(demo: dict[str, Any], browser, kind: str):
         assert not seen["hidden"], (url, seen["hidden"])  # no table hiding columns behind a horizontal scroll
         assert not seen["broken"], (url, seen["broken"])  # no label broken mid-word
         assert not _errors(browser), url
+
+
+def test_long_and_hostile_names_break_rather_than_widen_the_page(wide_site: Path, browser):  # noqa: F811
+    """The wide board's long and hostile model names (one word of 30 characters in a heading) on their
+    model pages and in compare, at 390 px: the words break, the page stays as wide as the screen."""
+    urls = [(wide_site / "models" / f"model-0{k}.html").as_uri() for k in (1, 2)]
+    urls.append((wide_site / "compare.html").as_uri() + "#a=model-01&b=model-02&c=model-06")
+    for url in urls:
+        _load(browser, url)
+        seen = browser.execute_script(CLIPPED)
+        assert seen["page"][0] <= seen["page"][1], (url, seen)
+        assert not (seen["clipped"] or seen["hidden"] or seen["broken"]), (url, seen)
 
 
 PLANT = """
