@@ -140,7 +140,7 @@
       wrap.tabIndex = 0;
       wrap.setAttribute("role", "region");
       wrap.setAttribute("aria-labelledby", "cap-" + bench.slug);
-      var table = make("table", null, "compare");
+      var table = make("table", null, "compare cards");
       var caption = make("caption", bench.title + ": overall, then per category; ▲ ▼ mark significant differences.");
       caption.id = "cap-" + bench.slug;
       table.appendChild(caption);
@@ -168,8 +168,9 @@
         th.setAttribute("scope", "row");
         if (line.better === "lower") { th.appendChild(make("span", " (lower is better)", "sub")); }
         row.appendChild(th);
-        picked.forEach(function (m) {
+        picked.forEach(function (m, k) {
           var td = make("td", null, "num");
+          td.setAttribute("data-label", LETTERS[k] + ": " + m.name);  // a phone shows it above the value
           var v = line.values[m.index];
           td.appendChild(make("span", v === null ? "—" : fmt(v, line.unit), "v"));
           var ci = line.ci[m.index];
@@ -180,6 +181,7 @@
           var x = picked[p[0]], y = picked[p[1]];
           var result = verdict(line, x, y);
           var td = make("td", null, "num diff " + result.cls);
+          td.setAttribute("data-label", LETTERS[p[0]] + " − " + LETTERS[p[1]]);
           // the pair codes already take the metric's direction into account
           var winner = result.cls === "sig-better" ? LETTERS[p[0]] : (result.cls === "sig-worse" ? LETTERS[p[1]] : "");
           if (result.cls === "sig-better" || result.cls === "sig-worse") { significant += 1; }
@@ -193,8 +195,9 @@
           td.appendChild(make("span", winner ? winner + " better" : result.note, "sub"));
           row.appendChild(td);
         });
-        [line.human, line.chance].forEach(function (ref) {
-          row.appendChild(make("td", ref === null || ref === undefined ? "—" : fmt(ref, line.unit), "num ref"));
+        [line.human, line.chance].forEach(function (ref, k) {
+          var td = row.appendChild(make("td", ref === null || ref === undefined ? "—" : fmt(ref, line.unit), "num ref"));
+          td.setAttribute("data-label", k ? "Chance" : "Human");
         });
         body.appendChild(row);
       });

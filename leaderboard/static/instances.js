@@ -236,13 +236,13 @@
     var wrap = make("div", null, "table-wrap short");
     wrap.tabIndex = 0;
     wrap.setAttribute("role", "region");
-    var table = make("table", null, "instance-scores");
+    var table = make("table", null, "instance-scores cards");
     var caption = make("caption", "Verdicts and stored scores on " + entry.i + (cols.length ? " (✓: a gold pair)" : ""));
     table.appendChild(caption);
     wrap.setAttribute("aria-label", caption.textContent);
     var head = make("tr");
-    ["Model", "Verdict"].concat(cols.map(function (c) { return c.label; })).concat(answers ? ["Answers"] : [])
-      .forEach(function (text) { head.appendChild(make("th", text)).setAttribute("scope", "col"); });
+    var labels = ["Model", "Verdict"].concat(cols.map(function (c) { return c.label; })).concat(answers ? ["Answers"] : []);
+    labels.forEach(function (text) { head.appendChild(make("th", text)).setAttribute("scope", "col"); });
     table.appendChild(make("thead")).appendChild(head);
     var body = make("tbody");
     rows.forEach(function (r) {
@@ -262,6 +262,8 @@
           return q ? q[1] + ": " + (choice === null ? "abstained" : q[2][choice]) : "";
         }).join("; ") : "—"));
       }
+      // each cell keeps its column's name, which a phone shows beside it (the header row is hidden there)
+      Array.prototype.forEach.call(tr.cells, function (cell, n) { if (n) { cell.setAttribute("data-label", labels[n]); } });
       body.appendChild(tr);
     });
     table.appendChild(body);

@@ -1,5 +1,7 @@
 """axe-core on every page type of the wide synthetic board, at 1440 and 390 px: no serious or
-critical violation.
+critical violation, and no ``landmark-unique`` (a moderate rule: two landmarks of one role with the same
+name, say a section and the table region inside it, or two per-category tables whose metrics share a
+title). The instance browser's views are checked the same way in tests/leaderboard/test_site_instances.py.
 
 axe-core comes from the npm registry at a pinned version: ``.ci/run`` fetches it with ``npm pack``
 into ``~/.cache/vlc-harness/axe`` before the suite (which never touches the network), and the test
@@ -26,6 +28,8 @@ AXE_INTEGRITY = "sha512-RE3mdQ7P3FRSe7eqCWoeQ/Z9QXrtniSjp1wUjt5nRC3WIpz5rSCve6o3
 """``dist.integrity`` of axe-core 4.10.2 on registry.npmjs.org (``npm view axe-core@4.10.2 dist.integrity``)."""
 SIZES = {"1440": (1440, 900), "390": PHONE}
 SEVERE = ("serious", "critical")
+ALSO = ("landmark-unique",)
+"""Rules reported whatever their impact (axe rates ``landmark-unique`` moderate; issue 41 asks it fixed)."""
 
 
 def _missing(message: str) -> None:
@@ -58,8 +62,9 @@ def axe_source() -> str:
 
 
 def severe_violations(driver: Any, source: str) -> list[list[Any]]:
-    """axe-core's serious and critical violations on the page open in ``driver``: (rule, impact, node
-    count, the first three nodes). The script goes in through DevTools: the page's CSP does not apply."""
+    """axe-core's serious and critical violations on the page open in ``driver``, and those of the rules in
+    :data:`ALSO`: (rule, impact, node count, the first three nodes). The script goes in through DevTools:
+    the page's CSP does not apply."""
     driver.execute_script(source)
     result = driver.execute_async_script(
         """const done = arguments[arguments.length - 1];
@@ -67,11 +72,12 @@ def severe_violations(driver: Any, source: str) -> list[list[Any]]:
           [v.id, v.impact, v.nodes.length, v.nodes.slice(0, 3).map(n => n.target.join(' '))])))
           .catch(e => done([['axe-error', 'critical', 0, [String(e)]]]));"""
     )
-    return [v for v in result if v[1] in SEVERE]
+    return [v for v in result if v[1] in SEVERE or v[0] in ALSO]
 
 
 def _pages(site: Path) -> dict[str, str]:
-    benchmark = sorted((site / "benchmarks").glob("*.html"))[0]
+    # SugarCrepe: two per-category tables whose metrics share the title "I2T accuracy"
+    benchmark = site / "benchmarks" / "sugarcrepe.html"
     model = sorted((site / "models").glob("*.html"))[0]
     return {
         "index": (site / "index.html").as_uri(),
