@@ -7,7 +7,9 @@ API as a run writes them, no model run. The store is exported and rendered as ``
 does (:func:`vlc_leaderboard.export.export_board`, :func:`vlc_leaderboard.publish.publish`), the instance
 browser included. The baseline, built and rendered in the same run, is the same grid on the examples
 alone (no tiling): the difference between the two is what the instances cost, per instance and model,
-and the full grid's size is the baseline plus that cost times its instances. Writing and rendering 250,000
+and the full grid's size is the baseline plus that cost times its instances; the same for the render time.
+The cost is printed per part (:data:`PARTS`): the scores downloads, the browser's score shards, its verdict
+files and instance shards, and everything else. Writing and rendering 250,000
 instances x 70 models takes hours on two cores; ``--scale 1`` does it, the default (0.01) takes minutes.
 
     python bench/site_size.py [--scale 0.01] [--models 70] [--samples 100]
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import math
+import re
 import tempfile
 import time
 from dataclasses import dataclass, replace
@@ -39,6 +42,18 @@ from vlc_harness.testing.examples import example_for
 from vlc_leaderboard.site_size import SiteSize, site_size
 
 REGISTRY = Path(__file__).resolve().parents[1] / "registry.yaml"
+FLOAT32_TYPES = frozenset({"blip_itm"})
+"""Registry model types whose stored scores are float32 values (BLIP's heads: ``scores.double()`` of a float32
+tensor); every other built-in type stores float64 arithmetic (cosines summed in float64, ``math.exp``, sums)."""
+PARTS = {
+    "scores downloads": r"downloads/scores/.*",
+    "browser score shards": r"data/instances/[^/]+/models/[^/]+/shard-\d+\.js",
+    "browser verdict files": r"data/instances/[^/]+/models/[^/]+\.js",
+    "browser instance shards": r"data/instances/[^/]+/shard-\d+\.js",
+}
+"""The site's parts whose size grows with the instances (everything else: "the rest"), by path pattern."""
+PER_MODEL = ("scores downloads", "browser score shards", "browser verdict files")
+"""The parts with a file per model (the others have one per benchmark or per site)."""
 BUDGET = 300_000_000
 """The size the full grid's site must stay under (issue 41: 300 MB, against GitHub Pages' 1 GB)."""
 INSTANCES = {
@@ -91,6 +106,19 @@ def registry_grid(path: Path = REGISTRY) -> tuple[list[str], list[dict[str, Any]
     return [m["id"] for m in doc["models"]], list(doc["benchmarks"])
 
 
+def float32_models(path: Path = REGISTRY) -> set[str]:
+    """The registry's models whose type stores float32 scores (:data:`FLOAT32_TYPES`)."""
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return {m["id"] for m in doc["models"] if m["type"] in FLOAT32_TYPES}
+
+
+def scores_like(rng: np.random.Generator, shape: tuple[int, ...], float32: bool) -> np.ndarray:
+    """Scores shaped like a contrastive model's: cosines around 0.28 (sd 0.05), float64 with a full mantissa
+    as the embed protocol's float64 dot product stores them, or rounded to float32 (``float32``)."""
+    values = rng.normal(0.28, 0.05, shape)
+    return values.astype(np.float32).astype(np.float64) if float32 else values
+
+
 def tiled(instances: list[Any], n: int) -> list[Any]:
     """``n`` instances: ``instances`` repeated, each copy with its own id."""
     return [replace(instances[k % len(instances)], id=f"{instances[k % len(instances)].id}~{k}") for k in range(n)]
@@ -101,6 +129,7 @@ def build_grid(work: Path, scale: float | None, n_models: int = 70, samples: int
     instances ``scale`` x its real count (at least its examples'; ``None``: the examples alone)."""
     plugins = get_plugins()
     model_ids, entries = registry_grid()
+    single = float32_models()
     registry = Registry()
     store_url = f"sqlite:///{work / 'store.sqlite'}"
     store = open_store(store_url)
@@ -119,7 +148,7 @@ def build_grid(work: Path, scale: float | None, n_models: int = 70, samples: int
         registry.benchmarks[entry["id"]] = BenchmarkEntry(entry["id"], entry["type"], bench.params)
         for m, model_id in enumerate(model_ids[:n_models]):
             rng = np.random.default_rng(1000 * b_index + m)
-            computed, outcomes = _cell(bench, instances, rng, samples)
+            computed, outcomes = _cell(bench, instances, rng, samples, model_id in single)
             kind, params_of = ("random", {"seed": m}) if m == 0 else ("precomputed", {"path": f"{model_id}.jsonl"})
             kind_cls = plugins.models.get(kind).cls
             registry.models.setdefault(
@@ -155,8 +184,10 @@ def build_grid(work: Path, scale: float | None, n_models: int = 70, samples: int
     return grid
 
 
-def _cell(bench: Any, instances: list[Any], rng: np.random.Generator, samples: int) -> tuple[Any, list[Outcome]]:
-    """One model's random results on ``instances``: its metrics and its outcomes as a run stores them."""
+def _cell(
+    bench: Any, instances: list[Any], rng: np.random.Generator, samples: int, float32: bool
+) -> tuple[Any, list[Outcome]]:
+    """One model's synthetic results on ``instances``: its metrics and its outcomes as a run stores them."""
     if getattr(bench, "answers_only", False):  # its metrics read answers (NaturalBench), not scores
         from vlc_harness.choices import AnsweredQuestion, InstanceAnswers
 
@@ -167,7 +198,7 @@ def _cell(bench: Any, instances: list[Any], rng: np.random.Generator, samples: i
             record = [{"order": a.question.order, "choice": a.choice, "correct": a.question.correct} for a in answered]
             outcomes.append(Outcome(inst.id, inst.category, None, None, record))
         return cell_metrics(bench, choice_outcomes(results), samples=samples), outcomes
-    matrices = [rng.random((len(inst.images), len(inst.texts))) for inst in instances]
+    matrices = [scores_like(rng, (len(inst.images), len(inst.texts)), float32) for inst in instances]
     outcomes = [Outcome(inst.id, inst.category, m.tolist()) for inst, m in zip(instances, matrices)]
     return cell_metrics(bench, outcomes_from_matrices(instances, matrices), samples=samples), outcomes
 
@@ -190,9 +221,23 @@ def render_grid(grid: Grid, site: Path) -> tuple[float, SiteSize]:
     return time.perf_counter() - start, site_size(site)
 
 
-def full_grid_estimate(baseline: tuple[int, int], scaled: tuple[int, int], full_instances: int) -> tuple[float, float]:
-    """Bytes per instance (all models' files of it) and the full grid's site size, from two renders given
-    as (site bytes, instances): the baseline plus each instance's cost times the instances beyond its own."""
+def site_parts(site: Path) -> dict[str, int]:
+    """Bytes per part of a rendered site (:data:`PARTS`, then "the rest")."""
+    sizes = dict.fromkeys([*PARTS, "the rest"], 0)
+    patterns = {name: re.compile(pattern) for name, pattern in PARTS.items()}
+    for path in site.rglob("*"):
+        if path.is_file():
+            relative = path.relative_to(site).as_posix()
+            name = next((n for n, pattern in patterns.items() if pattern.fullmatch(relative)), "the rest")
+            sizes[name] += path.stat().st_size
+    return sizes
+
+
+def full_grid_estimate(
+    baseline: tuple[float, int], scaled: tuple[float, int], full_instances: int
+) -> tuple[float, float]:
+    """Cost per instance (all models' files of it, or seconds) and the full grid's, from two renders given as
+    (bytes or seconds, instances): the baseline plus each instance's cost times the instances beyond its own."""
     per_instance = (scaled[0] - baseline[0]) / (scaled[1] - baseline[1])
     return per_instance, baseline[0] + per_instance * (full_instances - baseline[1])
 
@@ -204,7 +249,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=100, help="bootstrap replicates per value")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="vlc-site-size-"))
-    runs = {}
+    runs = []
     for name, scale in (("baseline (examples only)", None), (f"grid at scale {args.scale}", args.scale)):
         folder = work / ("baseline" if scale is None else "grid")
         folder.mkdir()
@@ -212,15 +257,22 @@ def main() -> None:
         grid = build_grid(folder, scale, args.models, args.samples)
         built = time.perf_counter() - start
         seconds, size = render_grid(grid, folder / "site")
-        runs[name] = (grid, size)
+        runs.append((grid.n_instances, seconds, size, site_parts(folder / "site")))
         print(f"{name}: {args.models} models x {len(grid.instances)} benchmarks, {grid.n_instances:,} instances; "
               f"store written in {built:.1f} s; rendered in {seconds:.1f} s: {size.describe()}")  # fmt: skip
-    (base_grid, base), (grid, scaled) = runs.values()
+    (n0, s0, size0, parts0), (n1, s1, size1, parts1) = runs
     full = sum(INSTANCES.values())
-    per, estimate = full_grid_estimate((base.total, base_grid.n_instances), (scaled.total, grid.n_instances), full)
+    print(f"the full grid ({full:,} instances x {args.models} models), extrapolated per part:")
+    for part in parts0:
+        per, estimate = full_grid_estimate((parts0[part], n0), (parts1[part], n1), full)
+        each = f" ({per / args.models:.1f} per instance x model)" if part in PER_MODEL else ""
+        print(f"  {part}: {per:,.0f} bytes per instance{each}: {estimate / 1e6:,.1f} MB")
+    per, estimate = full_grid_estimate((size0.total, n0), (size1.total, n1), full)
+    seconds = full_grid_estimate((s0, n0), (s1, n1), full)[1]
     verdict = "met" if estimate <= BUDGET else "NOT met"
     print(f"per instance ({args.models} models): {per:,.0f} bytes; the full grid's {full:,} instances: "
-          f"{estimate / 1e6:.1f} MB (budget {BUDGET / 1e6:.0f} MB: {verdict})")  # fmt: skip
+          f"{estimate / 1e6:,.1f} MB (budget {BUDGET / 1e6:.0f} MB: {verdict}), "
+          f"rendered in {seconds / 60:.1f} min (target 2)")  # fmt: skip
 
 
 if __name__ == "__main__":

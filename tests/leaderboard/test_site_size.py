@@ -71,3 +71,33 @@ def test_a_scaled_down_grid_renders_with_compressed_scores_downloads(tmp_path):
     again = render_grid(grid, tmp_path / "again")[1]
     assert (tmp_path / "again" / sugarcrepe.relative_to(tmp_path / "site")).read_bytes() == sugarcrepe.read_bytes()
     assert again.parts["downloads"] == size.parts["downloads"]
+
+
+def test_the_size_benchmark_scores_have_the_stored_precision_and_its_parts_add_up(tmp_path):
+    import numpy as np
+
+    from bench.site_size import float32_models, scores_like, site_parts
+
+    rng = np.random.default_rng(0)
+    single, double = scores_like(rng, (500, 2), True), scores_like(rng, (500, 2), False)
+    assert (single == single.astype(np.float32)).all()  # BLIP's heads: float32 values
+    assert (double != double.astype(np.float32)).mean() > 0.99  # float64 cosines: a full mantissa
+    assert float32_models() == {"blip-itm-base-coco", "blip-itm-base-coco-aro"}
+    files = {
+        "downloads/scores/m__b.jsonl.gz": 7,
+        "downloads/leaderboard.csv": 5,
+        "data/instances/b/models/m/shard-0.js": 11,
+        "data/instances/b/models/m.js": 13,
+        "data/instances/b/shard-2.js": 17,
+        "data/instances/b/index.js": 19,
+    }
+    for name, size in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"x" * size)
+    assert site_parts(tmp_path) == {
+        "scores downloads": 7,
+        "browser score shards": 11,
+        "browser verdict files": 13,
+        "browser instance shards": 17,
+        "the rest": 24,
+    }
