@@ -52,8 +52,12 @@ PARTS = {
     "browser instance shards": r"data/instances/[^/]+/shard-\d+\.js",
 }
 """The site's parts whose size grows with the instances (everything else: "the rest"), by path pattern."""
+PARTS_SCORES = "scores downloads"
 PER_MODEL = ("scores downloads", "browser score shards", "browser verdict files")
 """The parts with a file per model (the others have one per benchmark or per site)."""
+EXACT_FLOOR = 52 / 8
+"""Bytes a stored float64 score takes at least in any lossless encoding: its 52 mantissa bits are random (a
+cosine summed in float64, an ``exp`` of a mean): 6.5 bytes, whatever the compressor."""
 BUDGET = 300_000_000
 """The size the full grid's site must stay under (issue 41: 300 MB, against GitHub Pages' 1 GB)."""
 INSTANCES = {
@@ -98,6 +102,16 @@ class Grid:
     def n_instances(self) -> int:
         """The instances of every benchmark, together."""
         return sum(len(found[1]) for found in self.instances.values())
+
+
+def full_scores(grid: Grid) -> float:
+    """The image-text scores one model stores on the full grid: each benchmark's real instance count times its
+    scores per instance (images x captions, on the grid's instances; none for a benchmark that stores answers)."""
+    total = 0.0
+    for bench_id, (bench, instances) in grid.instances.items():
+        if not getattr(bench, "answers_only", False):
+            total += INSTANCES[bench_id] * sum(len(i.images) * len(i.texts) for i in instances) / len(instances)
+    return total
 
 
 def registry_grid(path: Path = REGISTRY) -> tuple[list[str], list[dict[str, Any]]]:
@@ -267,6 +281,11 @@ def main() -> None:
         per, estimate = full_grid_estimate((parts0[part], n0), (parts1[part], n1), full)
         each = f" ({per / args.models:.1f} per instance x model)" if part in PER_MODEL else ""
         print(f"  {part}: {per:,.0f} bytes per instance{each}: {estimate / 1e6:,.1f} MB")
+    scores = full_scores(grid) * args.models
+    downloads = full_grid_estimate((parts0[PARTS_SCORES], n0), (parts1[PARTS_SCORES], n1), full)[1]
+    print(f"the full grid's {scores / 1e6:,.1f} M scores ({args.models} models): {downloads / scores:.2f} bytes "
+          f"a score in the downloads; stored exactly they need at least {EXACT_FLOOR} bytes a score in any encoding "
+          f"(52 random mantissa bits): {scores * EXACT_FLOOR / 1e6:,.0f} MB for one exact copy")  # fmt: skip
     per, estimate = full_grid_estimate((size0.total, n0), (size1.total, n1), full)
     seconds = full_grid_estimate((s0, n0), (s1, n1), full)[1]
     verdict = "met" if estimate <= BUDGET else "NOT met"
