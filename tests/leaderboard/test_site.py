@@ -362,7 +362,7 @@ def test_captions_ship_only_where_the_license_allows(site_store, vlc_cli_module)
     out = site_store["tmp"] / "site_with_captions"
     args = ["--out", str(out), "--registry", str(site_store["registry"]), "--store", site_store["url"]]
     assert vlc_cli_module("render", "--data-root", str(site_store["tmp"] / "data"), *args).exit_code == 0
-    first = json.loads(_read_gz(out / "downloads" / "scores" / "strong__bivlc.jsonl.gz").splitlines()[0])
+    first = json.loads(_read_gz(out / "downloads" / "scores" / "strong__bivlc.jsonl.gz").splitlines()[1])  # [0]: header
     assert len(first["texts"]) == 2  # BiVLC is MIT
     from vlc_harness_builtins.benchmarks.hard_positives import HardPositives
     from vlc_harness_builtins.benchmarks.vl_checklist import VLCheckList
