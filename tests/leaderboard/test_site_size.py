@@ -60,7 +60,16 @@ def test_the_size_benchmark_covers_the_registry_grid_and_its_arithmetic():
 def test_a_scaled_down_grid_renders_compressed_downloads_and_4_characters_a_browser_score(tmp_path):
     import gzip
 
-    from bench.site_size import EXACT_FLOOR, PARTS, build_grid, full_grid_estimate, full_scores, render_grid, site_parts
+    from bench.site_size import (
+        EXACT_FLOOR,
+        PARTS,
+        as_json_numbers,
+        build_grid,
+        full_grid_estimate,
+        full_scores,
+        render_grid,
+        site_parts,
+    )
 
     grid = build_grid(tmp_path, scale=0.001, n_models=3, samples=20)
     seconds, size = render_grid(grid, tmp_path / "site")
@@ -88,6 +97,8 @@ def test_a_scaled_down_grid_renders_compressed_downloads_and_4_characters_a_brow
         1 for _ in site.glob("data/instances/*/models/*/shard-*.js")
     )
     assert set(parts) == {*PARTS, "the rest"} and sum(parts.values()) == size.total
+    before = as_json_numbers(site)  # the same shards with JSON numbers, as they were
+    assert before > 1.5 * parts["browser score shards"], (before, parts["browser score shards"])
     # the budget's arithmetic: the full grid's scores, and what one exact copy of them takes at the least
     assert 0.6e6 < full_scores(grid) < 0.75e6 and EXACT_FLOOR == 6.5  # about 670,000 scores a model
     assert full_scores(grid) * 70 * EXACT_FLOOR > 300_000_000  # one exact copy of 70 models' is over 300 MB alone
