@@ -7,7 +7,9 @@ API as a run writes them, no model run. The store is exported and rendered as ``
 does (:func:`vlc_leaderboard.export.export_board`, :func:`vlc_leaderboard.publish.publish`), the instance
 browser included. The baseline, built and rendered in the same run, is the same grid on the examples
 alone (no tiling): the difference between the two is what the instances cost, per instance and model,
-and the full grid's size is the baseline plus that cost times its instances. Writing and rendering 250,000
+and the full grid's size is the baseline plus that cost times its instances; the same for the render time.
+The cost is printed per part (:data:`PARTS`): the scores downloads, the browser's score shards, its verdict
+files and instance shards, and everything else. Writing and rendering 250,000
 instances x 70 models takes hours on two cores; ``--scale 1`` does it, the default (0.01) takes minutes.
 
     python bench/site_size.py [--scale 0.01] [--models 70] [--samples 100]
@@ -17,7 +19,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import math
+import re
 import tempfile
 import time
 from dataclasses import dataclass, replace
@@ -39,6 +43,22 @@ from vlc_harness.testing.examples import example_for
 from vlc_leaderboard.site_size import SiteSize, site_size
 
 REGISTRY = Path(__file__).resolve().parents[1] / "registry.yaml"
+FLOAT32_TYPES = frozenset({"blip_itm"})
+"""Registry model types whose stored scores are float32 values (BLIP's heads: ``scores.double()`` of a float32
+tensor); every other built-in type stores float64 arithmetic (cosines summed in float64, ``math.exp``, sums)."""
+PARTS = {
+    "scores downloads": r"downloads/scores/.*",
+    "browser score shards": r"data/instances/[^/]+/models/[^/]+/shard-\d+\.js",
+    "browser verdict files": r"data/instances/[^/]+/models/[^/]+\.js",
+    "browser instance shards": r"data/instances/[^/]+/shard-\d+\.js",
+}
+"""The site's parts whose size grows with the instances (everything else: "the rest"), by path pattern."""
+PARTS_SCORES, SHARDS = "scores downloads", "browser score shards"
+PER_MODEL = ("scores downloads", "browser score shards", "browser verdict files")
+"""The parts with a file per model (the others have one per benchmark or per site)."""
+EXACT_FLOOR = 52 / 8
+"""Bytes a stored float64 score takes at least in any lossless encoding: its 52 mantissa bits are random (a
+cosine summed in float64, an ``exp`` of a mean): 6.5 bytes, whatever the compressor."""
 BUDGET = 300_000_000
 """The size the full grid's site must stay under (issue 41: 300 MB, against GitHub Pages' 1 GB)."""
 INSTANCES = {
@@ -85,10 +105,33 @@ class Grid:
         return sum(len(found[1]) for found in self.instances.values())
 
 
+def full_scores(grid: Grid) -> float:
+    """The image-text scores one model stores on the full grid: each benchmark's real instance count times its
+    scores per instance (images x captions, on the grid's instances; none for a benchmark that stores answers)."""
+    total = 0.0
+    for bench_id, (bench, instances) in grid.instances.items():
+        if not getattr(bench, "answers_only", False):
+            total += INSTANCES[bench_id] * sum(len(i.images) * len(i.texts) for i in instances) / len(instances)
+    return total
+
+
 def registry_grid(path: Path = REGISTRY) -> tuple[list[str], list[dict[str, Any]]]:
     """The model ids and benchmark entries of ``registry.yaml``."""
     doc = yaml.safe_load(path.read_text(encoding="utf-8"))
     return [m["id"] for m in doc["models"]], list(doc["benchmarks"])
+
+
+def float32_models(path: Path = REGISTRY) -> set[str]:
+    """The registry's models whose type stores float32 scores (:data:`FLOAT32_TYPES`)."""
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return {m["id"] for m in doc["models"] if m["type"] in FLOAT32_TYPES}
+
+
+def scores_like(rng: np.random.Generator, shape: tuple[int, ...], float32: bool) -> np.ndarray:
+    """Scores shaped like a contrastive model's: cosines around 0.28 (sd 0.05), float64 with a full mantissa
+    as the embed protocol's float64 dot product stores them, or rounded to float32 (``float32``)."""
+    values = rng.normal(0.28, 0.05, shape)
+    return values.astype(np.float32).astype(np.float64) if float32 else values
 
 
 def tiled(instances: list[Any], n: int) -> list[Any]:
@@ -101,6 +144,7 @@ def build_grid(work: Path, scale: float | None, n_models: int = 70, samples: int
     instances ``scale`` x its real count (at least its examples'; ``None``: the examples alone)."""
     plugins = get_plugins()
     model_ids, entries = registry_grid()
+    single = float32_models()
     registry = Registry()
     store_url = f"sqlite:///{work / 'store.sqlite'}"
     store = open_store(store_url)
@@ -119,7 +163,7 @@ def build_grid(work: Path, scale: float | None, n_models: int = 70, samples: int
         registry.benchmarks[entry["id"]] = BenchmarkEntry(entry["id"], entry["type"], bench.params)
         for m, model_id in enumerate(model_ids[:n_models]):
             rng = np.random.default_rng(1000 * b_index + m)
-            computed, outcomes = _cell(bench, instances, rng, samples)
+            computed, outcomes = _cell(bench, instances, rng, samples, model_id in single)
             kind, params_of = ("random", {"seed": m}) if m == 0 else ("precomputed", {"path": f"{model_id}.jsonl"})
             kind_cls = plugins.models.get(kind).cls
             registry.models.setdefault(
@@ -155,8 +199,10 @@ def build_grid(work: Path, scale: float | None, n_models: int = 70, samples: int
     return grid
 
 
-def _cell(bench: Any, instances: list[Any], rng: np.random.Generator, samples: int) -> tuple[Any, list[Outcome]]:
-    """One model's random results on ``instances``: its metrics and its outcomes as a run stores them."""
+def _cell(
+    bench: Any, instances: list[Any], rng: np.random.Generator, samples: int, float32: bool
+) -> tuple[Any, list[Outcome]]:
+    """One model's synthetic results on ``instances``: its metrics and its outcomes as a run stores them."""
     if getattr(bench, "answers_only", False):  # its metrics read answers (NaturalBench), not scores
         from vlc_harness.choices import AnsweredQuestion, InstanceAnswers
 
@@ -167,7 +213,7 @@ def _cell(bench: Any, instances: list[Any], rng: np.random.Generator, samples: i
             record = [{"order": a.question.order, "choice": a.choice, "correct": a.question.correct} for a in answered]
             outcomes.append(Outcome(inst.id, inst.category, None, None, record))
         return cell_metrics(bench, choice_outcomes(results), samples=samples), outcomes
-    matrices = [rng.random((len(inst.images), len(inst.texts))) for inst in instances]
+    matrices = [scores_like(rng, (len(inst.images), len(inst.texts)), float32) for inst in instances]
     outcomes = [Outcome(inst.id, inst.category, m.tolist()) for inst, m in zip(instances, matrices)]
     return cell_metrics(bench, outcomes_from_matrices(instances, matrices), samples=samples), outcomes
 
@@ -190,9 +236,52 @@ def render_grid(grid: Grid, site: Path) -> tuple[float, SiteSize]:
     return time.perf_counter() - start, site_size(site)
 
 
-def full_grid_estimate(baseline: tuple[int, int], scaled: tuple[int, int], full_instances: int) -> tuple[float, float]:
-    """Bytes per instance (all models' files of it) and the full grid's site size, from two renders given
-    as (site bytes, instances): the baseline plus each instance's cost times the instances beyond its own."""
+def site_parts(site: Path) -> dict[str, int]:
+    """Bytes per part of a rendered site (:data:`PARTS`, then "the rest")."""
+    sizes = dict.fromkeys([*PARTS, "the rest"], 0)
+    patterns = {name: re.compile(pattern) for name, pattern in PARTS.items()}
+    for path in site.rglob("*"):
+        if path.is_file():
+            relative = path.relative_to(site).as_posix()
+            name = next((n for n, pattern in patterns.items() if pattern.fullmatch(relative)), "the rest")
+            sizes[name] += path.stat().st_size
+    return sizes
+
+
+def as_json_numbers(site: Path) -> int:
+    """Bytes the browser's score shards would take with their scores as JSON numbers at 5 significant digits, as
+    they were written before :mod:`vlc_leaderboard.score_packing` packed them (the size before, in the same run)."""
+    from vlc_leaderboard.score_packing import unpack_scores
+
+    total = 0
+    for folder in sorted((site / "data" / "instances").iterdir()):
+        items = {f.name: _assigned(f)["items"] for f in folder.glob("shard-*.js")}
+        shapes = {name: [(len(i["m"]), len(i["r"])) for i in held] for name, held in items.items()}
+        for path in folder.glob("models/*/shard-*.js"):
+            payload = _assigned(path)
+            unpacked = {
+                k: unpack_scores(v, shapes[path.name]) if k in ("s", "x") and isinstance(v, str) else v
+                for k, v in payload.items()
+            }
+            total += path.stat().st_size - len(_compact(payload)) + len(_compact(unpacked))
+    return total
+
+
+def _assigned(path: Path) -> Any:
+    """The JSON a page data script assigns."""
+    return json.loads(path.read_text(encoding="ascii").split(" = ", 2)[-1].rstrip().rstrip(";"))
+
+
+def _compact(data: Any) -> str:
+    """JSON as the page data scripts write it."""
+    return json.dumps(data, ensure_ascii=True, separators=(",", ":"))
+
+
+def full_grid_estimate(
+    baseline: tuple[float, int], scaled: tuple[float, int], full_instances: int
+) -> tuple[float, float]:
+    """Cost per instance (all models' files of it, or seconds) and the full grid's, from two renders given as
+    (bytes or seconds, instances): the baseline plus each instance's cost times the instances beyond its own."""
     per_instance = (scaled[0] - baseline[0]) / (scaled[1] - baseline[1])
     return per_instance, baseline[0] + per_instance * (full_instances - baseline[1])
 
@@ -204,7 +293,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=100, help="bootstrap replicates per value")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="vlc-site-size-"))
-    runs = {}
+    runs = []
     for name, scale in (("baseline (examples only)", None), (f"grid at scale {args.scale}", args.scale)):
         folder = work / ("baseline" if scale is None else "grid")
         folder.mkdir()
@@ -212,15 +301,29 @@ def main() -> None:
         grid = build_grid(folder, scale, args.models, args.samples)
         built = time.perf_counter() - start
         seconds, size = render_grid(grid, folder / "site")
-        runs[name] = (grid, size)
+        runs.append((grid.n_instances, seconds, size, site_parts(folder / "site"), as_json_numbers(folder / "site")))
         print(f"{name}: {args.models} models x {len(grid.instances)} benchmarks, {grid.n_instances:,} instances; "
               f"store written in {built:.1f} s; rendered in {seconds:.1f} s: {size.describe()}")  # fmt: skip
-    (base_grid, base), (grid, scaled) = runs.values()
+    (n0, s0, size0, parts0, json0), (n1, s1, size1, parts1, json1) = runs
     full = sum(INSTANCES.values())
-    per, estimate = full_grid_estimate((base.total, base_grid.n_instances), (scaled.total, grid.n_instances), full)
+    print(f"the full grid ({full:,} instances x {args.models} models), extrapolated per part:")
+    for part in parts0:
+        per, estimate = full_grid_estimate((parts0[part], n0), (parts1[part], n1), full)
+        each = f" ({per / args.models:.1f} per instance x model)" if part in PER_MODEL else ""
+        print(f"  {part}: {per:,.0f} bytes per instance{each}: {estimate / 1e6:,.1f} MB")
+    scores = full_scores(grid) * args.models
+    downloads = full_grid_estimate((parts0[PARTS_SCORES], n0), (parts1[PARTS_SCORES], n1), full)[1]
+    print(f"the full grid's {scores / 1e6:,.1f} M scores ({args.models} models): {downloads / scores:.2f} bytes "
+          f"a score in the downloads; stored exactly they need at least {EXACT_FLOOR} bytes a score in any encoding "
+          f"(52 random mantissa bits): {scores * EXACT_FLOOR / 1e6:,.0f} MB for one exact copy")  # fmt: skip
+    per, estimate = full_grid_estimate((size0.total, n0), (size1.total, n1), full)
+    packed = full_grid_estimate((parts0[SHARDS], n0), (parts1[SHARDS], n1), full)[1]
+    before = estimate - packed + full_grid_estimate((json0, n0), (json1, n1), full)[1]
+    seconds = full_grid_estimate((s0, n0), (s1, n1), full)[1]
     verdict = "met" if estimate <= BUDGET else "NOT met"
     print(f"per instance ({args.models} models): {per:,.0f} bytes; the full grid's {full:,} instances: "
-          f"{estimate / 1e6:.1f} MB (budget {BUDGET / 1e6:.0f} MB: {verdict})")  # fmt: skip
+          f"{estimate / 1e6:,.1f} MB (budget {BUDGET / 1e6:.0f} MB: {verdict}; before the score shards were packed: "
+          f"{before / 1e6:,.1f} MB), rendered in {seconds / 60:.1f} min (target 2)")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -8,7 +8,10 @@ show it in (``unit``: ``percent`` for fractions, ``score`` for raw model scores)
 Per (model, benchmark) a gzip-compressed JSONL file (``.jsonl.gz``: at the registry's 70 models x 19
 benchmarks these files are most of the downloads; bench/site_size.py measures what they cost) lists
 every instance id with its score matrix (or answers) as stored, from the cell's outcome records
-(:mod:`vlc_leaderboard.outcome_records`). Captions are
+(:mod:`vlc_leaderboard.outcome_records`). Its first line is a header (:func:`scores_header`: the model,
+the benchmark, its data version and the scores' precision, :data:`PRECISION`): each score is the stored
+float64 written as the shortest decimal that reads back to it, so every metric recomputes from the file
+exactly (the instance browser shows the same scores rounded to 5 significant digits). Captions are
 added only for benchmarks whose license allows publishing them (``captions_redistributable``) and
 only when their data could be read when the records were made.
 
@@ -35,6 +38,12 @@ from vlc_leaderboard.public import page_slug, redact_paths
 
 Outcomes = Callable[[CellRecord], Iterable[Mapping[str, Any]]]
 """A cell's outcome records (:mod:`vlc_leaderboard.outcome_records`), in stored order."""
+
+PRECISION = (
+    "exact: each score is the stored float64, written as the shortest decimal that reads back to the same "
+    "float64 (Python's repr); null: not scored"
+)
+"""What a scores file's header says of its scores' precision."""
 
 CSV_COLUMNS = (
     "model",
@@ -157,7 +166,8 @@ def write_downloads(board: Board, out: Path, outcomes: Outcomes) -> list[Path]:
                     "scores": scores_file(row.id, col.id),
                 }
             )
-            written.append(_write_scores(out / scores_file(row.id, col.id), outcomes(cell)))
+            header = scores_header(row.public_id, col.id, cell.data_version)
+            written.append(_write_scores(out / scores_file(row.id, col.id), header, outcomes(cell)))
     with open(out / "downloads" / "leaderboard.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=list(CSV_COLUMNS), lineterminator="\n")
         writer.writeheader()
@@ -167,9 +177,15 @@ def write_downloads(board: Board, out: Path, outcomes: Outcomes) -> list[Path]:
     return [out / "downloads" / "leaderboard.csv", out / "downloads" / "leaderboard.json", *written]
 
 
-def _write_scores(path: Path, records: Iterable[Mapping[str, Any]]) -> Path:
+def scores_header(model: str, benchmark: str, data_version: str | None) -> dict[str, Any]:
+    """A scores file's first line: whose scores these are and how exact (:data:`PRECISION`)."""
+    return {"header": {"model": model, "benchmark": benchmark, "data_version": data_version, "scores": PRECISION}}
+
+
+def _write_scores(path: Path, header: Mapping[str, Any], records: Iterable[Mapping[str, Any]]) -> Path:
     # no file name and no time in the gzip header: the same records give the same bytes on every render
     with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as f:
+        f.write((json.dumps(header) + "\n").encode("utf-8"))
         for record in records:
             f.write((json.dumps(download_record(record)) + "\n").encode("utf-8"))
     return path

@@ -12,9 +12,10 @@ Per benchmark ``B`` (file-safe slug) and published model ``M`` (its page slug), 
   (:mod:`vlc_leaderboard.thumbnails`: made from the image file, or given as bytes, made beforehand);
 * ``models/M.js``: M's verdict on every instance, one letter each (``window.vlcVerdicts["B#M"]``), what the
   browser filters on;
-* ``models/M/shard-K.js``: M's stored scores on shard ``K``'s instances, 5 significant digits (the
-  verdicts come from the exact stored scores), text-text scores and answers where stored
-  (``window.vlcScores["B#M#K"]``).
+* ``models/M/shard-K.js``: M's stored scores on shard ``K``'s instances at the browser's display precision,
+  5 significant digits (the verdicts come from the exact stored scores; the scores downloads keep them as
+  stored), text-text scores and answers where stored (``window.vlcScores["B#M#K"]``). Scores (``s``) and
+  text-text scores (``x``) are packed, 3 bytes a score in base64 (:mod:`vlc_leaderboard.score_packing`).
 
 The budget (:data:`BUDGET`): no file over :attr:`Budget.max_file_bytes`; a shard holds at most
 :attr:`Budget.shard_instances` instances and is cut earlier where its instances' data would pass the
@@ -28,18 +29,16 @@ per view.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.fmt import metric_title, slug
 from vlc_leaderboard.instances import VERDICT_LETTERS, BenchmarkInstances, ModelInstances
 from vlc_leaderboard.public import redact_paths
+from vlc_leaderboard.score_packing import pack_scores
 from vlc_leaderboard.site_policy import data_header
 from vlc_leaderboard.thumbnails import thumbnail
 
@@ -221,17 +220,9 @@ def _scores(results: ModelInstances, data: BenchmarkInstances, start: int, end: 
     payload: dict[str, Any] = {"start": start}
     shapes = [(len(data.images[k]), len(data.roles[k])) for k in range(start, end)]
     if results.scores is not None:
-        payload["s"] = [_matrix(results.scores[k], *shape) for k, shape in zip(range(start, end), shapes)]
+        payload["s"] = pack_scores([results.scores[k][:r, :c] for k, (r, c) in zip(range(start, end), shapes)])
     if results.text_scores is not None:
-        payload["x"] = [_matrix(results.text_scores[k], s[1], s[1]) for k, s in zip(range(start, end), shapes)]
+        payload["x"] = pack_scores([results.text_scores[k][:c, :c] for k, (_, c) in zip(range(start, end), shapes)])
     if results.answers:
         payload["a"] = [results.answers.get(k) for k in range(start, end)]
     return payload
-
-
-def _matrix(values: np.ndarray, rows: int, cols: int) -> list[list[float | None]] | None:
-    """Rows x cols of ``values`` at 5 significant digits (``None`` where not scored; ``None`` if none is)."""
-    block = values[:rows, :cols]
-    if np.isnan(block).all():
-        return None
-    return [[None if math.isnan(v) else float(f"{v:.5g}") for v in row] for row in block.tolist()]

@@ -134,11 +134,39 @@
     var shard = (window.vlcShards || {})[benchId + "#" + k];
     return shard ? shard.items[pos - shard.start] : null;
   }
+  // A model's scores on a shard come packed (score_packing.py): base64, 3 bytes a score, instance after instance, each
+  // its images x captions (text-text: captions x captions) in row order: the sign, the decimal exponent + 32 and the
+  // 5 significant digits (0x1FFFF: none stored, 0x1FFFE: infinite). A shard it cannot pack keeps JSON numbers.
+  var unpacked = {};
+  function unpack(packed, shard, dims) {
+    if (typeof packed !== "string") { return packed; }
+    var bytes = atob(packed), at = 0;
+    return shard.items.map(function (it) {
+      var shape = dims(it), rows = [], any = false;
+      for (var i = 0; i < shape[0]; i++) {
+        var row = [];
+        for (var j = 0; j < shape[1]; j++, at += 3) {
+          var code = bytes.charCodeAt(at) * 65536 + bytes.charCodeAt(at + 1) * 256 + bytes.charCodeAt(at + 2);
+          var digits = code & 0x1FFFF, sign = code >= 0x800000 ? "-" : "";
+          if (digits === 0x1FFFF) { row.push(null); continue; }
+          any = true;
+          row.push(digits === 0x1FFFE ? Number(sign + "Infinity") : Number(sign + digits + "e" + (((code >> 17) & 63) - 36)));
+        }
+        rows.push(row);
+      }
+      return any ? rows : null;
+    });
+  }
   function scoresOf(benchId, m, k, pos) {
-    var s = (window.vlcScores || {})[benchId + "#" + m.id + "#" + k];
-    if (!s) { return null; }
-    var i = pos - s.start;
-    return { s: s.s ? s.s[i] : null, x: s.x ? s.x[i] : null, a: s.a ? s.a[i] : null };
+    var key = benchId + "#" + m.id + "#" + k;
+    var s = (window.vlcScores || {})[key], shard = (window.vlcShards || {})[benchId + "#" + k];
+    if (!s || !shard) { return null; }
+    if (!unpacked[key]) {
+      unpacked[key] = { s: unpack(s.s, shard, function (it) { return [it.m.length, it.r.length]; }),
+                        x: unpack(s.x, shard, function (it) { return [it.r.length, it.r.length]; }) };
+    }
+    var u = unpacked[key], i = pos - s.start;
+    return { s: u.s ? u.s[i] : null, x: u.x ? u.x[i] : null, a: s.a ? s.a[i] : null };
   }
 
   function overBudget(info, k) {
@@ -380,7 +408,7 @@
     var ties = info.tieRule ? " (ties: " + info.tieRule + ")" : "";
     return "Showing " + count(shown) + " of " + count(total) + ". Verdicts are the per-instance " + info.metricTitle + ties +
       " from the stored scores; scores are shown to 5 significant digits (a difference of two shown values may differ" +
-      " from the exact one in its last digit). The page fetches instances as you browse, in files of up to " +
+      " from the exact one in its last digit; each model's scores download has them as stored). The page fetches instances as you browse, in files of up to " +
       count(info.budget.shardInstances) + " instances, at most " + info.budget.shardsPerView + " files per view.";
   }
 

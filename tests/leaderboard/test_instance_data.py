@@ -23,6 +23,7 @@ from vlc_leaderboard.board import Board, Row
 from vlc_leaderboard.instance_files import Budget, write_instance_files
 from vlc_leaderboard.instance_gold import caption_roles, coco_source, gold_cells, image_name, image_roles
 from vlc_leaderboard.instances import BenchmarkInstances, ImageEntry, ModelInstances, _letters
+from vlc_leaderboard.score_packing import pack_scores, unpack_scores
 
 
 def _instance(gold: dict[str, Any], images: int = 1, texts: int = 2) -> Instance:
@@ -173,7 +174,10 @@ def test_a_vl_checklist_sized_benchmark_fits_the_budget(tmp_path):
     assert shard["start"] == 10_000 and shard["items"][0]["i"] == data.ids[10_000] and "t" not in shard["items"][0]
     scores = _script(tmp_path / index["models"]["model-01"]["scores"][5])
     stored = data.models["model-01"].scores
-    assert stored is not None and scores["s"][0] == [[float(f"{v:.5g}") for v in stored[10_000, 0]]]
+    shapes = [(len(item["m"]), len(item["r"])) for item in shard["items"]]
+    unpacked = unpack_scores(scores["s"], shapes)
+    assert stored is not None and unpacked[0] == [[float(f"{v:.5g}") for v in stored[10_000, 0, :2]]]
+    assert len(unpacked) == 2_000 and all(len(m) == 1 and len(m[0]) == 2 for m in unpacked if m)
     # each category's shards bound where a permalink's instance can be
     for name, (lo, hi) in index["categoryShards"].items():
         held = [k for k, c in enumerate(data.categories) if c == name]
@@ -270,9 +274,27 @@ def test_stored_scores_text_scores_and_answers_reach_the_model_files(tmp_path):
     assert model.scores is not None and model.scores.shape == (2, 1, 3) and np.isnan(model.scores[1]).all()
     indexes, _ = write_instance_files(_board(data), {"b": data}, tmp_path)
     shard = _script(tmp_path / _script(tmp_path / indexes["b"])["models"]["m"]["scores"][0])
-    assert shard["s"] == [[[0.12346, None, 0.5]], None]  # 5 significant digits; trimmed to each instance
-    assert shard["x"][0] == [[None, 0.25, 0.75]] * 3 and shard["x"][1] is None
+    unpack = unpack_scores
+    assert unpack(shard["s"], [(1, 3), (1, 2)]) == [[[0.12346, None, 0.5]], None]  # 5 digits; each instance's shape
+    assert unpack(shard["x"], [(3, 3), (2, 2)]) == [[[None, 0.25, 0.75]] * 3, None]
     assert shard["a"] == [None, [1, None]]
     only_second = dataclasses.replace(data, models={"m": ModelInstances("-A")})
     unseen = with_results(only_second, {"m": "the cell"}, lambda cell: records).models["m"]
     assert unseen.scores is None and unseen.answers == {1: [1, None]}  # filled only where it has a verdict
+
+
+def test_a_score_shard_packs_each_shown_decimal_in_3_bytes_and_keeps_json_past_its_range():
+    rng = np.random.default_rng(3)
+    blocks = [rng.normal(0.28, 0.05, (2, 2)), np.full((1, 2), np.nan), np.array([[-12.3456789, 1.23456789e-7, 0.0]])]
+    blocks[0][1, 0] = np.nan
+    blocks.append(np.array([[9.99996, -np.inf, 123456.0, -2.5e-32]]))
+    packed = pack_scores(blocks)
+    assert isinstance(packed, str) and len(packed) == 4 * (4 + 2 + 3 + 4)  # 3 bytes a score: 4 base64 characters
+    unpacked = unpack_scores(packed, [(2, 2), (1, 2), (1, 3), (1, 4)])
+    shown = [[[None if np.isnan(v) else float(f"{v:.5g}") for v in row] for row in b.tolist()] for b in blocks]
+    assert unpacked == [shown[0], None, shown[2], shown[3]]  # what a JSON shard held: 5 significant digits
+    assert shown[2] == [[-12.346, 1.2346e-07, 0.0]] and shown[3] == [[10.0, -np.inf, 123460.0, -2.5e-32]]
+    assert unpacked[0][1][0] is None and unpacked[0][0][0] == float(f"{blocks[0][0, 0]:.5g}")
+    # a magnitude past 1e-32..1e32 cannot be packed: the shard keeps JSON numbers (the browser reads both)
+    assert pack_scores([np.array([[1e-40, 0.5]]), np.array([[2.0, np.nan]])]) == [[[1e-40, 0.5]], [[2.0, None]]]
+    assert pack_scores([np.array([[3e32]])]) == [[[3e32]]] and isinstance(pack_scores([np.array([[9e31]])]), str)

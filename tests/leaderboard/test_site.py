@@ -348,7 +348,11 @@ def test_downloads_hold_the_board_and_per_instance_scores(site):
     assert float(first["value"]) == pytest.approx(100 * stored["value"])  # the JSON keeps fractions
     assert "Strong CLIP" in (site / "index.html").read_text()
     assert all("replicates" not in m for c in board["cells"] for m in c["metrics"])
-    lines = [json.loads(x) for x in _read_gz(site / "downloads" / "scores" / "strong__bivlc.jsonl.gz").splitlines()]
+    header, *lines = [
+        json.loads(x) for x in _read_gz(site / "downloads" / "scores" / "strong__bivlc.jsonl.gz").splitlines()
+    ]
+    assert (header["header"]["model"], header["header"]["benchmark"]) == ("strong", "bivlc")
+    assert header["header"]["scores"].startswith("exact: each score is the stored float64")  # the precision
     assert len(lines) == 42 and all(len(x["scores"]) == 2 for x in lines)
     assert "texts" not in lines[0]  # render was not given the data root: ids and scores only
     assert "registry" in (site / "index.html").read_text()
@@ -358,7 +362,7 @@ def test_captions_ship_only_where_the_license_allows(site_store, vlc_cli_module)
     out = site_store["tmp"] / "site_with_captions"
     args = ["--out", str(out), "--registry", str(site_store["registry"]), "--store", site_store["url"]]
     assert vlc_cli_module("render", "--data-root", str(site_store["tmp"] / "data"), *args).exit_code == 0
-    first = json.loads(_read_gz(out / "downloads" / "scores" / "strong__bivlc.jsonl.gz").splitlines()[0])
+    first = json.loads(_read_gz(out / "downloads" / "scores" / "strong__bivlc.jsonl.gz").splitlines()[1])  # [0]: header
     assert len(first["texts"]) == 2  # BiVLC is MIT
     from vlc_harness_builtins.benchmarks.hard_positives import HardPositives
     from vlc_harness_builtins.benchmarks.vl_checklist import VLCheckList

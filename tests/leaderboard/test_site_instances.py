@@ -170,6 +170,8 @@ def test_each_picked_model_shows_its_verdict_and_stored_scores(board_site, brows
     names = {r.slug: r.name for r in board_site["board"].rows}
     for bench in ("bivlc", "shapes"):
         _show(browser, site, PICKED + f"&bench={bench}&show=any")
+        note = browser.find_element("id", "browse-note").text  # the rounding is labelled where it is shown
+        assert "scores are shown to 5 significant digits" in note and "scores download has them as stored" in note
         items = _items(browser)
         assert len(items) == min(25, len(board_site["instances"][bench].ids))  # a page
         for item in items:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,20 +57,132 @@ def test_the_size_benchmark_covers_the_registry_grid_and_its_arithmetic():
     assert BUDGET == 300_000_000
 
 
-def test_a_scaled_down_grid_renders_with_compressed_scores_downloads(tmp_path):
+def test_a_scaled_down_grid_renders_compressed_downloads_and_4_characters_a_browser_score(tmp_path):
+    import gzip
+
+    from bench.site_size import (
+        EXACT_FLOOR,
+        PARTS,
+        as_json_numbers,
+        build_grid,
+        full_grid_estimate,
+        full_scores,
+        render_grid,
+        site_parts,
+    )
+
+    grid = build_grid(tmp_path, scale=0.001, n_models=3, samples=20)
+    seconds, size = render_grid(grid, tmp_path / "site")
+    site = tmp_path / "site"
+    scores = sorted((site / "downloads" / "scores").iterdir())
+    assert len(scores) == 3 * len(grid.instances) and all(p.name.endswith(".jsonl.gz") for p in scores)
+    sugarcrepe = site / "downloads" / "scores" / "openai-rn50__sugarcrepe.jsonl.gz"
+    header, *lines = gzip.decompress(sugarcrepe.read_bytes()).decode("utf-8").splitlines()
+    assert len(lines) == len(grid.instances["sugarcrepe"][1]) and "scores" in json.loads(lines[0])
+    assert json.loads(header)["header"]["scores"].startswith("exact")
+    assert size.parts["downloads"] and size.parts["instance browser"] and seconds > 0
+    # the browser's score shards: 4 base64 characters a score (3 bytes: sign, exponent, 5 digits) and the framing
+    packed = shown = 0
+    for folder in sorted((site / "data" / "instances").iterdir()):
+        items = {shard.name: _script(shard)["items"] for shard in folder.glob("shard-*.js")}
+        cells = {name: [(len(i["m"]), len(i["r"])) for i in held] for name, held in items.items()}
+        for shard_file in sorted(folder.glob("models/*/shard-*.js")):
+            shard = _script(shard_file)
+            if "s" in shard:  # NaturalBench's hold answers
+                assert isinstance(shard["s"], str)
+                packed, shown = packed + len(shard["s"]), shown + sum(r * c for r, c in cells[shard_file.name])
+    assert shown > 3_000
+    parts = site_parts(site)
+    assert packed == 4 * shown and parts["browser score shards"] < 4 * shown + 400 * sum(
+        1 for _ in site.glob("data/instances/*/models/*/shard-*.js")
+    )
+    assert set(parts) == {*PARTS, "the rest"} and sum(parts.values()) == size.total
+    before = as_json_numbers(site)  # the same shards with JSON numbers, as they were
+    assert before > 1.5 * parts["browser score shards"], (before, parts["browser score shards"])
+    # the budget's arithmetic: the full grid's scores, and what one exact copy of them takes at the least
+    assert 0.6e6 < full_scores(grid) < 0.75e6 and EXACT_FLOOR == 6.5  # about 670,000 scores a model
+    assert full_scores(grid) * 70 * EXACT_FLOOR > 300_000_000  # one exact copy of 70 models' is over 300 MB alone
+    assert full_grid_estimate((1_000, 10), (2_000, 20), 100) == (100, 1_000 + 100 * 90)
+    again = render_grid(grid, tmp_path / "again")[1]
+    assert (tmp_path / "again" / sugarcrepe.relative_to(site)).read_bytes() == sugarcrepe.read_bytes()
+    assert again.parts == size.parts
+
+
+def _script(path: Path) -> Any:
+    """The JSON a page data script assigns."""
+    return json.loads(path.read_text().split(" = ", 2)[-1].rstrip().rstrip(";"))
+
+
+def test_the_size_benchmark_scores_have_the_stored_precision_and_its_parts_add_up(tmp_path):
+    import numpy as np
+
+    from bench.site_size import float32_models, scores_like, site_parts
+
+    rng = np.random.default_rng(0)
+    single, double = scores_like(rng, (500, 2), True), scores_like(rng, (500, 2), False)
+    assert (single == single.astype(np.float32)).all()  # BLIP's heads: float32 values
+    assert (double != double.astype(np.float32)).mean() > 0.99  # float64 cosines: a full mantissa
+    assert float32_models() == {"blip-itm-base-coco", "blip-itm-base-coco-aro"}
+    files = {
+        "downloads/scores/m__b.jsonl.gz": 7,
+        "downloads/leaderboard.csv": 5,
+        "data/instances/b/models/m/shard-0.js": 11,
+        "data/instances/b/models/m.js": 13,
+        "data/instances/b/shard-2.js": 17,
+        "data/instances/b/index.js": 19,
+    }
+    for name, size in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"x" * size)
+    assert site_parts(tmp_path) == {
+        "scores downloads": 7,
+        "browser score shards": 11,
+        "browser verdict files": 13,
+        "browser instance shards": 17,
+        "the rest": 24,
+    }
+
+
+def test_every_metric_recomputes_exactly_from_the_scores_downloads_ties_included(tmp_path, monkeypatch):
     import gzip
     import json
 
-    from bench.site_size import build_grid, render_grid
+    import numpy as np
 
-    grid = build_grid(tmp_path, scale=None, n_models=3, samples=20)
-    seconds, size = render_grid(grid, tmp_path / "site")
-    scores = sorted((tmp_path / "site" / "downloads" / "scores").iterdir())
-    assert len(scores) == 3 * len(grid.instances) and all(p.name.endswith(".jsonl.gz") for p in scores)
-    sugarcrepe = tmp_path / "site" / "downloads" / "scores" / "openai-rn50__sugarcrepe.jsonl.gz"
-    lines = gzip.decompress(sugarcrepe.read_bytes()).decode("utf-8").splitlines()
-    assert len(lines) == len(grid.instances["sugarcrepe"][1]) and "scores" in json.loads(lines[0])
-    assert size.parts["downloads"] and size.parts["instance browser"] and seconds > 0
-    again = render_grid(grid, tmp_path / "again")[1]
-    assert (tmp_path / "again" / sugarcrepe.relative_to(tmp_path / "site")).read_bytes() == sugarcrepe.read_bytes()
-    assert again.parts["downloads"] == size.parts["downloads"]
+    import bench.site_size as grid_bench
+    from vlc_harness.choices import AnsweredQuestion, InstanceAnswers
+    from vlc_harness.metrics.cell import cell_metrics
+    from vlc_harness.metrics.outcomes import choice_outcomes, outcomes_from_matrices
+
+    like = grid_bench.scores_like  # scores at one decimal: ties within instances and across them
+    monkeypatch.setattr(grid_bench, "scores_like", lambda rng, shape, single: np.round(like(rng, shape, single), 1))
+    grid = grid_bench.build_grid(tmp_path, scale=None, n_models=2, samples=20)
+    grid_bench.render_grid(grid, tmp_path / "site")
+    cells = json.loads((tmp_path / "site" / "downloads" / "leaderboard.json").read_text())["cells"]
+    assert len(cells) == 2 * len(grid.instances)
+    for cell in cells:
+        header, *lines = map(
+            json.loads, gzip.decompress((tmp_path / "site" / cell["scores"]).read_bytes()).splitlines()
+        )
+        assert header["header"]["model"] == cell["model"] and header["header"]["scores"].startswith("exact")
+        bench, instances = grid.instances[cell["benchmark"]]
+        read = {line["instance"]: line for line in lines}
+        if "answers" in lines[0]:  # NaturalBench: the chosen answer per question
+            chosen = {i.id: [AnsweredQuestion(q, _choice(read[i.id]["answers"], q.order)) for q in bench.questions(i)]
+                      for i in instances}  # fmt: skip
+            outcomes = choice_outcomes([InstanceAnswers(i, chosen[i.id]) for i in instances])
+        else:
+            outcomes = outcomes_from_matrices(
+                instances, [np.array(read[i.id]["scores"], dtype=float) for i in instances]
+            )
+        again = [
+            (m["metric"], m["category"], m["value"], m["ties"])
+            for m in cell_metrics(bench, outcomes, samples=20).metrics
+        ]
+        assert again == [(m["metric"], m["category"], m["value"], m["ties"]) for m in cell["metrics"]], cell["scores"]
+    assert sum(m["ties"] or 0 for cell in cells for m in cell["metrics"]) > 100  # the cells do have ties
+
+
+def _choice(answers: list[dict], order: int) -> int:
+    """The choice a download's answers record for the question presented ``order``-th."""
+    return next(a["choice"] for a in answers if a["order"] == order)
