@@ -398,7 +398,8 @@ def test_compare_view_with_the_instance_browser(site_store, vlc_cli_module, monk
     # the verdict files say which instances each model gets right: check them against the per-instance scores
     right = {}
     for model in ("strong", "weak"):
-        lines = _read_gz(out / "downloads" / "scores" / f"{model}__bivlc.jsonl.gz").splitlines()
+        header, *lines = _read_gz(out / "downloads" / "scores" / f"{model}__bivlc.jsonl.gz").splitlines()
+        assert json.loads(header)["header"]["model"] == model
         right[model] = {r["instance"]: _group_right(r["scores"]) for r in map(json.loads, lines)}
     board = json.loads((out / "downloads" / "leaderboard.json").read_text())
     for model in ("strong", "weak"):  # the same rule as the metric: the count is the group score's numerator
