@@ -149,6 +149,9 @@
       tr.appendChild(make("th", "value")).setAttribute("scope", "col");
       picked.forEach(function (m, k) {
         var th = make("th", LETTERS[k] + ": " + m.name);
+        var mark = make("span", "", m.swatch);  // the family's colour and mark, as on every page
+        mark.setAttribute("aria-hidden", "true");
+        th.insertBefore(mark, th.firstChild);
         th.setAttribute("scope", "col");
         tr.appendChild(th);
       });
