@@ -63,6 +63,7 @@ def benchmark_context(board: Board, col: BenchmarkColumn) -> dict[str, Any]:
         "abstains": any(v == "coverage" or v.endswith("_answered") for v in hidden_variants),
         "plot": plot,
         "legend": plot_legend,
+        "shows_diffs": bool(col.gap) or any(r.cells[col.id].reported for r in published),
         "bibtex": col.card.bibtex if col.card is not None else "",
     }
 
