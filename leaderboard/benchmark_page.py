@@ -16,7 +16,7 @@ from vlc_harness.results import AUDIT_TAGS, IDENTICAL_TEXT, declared_metrics
 from vlc_harness.verify import board_paper_match
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.columns import BenchmarkColumn
-from vlc_leaderboard.families import FamilyStyles, family_of
+from vlc_leaderboard.families import FamilyStyles
 from vlc_leaderboard.fmt import metric_title, metric_value, slug
 from vlc_leaderboard.intervals import no_interval_reason
 from vlc_leaderboard.rows import TIE_HEAVY, CellView, Row, Value
@@ -221,12 +221,12 @@ def _plot(col: BenchmarkColumn, published: list[Row], styles: FamilyStyles) -> t
     if not col.gap:
         return "", ""
     points = []
-    families = []
+    plotted = []
     for row in published:
         pair = row.cells[col.id].direction_pair(col.gap)  # ties-broken where ties dominate; none when n/a
         if pair is not None:
             points.append(Point(row.name, pair[0], pair[1], row.kind, styles.of(row)))
-            families.append(family_of(row))
+            plotted.append(row)
     if not points:
         return "", ""
     human = None
@@ -237,4 +237,4 @@ def _plot(col: BenchmarkColumn, published: list[Row], styles: FamilyStyles) -> t
     if first is not None and second is not None and first.chance is not None and second.chance is not None:
         chance = (first.chance, second.chance)
     titles = (metric_title(col.gap[0]), metric_title(col.gap[1]))
-    return scatter(points, human, chance, titles), legend(styles.legend(families))
+    return scatter(points, human, chance, titles), legend(styles.legend(plotted))

@@ -83,6 +83,11 @@ class FamilyStyles:
         """The style of ``row``'s family."""
         return self._styles[family_of(row)]
 
-    def legend(self, families: Iterable[str]) -> list[tuple[str, FamilyStyle]]:
-        """(family, style) for ``families``, in name order: what a plot's legend lists."""
-        return [(f, self._styles[f]) for f in sorted(set(families))]
+    def legend(self, rows: Iterable[Row]) -> list[tuple[str, FamilyStyle, str]]:
+        """(family, style, kind) for the families of ``rows``, in name order: what a plot's legend lists.
+        The kind is the one every row of the family shares (its mark: a diamond for image-blind, a ring
+        for a baseline), else ``model``."""
+        kinds: dict[str, set[str]] = {}
+        for row in rows:
+            kinds.setdefault(family_of(row), set()).add(row.kind)
+        return [(f, self._styles[f], next(iter(k)) if len(k) == 1 else "model") for f, k in sorted(kinds.items())]

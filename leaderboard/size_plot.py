@@ -18,7 +18,7 @@ from typing import Any
 from markupsafe import Markup
 
 from vlc_harness.wording import plural
-from vlc_leaderboard.families import FamilyStyles, family_of
+from vlc_leaderboard.families import FamilyStyles
 from vlc_leaderboard.plot_labels import Placer
 from vlc_leaderboard.rows import Row
 from vlc_leaderboard.svg import Point, key_list, label_marks, legend, marker
@@ -38,6 +38,8 @@ class SizePlot:
     """Per plotted model: name, slug, parameters (M), magnitude and its interval (or ``None``)."""
     unknown_size: list[dict[str, Any]] = field(default_factory=list)
     """The same for models with a magnitude and no declared parameter count (not plotted)."""
+    no_interval: list[str] = field(default_factory=list)
+    """Plotted models whose magnitude has no interval (no bar; the magnitude's tooltip says why)."""
 
 
 def _params(row: Row) -> float | None:
@@ -132,5 +134,7 @@ def size_plot(rows: list[Row], styles: FamilyStyles) -> SizePlot | None:
     parts += texts
     parts.append("</svg>")
     svg = Markup("".join(parts)) + key_list(key)
-    families = [family_of(r) for r, _ in known]
-    return SizePlot(svg, legend(styles.legend(families)), [_entry(r, p) for r, p in known], unknown)
+    no_interval = [r.name for r, _ in known if r.magnitude.ci95 is None]
+    return SizePlot(
+        svg, legend(styles.legend(r for r, _ in known)), [_entry(r, p) for r, p in known], unknown, no_interval
+    )

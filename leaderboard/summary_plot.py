@@ -17,7 +17,8 @@ from markupsafe import Markup
 
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.columns import BenchmarkColumn
-from vlc_leaderboard.families import FamilyStyles, family_of
+from vlc_leaderboard.families import FamilyStyles
+from vlc_leaderboard.rows import Row
 from vlc_leaderboard.svg import Point, legend, scatter
 
 
@@ -62,7 +63,7 @@ def summary_plot(board: Board) -> SummaryPlot | None:
         return None
     styles = FamilyStyles.of_rows(board.rows)
     marks: list[Point] = []
-    families: list[str] = []
+    plotted: list[Row] = []
     left_out: list[str] = []
     for row in board.rows:
         pairs = [row.cells[c.id].direction_pair(c.gap) if c.id in row.cells else None for c in cols]
@@ -70,10 +71,10 @@ def summary_plot(board: Board) -> SummaryPlot | None:
         if len(known) == len(cols):
             mean = _mean_pair(known)
             marks.append(Point(row.name, mean[0], mean[1], row.kind, styles.of(row)))
-            families.append(family_of(row))
+            plotted.append(row)
         elif known:
             left_out.append(row.name)
     if not marks:
         return None
     svg = scatter(marks, _reference(cols, True), _reference(cols, False), ("Mean I2T", "Mean T2I"))
-    return SummaryPlot(svg, legend(styles.legend(families)), [c.title for c in cols], len(marks), left_out)
+    return SummaryPlot(svg, legend(styles.legend(plotted)), [c.title for c in cols], len(marks), left_out)

@@ -65,12 +65,11 @@ def marker(p: Point, cx: float, cy: float, tip: str) -> str:
     return f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4" class="dot {colour}">{tip}</circle>'
 
 
-def legend(entries: list[tuple[str, FamilyStyle]]) -> Markup:
-    """The families of a plot with their colour and shape, as a list beside it."""
+def legend(entries: list[tuple[str, FamilyStyle, str]]) -> Markup:
+    """The families of a plot with their colour and mark (of the kind all its rows share), as a list."""
     items = "".join(
-        f'<li><span class="{style.swatch("baseline" if family == "baseline" else "model")}" aria-hidden="true"></span> '
-        f"{escape(family)}</li>"
-        for family, style in entries
+        f'<li><span class="{style.swatch(kind)}" aria-hidden="true"></span> {escape(family)}</li>'
+        for family, style, kind in entries
     )
     return Markup(f'<ul class="plot-legend" aria-label="Families">{items}</ul>')
 

@@ -16,7 +16,7 @@ from vlc_leaderboard.families import COLOURS, SHAPES, FamilyStyles, family_of
 from vlc_leaderboard.magnitude import Magnitude
 from vlc_leaderboard.plot_labels import MOST, box_of, overlaps, short_labels
 from vlc_leaderboard.size_plot import size_plot
-from vlc_leaderboard.svg import Point, scatter
+from vlc_leaderboard.svg import Point, legend, scatter
 
 ROOT = Path(__file__).resolve().parents[2]
 PE = [
@@ -160,9 +160,23 @@ def test_size_plot_places_known_sizes_on_a_log_scale_and_lists_unknown_ones_apar
 
     per_decade = (xs["Large"] - xs["Small"]) / math.log10(5045 / 75)
     assert abs((xs["Medium"] - xs["Small"]) - per_decade * math.log10(428 / 75)) < 0.5
-    assert svg.count('class="ci ') == 3  # each interval drawn
+    assert svg.count('class="ci ') == 3 and plot.no_interval == []  # each interval drawn
+    alone = size_plot(rows[:1] + [_row("No bar", 150, 0.5, None)], FamilyStyles.of_rows(rows))
+    assert alone is not None and alone.no_interval == ["No bar"] and str(alone.svg).count('class="ci ') == 1
     names = [t for t, _ in _labels(svg)]
     assert names.count("Human") == 1 and names.count("Chance") == 1
+
+
+def test_a_legend_shows_the_mark_its_rows_have():
+    rows = [_row("Blind", 10, 0.1, None, "text only"), _row("Random", None, 0.0, None, "baseline")]
+    rows[0].kind, rows[1].kind = "blind", "baseline"
+    rows.append(_row("Clip", 100, 0.4, None, "CLIP"))
+    styles = FamilyStyles.of_rows(rows)
+    legend_html = str(legend(styles.legend(rows)))
+    assert f'class="{styles["text only"].swatch("blind")}"' in legend_html and "shape-diamond" in legend_html
+    assert f'class="{styles["baseline"].swatch("baseline")}"' in legend_html and "shape-ring" in legend_html
+    assert f'class="{styles["CLIP"].swatch("model")}"' in legend_html
+    assert [f for f, _, _ in styles.legend(rows)] == ["CLIP", "baseline", "text only"]
 
 
 def test_the_index_shows_the_size_plot_beside_the_summary_with_a_table(wide):
