@@ -16,10 +16,11 @@ from vlc_harness.results import AUDIT_TAGS, IDENTICAL_TEXT, declared_metrics
 from vlc_harness.verify import board_paper_match
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.columns import BenchmarkColumn
+from vlc_leaderboard.families import FamilyStyles
 from vlc_leaderboard.fmt import metric_title, metric_value, slug
 from vlc_leaderboard.intervals import no_interval_reason
 from vlc_leaderboard.rows import TIE_HEAVY, CellView, Row, Value
-from vlc_leaderboard.svg import Point, scatter
+from vlc_leaderboard.svg import Point, legend, scatter
 
 
 def _better_first(values: list[tuple[Any, float | None]], higher: bool) -> list[Any]:
@@ -43,6 +44,7 @@ def benchmark_context(board: Board, col: BenchmarkColumn) -> dict[str, Any]:
     shown = [s for s in col.specs.values() if s.id in declared_metrics(present or set(col.specs))]
     shown.sort(key=lambda s: (order.index(s.id) if s.id in order else len(order), list(col.specs).index(s.id)))
     tables = [_table(col, spec, published) for spec in shown]
+    plot, plot_legend = _plot(col, published, FamilyStyles.of_rows(board.rows))
     tables = [t for t in tables if t is not None]
     hidden_variants = sorted(present - declared_metrics(present))
     source = col.card.headline_origin if col.card is not None else ""
@@ -59,9 +61,10 @@ def benchmark_context(board: Board, col: BenchmarkColumn) -> dict[str, Any]:
         "rules": shown,
         "variants": bool(hidden_variants),
         "abstains": any(v == "coverage" or v.endswith("_answered") for v in hidden_variants),
-        "plot": _plot(col, published),
+        "plot": plot,
+        "legend": plot_legend,
+        "shows_diffs": bool(col.gap) or any(r.cells[col.id].reported for r in published),
         "bibtex": col.card.bibtex if col.card is not None else "",
-        "families": _families(published),
     }
 
 
@@ -213,32 +216,19 @@ def _table_sort_value(cv: CellView, metric: str, category: str) -> float | None:
     return float(half["value"]) if tied and half is not None else float(own["value"])
 
 
-def _families(rows: list[Row]) -> list[str]:
-    seen: list[str] = []
-    for row in rows:
-        family = _family(row)
-        if family not in seen:
-            seen.append(family)
-    return seen
-
-
-def _family(row: Row) -> str:
-    if row.kind == "baseline":
-        return "baseline"
-    return str(row.meta.get("family") or ("image-blind" if row.kind == "blind" else "other"))
-
-
-def _plot(col: BenchmarkColumn, published: list[Row]) -> Any:
+def _plot(col: BenchmarkColumn, published: list[Row], styles: FamilyStyles) -> tuple[Any, Any]:
+    """The plot and its family legend (both ``""`` without a plot)."""
     if not col.gap:
-        return ""
+        return "", ""
     points = []
-    families = _families(published)
+    plotted = []
     for row in published:
         pair = row.cells[col.id].direction_pair(col.gap)  # ties-broken where ties dominate; none when n/a
         if pair is not None:
-            points.append(Point(row.name, pair[0], pair[1], row.kind, families.index(_family(row))))
+            points.append(Point(row.name, pair[0], pair[1], row.kind, styles.of(row)))
+            plotted.append(row)
     if not points:
-        return ""
+        return "", ""
     human = None
     if all((m, "all") in col.humans for m in col.gap):
         human = (col.humans[(col.gap[0], "all")], col.humans[(col.gap[1], "all")])
@@ -246,4 +236,5 @@ def _plot(col: BenchmarkColumn, published: list[Row]) -> Any:
     first, second = (col.specs.get(m) for m in col.gap)
     if first is not None and second is not None and first.chance is not None and second.chance is not None:
         chance = (first.chance, second.chance)
-    return scatter(points, human, chance, (metric_title(col.gap[0]), metric_title(col.gap[1])), families)
+    titles = (metric_title(col.gap[0]), metric_title(col.gap[1]))
+    return scatter(points, human, chance, titles), legend(styles.legend(plotted))

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vlc_harness.overlap import Pool
-from vlc_harness.results import CellRecord, derived_means
+from vlc_harness.results import CellRecord
 from vlc_harness.status import Status
 from vlc_harness.types import MetricSpec, ReferenceRow
 from vlc_leaderboard.cite import benchmark_bibtex
 from vlc_leaderboard.declared import Drill, drilldown
-from vlc_leaderboard.humans import humans_elsewhere
+from vlc_leaderboard.humans import human_means, humans_elsewhere
 
 if TYPE_CHECKING:
     from vlc_harness.benchmarks import Benchmark
@@ -138,7 +138,7 @@ def benchmark_column(
     humans = {(r.metric, r.category): r.value for r in refs if r.matches == "human"}
     elsewhere = humans_elsewhere(bench.reference_rows() if references else [], data_version, humans)
     rows = sample.metrics if sample is not None and sample.status == Status.OK else []
-    derived = derived_means(bench, humans, rows) if humans and rows else {}
+    derived = human_means(bench, humans, rows)
     humans |= derived
     headline = bench.headline_metric()
     shown = [headline, *[m for m in bench.index_metrics if m in specs]]

@@ -18,6 +18,7 @@ import numpy as np
 
 from vlc_harness.results import pairable, pairing_key, replicates, stored_value
 from vlc_leaderboard.board import BenchmarkColumn, Board, Row
+from vlc_leaderboard.families import FamilyStyles
 from vlc_leaderboard.fmt import metric_title, slug
 from vlc_leaderboard.stats import pair_codes
 
@@ -38,6 +39,7 @@ def _lines(col: BenchmarkColumn) -> list[tuple[str, str, str]]:
 def compare_data(board: Board) -> dict[str, Any]:
     """``window.vlcCompare``: models, and per benchmark its compared values and pair codes."""
     rows = compared_rows(board)
+    styles = FamilyStyles.of_rows(board.rows)
     benchmarks = []
     for col in board.benchmarks:
         cells = [r.cells.get(col.id) for r in rows]
@@ -88,6 +90,7 @@ def compare_data(board: Board) -> dict[str, Any]:
                 "name": r.name,
                 "kind": r.kind,
                 "family": str(r.meta.get("family") or ""),
+                "swatch": styles.of(r).swatch(r.kind),  # the family's mark, as on every page
             }
             for r in rows
         ],

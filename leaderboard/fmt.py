@@ -88,6 +88,14 @@ def metric_value(value: float | None, metric: str, digits: int = 1) -> str:
     return f"{value:.3f}"
 
 
+DIFF_NOTE = (
+    "Differences are computed from the unrounded values, so a difference can be 0.1 away from the "
+    "difference of the rounded values shown (91.7 − 87.4 shown as +4.2)."
+)
+"""Said wherever the pages show a difference of two values (issue 41, item 8), and in each difference's title."""
+DIFF_TITLE = "computed from the unrounded values"
+
+
 def metric_diff(diff: float | None, metric: str) -> str:
     """A signed difference of two values of a metric, in the unit the pages show it in."""
     if diff is None or (isinstance(diff, float) and math.isnan(diff)):

@@ -13,9 +13,11 @@ from typing import Any
 from vlc_harness.wording import plural
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.columns import BenchmarkColumn
+from vlc_leaderboard.families import FamilyStyles
 from vlc_leaderboard.fmt import SORT_ARROWS, SORT_ORDERS, metric_title, metric_tooltip, slug
 from vlc_leaderboard.magnitude import at_glance
 from vlc_leaderboard.ranking import ORDER_RULE
+from vlc_leaderboard.size_plot import size_plot
 from vlc_leaderboard.summary_plot import summary_plot
 
 INDEX_DATA = "data/index.js"
@@ -199,5 +201,6 @@ def index_context(board: Board) -> dict[str, Any]:
         "scope": scope(board),
         "glossary": glossary(board),
         "summary": summary_plot(board),
+        "size": size_plot(board.rows, FamilyStyles.of_rows(board.rows)),
         "at_glance": at_glance(board.rows, board.benchmarks),
     }

@@ -17,6 +17,7 @@ from vlc_harness.verify import board_paper_match
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.columns import BenchmarkColumn
 from vlc_leaderboard.compare import compared_rows
+from vlc_leaderboard.families import FamilyStyles
 from vlc_leaderboard.fmt import metric_title
 from vlc_leaderboard.intervals import no_interval_reason
 from vlc_leaderboard.public import redact_paths
@@ -223,4 +224,5 @@ def model_context(board: Board, row: Row) -> dict[str, Any]:
         "ranked_models": len(by_mean),
         "cell_provenance": provenance,
         "comparable": row in compared_rows(board),
+        "family_swatch": FamilyStyles.of_rows(board.rows).of(row).swatch(row.kind),
     }

@@ -5,7 +5,8 @@ both directions (ties-broken where ties dominate, as the benchmark pages plot th
 different sets of benchmarks would not compare, so only models with both directions on every one
 of those benchmarks are plotted; the caption names how many are left out. Human and Chance are
 the same means of their reference values, shown where every benchmark has them. The SVG is built
-from the board alone, in the board's row order, so the same store renders the same bytes.
+from the board alone, in the board's row order, so the same store renders the same bytes; a model's
+colour is its family's on every page (:mod:`vlc_leaderboard.families`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from markupsafe import Markup
 
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.columns import BenchmarkColumn
-from vlc_leaderboard.svg import Point, scatter
+from vlc_leaderboard.families import FamilyStyles
+from vlc_leaderboard.rows import Row
+from vlc_leaderboard.svg import Point, legend, scatter
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,8 @@ class SummaryPlot:
     """The summary SVG with the words around it."""
 
     svg: Markup
+    legend: Markup
+    """The plotted families with their colour and marker."""
     benchmarks: list[str]
     """The titles of the benchmarks averaged over."""
     plotted: int
@@ -50,30 +55,26 @@ def _reference(cols: list[BenchmarkColumn], human: bool) -> tuple[float, float] 
     return _mean_pair(pairs)
 
 
-def _family(kind: str, family: object) -> str:
-    if kind == "baseline":
-        return "baseline"
-    return str(family or ("image-blind" if kind == "blind" else "other"))
-
-
 def summary_plot(board: Board) -> SummaryPlot | None:
     """The summary plot of ``board``; ``None`` when no benchmark scores both directions or no model
     has both on every such benchmark."""
     cols = [c for c in board.benchmarks if c.gap]
     if not cols:
         return None
-    points: list[tuple[str, str, str, tuple[float, float]]] = []
+    styles = FamilyStyles.of_rows(board.rows)
+    marks: list[Point] = []
+    plotted: list[Row] = []
     left_out: list[str] = []
     for row in board.rows:
         pairs = [row.cells[c.id].direction_pair(c.gap) if c.id in row.cells else None for c in cols]
         known = [p for p in pairs if p is not None]
         if len(known) == len(cols):
-            points.append((row.name, row.kind, _family(row.kind, row.meta.get("family")), _mean_pair(known)))
+            mean = _mean_pair(known)
+            marks.append(Point(row.name, mean[0], mean[1], row.kind, styles.of(row)))
+            plotted.append(row)
         elif known:
             left_out.append(row.name)
-    if not points:
+    if not marks:
         return None
-    families = sorted({family for _, _, family, _ in points})
-    marks = [Point(name, pair[0], pair[1], kind, families.index(family)) for name, kind, family, pair in points]
-    svg = scatter(marks, _reference(cols, True), _reference(cols, False), ("Mean I2T", "Mean T2I"), families)
-    return SummaryPlot(svg, [c.title for c in cols], len(marks), left_out)
+    svg = scatter(marks, _reference(cols, True), _reference(cols, False), ("Mean I2T", "Mean T2I"))
+    return SummaryPlot(svg, legend(styles.legend(plotted)), [c.title for c in cols], len(marks), left_out)

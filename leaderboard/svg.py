@@ -7,6 +7,9 @@ from html import escape
 
 from markupsafe import Markup
 
+from vlc_leaderboard.families import FamilyStyle
+from vlc_leaderboard.plot_labels import Placer, short_labels
+
 
 def gap_bar(gap: float | None, human: float | None = None, width: int = 90, span: float = 0.5) -> Markup:
     """A signed bar for I2T minus T2I: right of the centre when I2T is higher; a tick for humans."""
@@ -32,24 +35,56 @@ def gap_bar(gap: float | None, human: float | None = None, width: int = 90, span
 
 @dataclass(frozen=True)
 class Point:
-    """One model on the I2T-against-T2I plot."""
+    """One model on a plot."""
 
     name: str
     x: float
     y: float
     kind: str
-    family: int
-    """Index of the model's family in the legend (its colour)."""
+    style: FamilyStyle
+    """Its family's colour and marker shape (:class:`vlc_leaderboard.families.FamilyStyles`)."""
 
 
-FAMILY_COLOURS = 8
-"""Families get colours ``fam-0`` .. ``fam-7`` (site.css, both schemes); later ones repeat."""
-CHAR_WIDTH = 7.0
-"""Estimated width of a 12 px label character, for placing labels without overlap."""
+def marker(p: Point, cx: float, cy: float, tip: str) -> str:
+    """The mark of ``p`` at (``cx``, ``cy``): a diamond if image-blind, a ring if a baseline, else its
+    family's shape, in its family's colour, with ``tip`` (an SVG ``<title>``) inside."""
+    colour = p.style.css
+    if p.kind == "blind":
+        turn = f"rotate(45 {cx:.1f} {cy:.1f})"
+        return (
+            f'<rect x="{cx - 4:.1f}" y="{cy - 4:.1f}" width="8" height="8" transform="{turn}" '
+            f'class="dot blind {colour}">{tip}</rect>'
+        )
+    if p.kind == "baseline":
+        return f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4" class="dot ring {colour}">{tip}</circle>'
+    if p.style.shape == "triangle":
+        d = f"M{cx:.1f} {cy - 5:.1f} L{cx + 5:.1f} {cy + 4:.1f} L{cx - 5:.1f} {cy + 4:.1f} Z"
+        return f'<path d="{d}" class="dot triangle {colour}">{tip}</path>'
+    if p.style.shape == "square":
+        return f'<rect x="{cx - 4:.1f}" y="{cy - 4:.1f}" width="8" height="8" class="dot square {colour}">{tip}</rect>'
+    return f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4" class="dot {colour}">{tip}</circle>'
 
 
-def _label_text(name: str, most: int = 26) -> str:
-    return name if len(name) <= most else name[: most - 1] + "…"
+def legend(entries: list[tuple[str, FamilyStyle, str]]) -> Markup:
+    """The families of a plot with their colour and mark (of the kind all its rows share), as a list."""
+    items = "".join(
+        f'<li><span class="{style.swatch(kind)}" aria-hidden="true"></span> {escape(family)}</li>'
+        for family, style, kind in entries
+    )
+    return Markup(f'<ul class="plot-legend" aria-label="Families">{items}</ul>')
+
+
+def _clusters(marks: list[tuple[Point, float, float]]) -> list[list[tuple[Point, float, float]]]:
+    """Marks drawn within 3 px of each other, grouped (greedily, in the given order): one label each."""
+    groups: list[list[tuple[Point, float, float]]] = []
+    for mark in marks:
+        for group in groups:
+            if abs(group[0][1] - mark[1]) <= 3 and abs(group[0][2] - mark[2]) <= 3:
+                group.append(mark)
+                break
+        else:
+            groups.append([mark])
+    return groups
 
 
 def scatter(
@@ -57,15 +92,14 @@ def scatter(
     human: tuple[float, float] | None,
     chance: tuple[float, float] | None,
     titles: tuple[str, str] | None,
-    families: list[str] | None = None,
 ) -> Markup:
-    """I2T (x) against T2I (y): each model a dot coloured by family (a diamond if image-blind, a
-    ring if a baseline) with its name beside it where it fits (else a number keyed below), the
-    human and chance points marked and named, and the diagonal where both directions are equal."""
+    """I2T (x) against T2I (y): each model marked in its family's colour and shape (a diamond if
+    image-blind, a ring if a baseline) with its name beside it where it fits, else a number keyed below
+    (models drawn on one spot share one number); Human and Chance marked and named once; the diagonal
+    where both directions are equal."""
     width, height = 620, 460
     left, top, bottom = 52, 16, 44
     side = height - top - bottom
-    right_edge = width - 8
 
     def xy(a: float, b: float) -> tuple[float, float]:
         return left + max(0.0, min(1.0, a)) * side, top + side - max(0.0, min(1.0, b)) * side
@@ -87,97 +121,70 @@ def scatter(
             f'<text x="{tx:.1f}" y="{top + side + 16}" text-anchor="middle" class="tick">{int(tick * 100)}</text>'
         )
         parts.append(f'<text x="{left - 6}" y="{ty + 4:.1f}" text-anchor="end" class="tick">{int(tick * 100)}</text>')
-    placed: list[tuple[float, float, float, float]] = []
-    for _, point, _ in (("Human", human, "human"), ("Chance", chance, "chance")):
+    placer = Placer((left - 40, top - 12, width - 8, height - bottom + 12))
+    refs = [(label, point, cls) for label, point, cls in (("Human", human, "human"), ("Chance", chance, "chance"))]
+    for _, point, _ in refs:
         if point is not None:
             cx, cy = xy(*point)
-            placed.append((cx - 5, cy - 5, cx + 5, cy + 5))
+            placer.reserve((cx - 6, cy - 6, cx + 6, cy + 6))
     marks = [(p, *xy(p.x, p.y)) for p in points]
     for _, cx, cy in marks:
-        placed.append((cx - 4, cy - 4, cx + 4, cy + 4))
+        placer.reserve((cx - 5, cy - 5, cx + 5, cy + 5))
     labels: list[str] = []
-    keyed: list[tuple[int, str]] = []
-    for label, point, cls in (("Human", human, "human"), ("Chance", chance, "chance")):
+    for label, point, cls in refs:
         if point is None:
             continue
         cx, cy = xy(*point)
+        tip = f"<title>{label}: {100 * point[0]:.1f} / {100 * point[1]:.1f}</title>"
         if cls == "human":
             diamond = f"M{cx:.1f} {cy - 6:.1f} L{cx + 6:.1f} {cy:.1f} L{cx:.1f} {cy + 6:.1f} L{cx - 6:.1f} {cy:.1f} Z"
-            tip = f"<title>{label}: {100 * point[0]:.1f} / {100 * point[1]:.1f}</title>"
             parts.append(f'<path d="{diamond}" class="human">{tip}</path>')
         else:
-            parts.append(
-                f'<rect x="{cx - 4:.1f}" y="{cy - 4:.1f}" width="8" height="8" class="{cls}">'
-                f"<title>{label}: {100 * point[0]:.1f} / {100 * point[1]:.1f}</title></rect>"
-            )
-        spot = _place(label, cx, cy, placed, left, right_edge, top, height - bottom + 12)
+            parts.append(f'<rect x="{cx - 4:.1f}" y="{cy - 4:.1f}" width="8" height="8" class="{cls}">{tip}</rect>')
+        spot = placer.place(label, cx, cy, reach=6)
         if spot is not None:
             x, y, anchor = spot
             labels.append(
                 f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" class="name {cls}-name">{label}</text>'
             )
     for p, cx, cy in sorted(marks, key=lambda m: (m[2], m[1])):
-        title = f"<title>{escape(p.name)}: {100 * p.x:.1f} / {100 * p.y:.1f}</title>"
-        colour = f"fam-{p.family % FAMILY_COLOURS}"
-        if p.kind == "blind":
-            turn = f"rotate(45 {cx:.1f} {cy:.1f})"
-            parts.append(
-                f'<rect x="{cx - 4:.1f}" y="{cy - 4:.1f}" width="8" height="8" transform="{turn}" '
-                f'class="dot blind {colour}">{title}</rect>'
-            )
-        elif p.kind == "baseline":
-            parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4" class="dot ring {colour}">{title}</circle>')
-        else:
-            parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4" class="dot {colour}">{title}</circle>')
-        text = _label_text(p.name)
-        spot = _place(text, cx, cy, placed, left, right_edge, top, height - bottom + 12)
-        if spot is None:
-            keyed.append((len(keyed) + 1, p.name))
-            spot = _place(str(len(keyed)), cx, cy, placed, left, right_edge, top, height - bottom + 12, force=True)
-            text = str(len(keyed))
-        assert spot is not None
-        x, y, anchor = spot
-        labels.append(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" class="name">{escape(text)}</text>')
-    parts += labels
+        parts.append(marker(p, cx, cy, f"<title>{escape(p.name)}: {100 * p.x:.1f} / {100 * p.y:.1f}</title>"))
+    texts, key = label_marks(marks, placer)
+    parts += labels + texts
     parts.append("</svg>")
-    svg = "".join(parts)
-    if keyed:
-        items = "".join(f'<li><span class="key">{n}</span> {escape(name)}</li>' for n, name in keyed)
-        svg += f'<ol class="plot-key" aria-label="Models numbered on the plot">{items}</ol>'
-    return Markup(svg)
+    return Markup("".join(parts)) + key_list(key)
 
 
-def _place(
-    text: str,
-    cx: float,
-    cy: float,
-    placed: list[tuple[float, float, float, float]],
-    x_min: float,
-    x_max: float,
-    y_min: float,
-    y_max: float,
-    force: bool = False,
-) -> tuple[float, float, str] | None:
-    """Where a label beside a point fits without overlapping the others: (x, y, text-anchor)."""
-    w, h = CHAR_WIDTH * len(text) + 2, 13.0
-    candidates = [
-        (cx + 7, cy + 4, "start"),
-        (cx - 7, cy + 4, "end"),
-        (cx + 6, cy - 7, "start"),
-        (cx + 6, cy + 15, "start"),
-        (cx - 6, cy - 7, "end"),
-        (cx - 6, cy + 15, "end"),
-    ]
-    for x, y, anchor in candidates:
-        box = (x, y - h + 3, x + w, y + 3) if anchor == "start" else (x - w, y - h + 3, x, y + 3)
-        if box[0] < x_min - 40 or box[2] > x_max or box[1] < y_min - 12 or box[3] > y_max:
-            continue
-        if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in placed):
-            continue
-        placed.append(box)
-        return x, y, anchor
-    if force:
-        x, y, anchor = candidates[0]
-        placed.append((x, y - h + 3, x + w, y + 3))
-        return x, y, anchor
-    return None
+def label_marks(marks: list[tuple[Point, float, float]], placer: Placer) -> tuple[list[str], list[tuple[str, str]]]:
+    """The label of each mark (or of each group of marks on one spot): its distinct short name where it
+    fits, else a number; returns the ``<text>`` elements and the key's (number, names) entries, number
+    ``""`` for a mark with no free room even for a number."""
+    short = short_labels([p.name for p, _, _ in marks])
+    out: list[str] = []
+    key: list[tuple[str, str]] = []
+    keyed = 0
+    for group in _clusters(sorted(marks, key=lambda m: (m[2], m[1]))):
+        p, cx, cy = group[0]
+        label = short[p.name] if len(group) == 1 else None
+        spot = placer.place(label, cx, cy) if label is not None else None
+        text = label or ""
+        if spot is None:
+            text = str(keyed + 1)
+            spot = placer.place(text, cx, cy, reach=4)
+            names = ", ".join(m[0].name for m in group) + (" (drawn on one spot)" if len(group) > 1 else "")
+            if spot is None:
+                key.append(("", names + ": not numbered on the plot, no free room beside it"))
+                continue
+            keyed += 1
+            key.append((text, names))
+        x, y, anchor = spot
+        out.append(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" class="name">{escape(text)}</text>')
+    return out, key
+
+
+def key_list(key: list[tuple[str, str]]) -> Markup:
+    """The numbered key below a plot (entries from :func:`label_marks`)."""
+    if not key:
+        return Markup("")
+    items = "".join(f'<li><span class="key">{n or "–"}</span> {escape(names)}</li>' for n, names in key)
+    return Markup(f'<ol class="plot-key" aria-label="Models numbered on the plot">{items}</ol>')

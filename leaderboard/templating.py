@@ -14,6 +14,8 @@ from typing import Any
 from vlc_harness.results import tie_rule_words
 from vlc_harness.wording import plural
 from vlc_leaderboard.fmt import (
+    DIFF_NOTE,
+    DIFF_TITLE,
     LOWER_IS_BETTER,
     SORT_ORDERS,
     metric_diff,
@@ -62,5 +64,7 @@ def environment(extra_templates: list[Path] | None = None) -> Any:
         plural=plural,
         lower_is_better=LOWER_IS_BETTER,
         sort_orders=SORT_ORDERS,
+        diff_note=DIFF_NOTE,
+        diff_title=DIFF_TITLE,
     )
     return env

@@ -21,6 +21,8 @@ from vlc_harness.metrics.cell import declared_ids
 
 Key = tuple[str, str]
 """(metric, category)."""
+UNCOUNTED = 2**31 - 1
+"""The instance count of a category known from its values alone (no stored cell): no ``min_n`` excludes it."""
 
 __all__ = [
     "AUDIT_TAGS",
@@ -50,24 +52,30 @@ def _per_category_texts(family: Any, metric: str) -> set[str]:
     return {a.averaging() for a in family.aggregations if isinstance(a, PerCategory) and a.metric_id(metric) == metric}
 
 
-def derived_means(bench: Any, known: Mapping[Key, float], sample: Sequence[Mapping[str, Any]]) -> dict[Key, float]:
+def derived_means(
+    bench: Any, known: Mapping[Key, float], sample: Sequence[Mapping[str, Any]] | None
+) -> dict[Key, float]:
     """Values that are unweighted means (as declared) of values in ``known`` (a paper's human
     numbers per category, say), for the keys ``known`` lacks.
 
     ``sample`` is one stored cell's metric rows: it says which categories are present and their
     instance counts, so the plan (``exclude``, ``min_n``, ``over``) is the one the models' values
-    were computed with.
+    were computed with. ``None`` where no cell is stored: the categories are those ``known`` has a
+    value for, their instance counts unknown (so ``min_n`` excludes none; ``exclude`` and ``over`` apply).
     """
     derived: dict[Key, float] = {}
     values = dict(known)
     for family in _families(bench):
         for reported in family.reported():
             texts = _per_category_texts(family, reported.id)
-            present = {
-                str(m["category"]): int(m.get("n") or 0)
-                for m in sample
-                if m.get("metric") == reported.id and m.get("averaging") in texts
-            }
+            if sample is None:
+                present = {c: UNCOUNTED for m, c in known if m == reported.id and c != "all"} if texts else {}
+            else:
+                present = {
+                    str(m["category"]): int(m.get("n") or 0)
+                    for m in sample
+                    if m.get("metric") == reported.id and m.get("averaging") in texts
+                }
             if not present:
                 continue
             plan = Plan(reported.id, present)

@@ -69,6 +69,11 @@ FULL = TextImageGroup(
         "caption1": "T_neg2I: the negative caption prefers the generated image",
     },
 )
+FULL_HEADLINE_SOURCE = "Miranda et al. (2024) Table 3: Group over the 2,933 test instances"
+I2T_ONLY_HEADLINE_SOURCE = (
+    "Miranda et al. (2024) Table 3: I_pos2T over the 2,933 test instances (the I2T-only mode's headline: "
+    "the natural image's choice between the two captions)"
+)
 I2T_ONLY_FAMILY = PairwiseAccuracy(
     I2T_ONLY_METRIC,
     "I2T-only mode (no negative images): the natural image prefers its caption to the negative caption "
@@ -162,6 +167,10 @@ class BiVLC(Benchmark):
     def headline_metric(self) -> str:
         """``group_score``; in I2T-only mode, its only metric."""
         return I2T_ONLY_METRIC if self.i2t_only else self.headline
+
+    def headline_origin(self) -> str:
+        """The card's source names both modes' headlines; each mode states its own (issue 41, item 8)."""
+        return I2T_ONLY_HEADLINE_SOURCE if self.i2t_only else FULL_HEADLINE_SOURCE
 
     def metric_families(self) -> tuple[TextImageGroup | PairwiseAccuracy, ...]:
         """Full mode: I2T, T2I, group (headline) and the four directions; I2T-only mode: I_pos2T only."""

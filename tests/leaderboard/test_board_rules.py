@@ -64,6 +64,26 @@ def test_human_macro_is_derived_only_from_a_declared_unweighted_mean():
     assert derived["bivlc"] == {}
 
 
+def test_a_human_macro_is_the_same_with_or_without_a_stored_cell():
+    """One rule (issue 41, item 8): a benchmark no model has a result on yet (the quickstart's SugarCrepe)
+    derives the same human macro from the papers' per-category values as one with a stored cell."""
+    import tempfile
+    from pathlib import Path
+
+    from bench.render_speed import synthetic_cells
+    from vlc_harness.plugins import get_plugins
+    from vlc_harness.results import derived_means
+    from vlc_leaderboard.tables import benchmark_of
+
+    plugins = get_plugins()
+    _, cells = synthetic_cells(1, Path(tempfile.mkdtemp()), ["sugarcrepe", "hard_positives", "bivlc"], samples=0)
+    for cell in cells:
+        bench = benchmark_of(cell, plugins.benchmarks)
+        humans = {(r.metric, r.category): r.value for r in bench.reference_rows() if r.matches == "human"}
+        assert derived_means(bench, humans, None) == derived_means(bench, humans, cell.metrics), cell.benchmark_id
+    assert derived_means(bench, {}, None) == {}
+
+
 def test_a_pooled_value_is_never_derived():
     from vlc_harness.metrics.aggregate import Micro, PerCategory
     from vlc_harness.metrics.pairwise import PairwiseAccuracy
@@ -78,6 +98,7 @@ def test_a_pooled_value_is_never_derived():
         {"metric": "acc", "category": "b", "n": 30, "averaging": PerCategory().averaging()},
     ]
     assert derived_means(Bench(), {("acc", "a"): 1.0, ("acc", "b"): 0.5}, rows) == {}
+    assert derived_means(Bench(), {("acc", "a"): 1.0, ("acc", "b"): 0.5}, None) == {}  # no stored cell either
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -64,14 +65,14 @@ def test_phone_shows_the_references_before_the_model_cards(wide_site, browser): 
 def test_index_top_says_when_what_and_what_the_metrics_mean(wide, browser):  # noqa: F811
     board = wide["board"]
     _open(browser, (wide["site"] / "index.html").as_uri(), WIDE_DESKTOP)
-    seen = browser.execute_script(
-        """const box = id => document.getElementById(id).getBoundingClientRect();
+    measure = """const box = id => document.getElementById(id).getBoundingClientRect();
         return {scope: document.getElementById('scope').textContent.replace(/\\s+/g, ' '),
+                versions: document.getElementById('versions').textContent.replace(/\\s+/g, ' '),
                 glossary: Array.from(document.querySelectorAll('#glossary dt')).map(d => d.textContent),
                 scopeBottom: box('scope').bottom, glossaryBottom: box('glossary').bottom,
                 table: box('board-wrap').top, height: window.innerHeight,
-                hidden: getComputedStyle(document.getElementById('glossary')).visibility};"""
-    )
+                shown: document.getElementById('glossary').checkVisibility()};"""
+    seen = browser.execute_script(measure)
     # the synthetic cells carry no completion time
     assert seen["scope"].startswith("Last updated: not recorded (no stored run says when it finished)."), seen
     models, blind = sum(row.kind != "baseline" for row in board.rows), sum(row.kind == "blind" for row in board.rows)
@@ -80,13 +81,37 @@ def test_index_top_says_when_what_and_what_the_metrics_mean(wide, browser):  # n
         seen
     )
     assert f"on {len(board.benchmarks)} benchmarks" in seen["scope"], seen
+    assert seen["scopeBottom"] < seen["height"] and not seen["shown"], seen  # the prose waits behind "How to read"
+    browser.find_element("css selector", "#how-to-read summary").click()
+    seen = browser.execute_script(measure)
     for col in board.benchmarks:
-        assert f"{col.title} {col.data_version}" in seen["scope"], (col.title, seen)
+        assert f"{col.title} {col.data_version}" in seen["versions"], (col.title, seen)
     headline_titles = {c.metrics[0].metric for c in board.benchmarks}
     assert len(seen["glossary"]) == len(headline_titles), seen  # one entry per distinct headline metric
-    # above the table, on the first screen, not behind hover
-    assert seen["glossary"] and seen["glossaryBottom"] < seen["table"] and seen["scopeBottom"] < seen["height"], seen
-    assert seen["hidden"] == "visible", seen
+    assert seen["shown"] and seen["glossaryBottom"] < seen["table"], seen  # above the table, not behind hover
+
+
+@pytest.mark.parametrize("size", [WIDE_DESKTOP, PHONE], ids=["1440x900", "390x844"])
+def test_the_ranked_top_of_the_table_is_on_the_first_screen(wide_site, browser, size):  # noqa: F811
+    """Issue 41, item 3: with the prose behind "How to read", the first model row of the table starts on the
+    first screen at 1440x900 (its name and overall cell visible), under the order rule, one visible sentence;
+    at 390x844, where the table stacks into cards, the compact ranked list is the table's ranked top: its ten
+    entries fit the first screen and the order rule starts on it."""
+    _open(browser, (wide_site / "index.html").as_uri(), size)
+    seen = browser.execute_script(
+        """const box = s => document.querySelector(s).getBoundingClientRect();
+        const rule = document.getElementById('order-rule');
+        return {row: box('#models tr').top, name: box('#models tr th.model').top, top: box('#top li').bottom,
+                tenth: box('#top li:nth-child(10)').bottom, rule: box('#order-rule').bottom,
+                ruleTop: box('#order-rule').top,
+                ruleShown: rule.checkVisibility(), sentences: rule.textContent.trim().split('. ').length,
+                height: window.innerHeight, how: document.getElementById('how-to-read').open};"""
+    )
+    assert seen["ruleShown"] and seen["sentences"] == 1 and not seen["how"], seen
+    if size == WIDE_DESKTOP:
+        assert seen["rule"] < seen["row"] and seen["row"] + 40 <= seen["height"], seen
+    else:
+        assert seen["tenth"] <= seen["height"] and seen["ruleTop"] <= seen["height"] - 40, seen  # the rule starts there
 
 
 def test_the_why_popover_of_an_unavailable_cell_stays_in_the_viewport(wide_site, browser):  # noqa: F811
@@ -146,3 +171,21 @@ def test_summary_svg_is_static_and_the_same_bytes_for_the_same_store(wide, tmp_p
     left_out = [r.name for r in board.rows if any(r.cells[c.id].direction_pair(c.gap) is None for c in gap_cols)]
     assert left_out and all(escape(name) in svg for name in left_out)  # named, not silently dropped
     assert "Mean I2T" in svg and "Mean T2I" in svg
+
+
+def test_differences_say_they_come_from_unrounded_values(wide):
+    """Issue 41, item 8: wherever a difference is shown (the gap, ours − reported, the compare view's A − B),
+    a line says it is computed from the unrounded values, and each difference's title says so too."""
+    from vlc_leaderboard.fmt import DIFF_NOTE, DIFF_TITLE
+
+    site = wide["site"]
+    index = (site / "index.html").read_text()
+    bench = (site / "benchmarks" / "bivlc.html").read_text()
+    model = (site / "models" / "model-07.html").read_text()  # SugarCrepe's paper reports it: ours − reported
+    compare = (site / "compare.html").read_text()
+    for page in (index, bench, model, compare):
+        assert escape(DIFF_NOTE) in page and 'id="diff-note"' in page
+    cells = re.findall(r'<td class="num gap( ties-broken)?" data-label="[^"]*" data-value="[^"]+"([^>]*)>', index)
+    assert cells and all(f' title="I2T − T2I, {DIFF_TITLE}"' == attrs for _, attrs in cells)
+    assert f'title="ours − reported, {DIFF_TITLE}"' in model
+    assert 'td.title = "difference computed from the unrounded values"' in (site / "static" / "compare.js").read_text()

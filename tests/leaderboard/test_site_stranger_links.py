@@ -123,6 +123,22 @@ def test_quickstart_board_explains_its_human_row_shows_params_and_says_what_unve
     assert not _errors(browser)
 
 
+def _human_row(html: str) -> str:
+    start = html.index('<tr class="kind-human">')
+    return html[start : html.index("</tr>", start)]
+
+
+def test_sugarcrepe_human_value_is_one_rule_on_the_quickstart_and_the_demo(quickstart, demo):
+    """Issue 41, item 8: the quickstart's SugarCrepe (no model has a result: the data is not there) shows
+    the same human macro as the demo's on the same data version, not "no overall human value"."""
+    col = next(c for c in demo["board"].benchmarks if c.id == "sugarcrepe")
+    assert col.data_version == "paper-7512" and col.metrics[0].human == pytest.approx(0.99)
+    demo_row = _human_row((demo["site"] / "index.html").read_text())
+    quick_row = _human_row((quickstart / "index.html").read_text())
+    assert "99.0" in demo_row and "99.0" in quick_row
+    assert "no overall human value" not in quick_row and "no overall human value" not in demo_row
+
+
 # ---- item 11: permalinks ----
 
 

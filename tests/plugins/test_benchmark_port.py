@@ -127,6 +127,8 @@ INTENDED = {
         (aro, "card"): "issue 39: ARO's OpenAI-CLIP reference rows say they were computed in fp16 (precision)"
         for aro in ("aro_vg_relation", "aro_vg_attribution", "aro_coco_order", "aro_flickr30k_order")
     },
+    ("bivlc", "card"): "issue 41: each mode's headline origin states its own headline (the full mode no longer "
+    "reads '(mode i2t-only: I_pos2T)'); the card file is unchanged",
 }
 """The (benchmark type, record key) pairs that changed on purpose, and why; each is checked below."""
 
@@ -197,6 +199,34 @@ def test_aro_cards_changed_only_by_the_precision_of_their_rows(name, today):
         pytest.fail(f"{name} was not recomputed")
     assert record["card"] == SNAPSHOT["records"][name]["card"]
     assert today.record(name, precision=True)["card"] != record["card"]
+
+
+@pytest.mark.parametrize("name", sorted(n for n, r in SNAPSHOT["records"].items() if r["type"] == "bivlc"))
+def test_bivlc_cards_changed_only_by_their_modes_headline_origin(name, today, monkeypatch):
+    """With the class's headline source put back as the origin the BiVLC cards are the snapshot's; with
+    each mode's own, they differ, and the full mode's names no I2T-only headline."""
+    from vlc_harness.benchmarks import Benchmark
+    from vlc_harness_builtins.benchmarks.bivlc import BiVLC
+
+    record = today.record(name, precision=True)
+    if record is None:
+        if name.startswith("shared/") and shared_data_dir() is None and not in_ci():
+            pytest.skip("../shared/data is not present")
+        pytest.fail(f"{name} was not recomputed")
+    assert record["card"] != SNAPSHOT["records"][name]["card"]
+    monkeypatch.setattr(BiVLC, "headline_origin", Benchmark.headline_origin)
+    assert today.record(name, precision=True)["card"] == SNAPSHOT["records"][name]["card"]
+
+
+def test_bivlc_full_mode_states_the_group_score_as_its_headline_origin():
+    from vlc_harness.params import build
+    from vlc_harness_builtins.benchmarks.bivlc import BiVLC
+
+    full = BiVLC(build(BiVLC.Params, {}), Path("/nonexistent"))
+    only = BiVLC(build(BiVLC.Params, {"mode": "i2t-only"}), Path("/nonexistent"))
+    assert "Group" in full.headline_origin() and "i2t-only" not in full.headline_origin().lower()
+    assert "I_pos2T" in only.headline_origin() and "I2T-only" in only.headline_origin()
+    assert "(mode i2t-only: I_pos2T)" in BiVLC.headline_source  # the card itself is unchanged
 
 
 @pytest.mark.parametrize("name", sorted(SNAPSHOT["exports"]))
