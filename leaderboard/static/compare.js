@@ -184,11 +184,8 @@
           var x = picked[p[0]], y = picked[p[1]];
           var result = verdict(line, x, y);
           var td = make("td", null, "num diff " + result.cls);
-<<<<<<< HEAD
           td.setAttribute("data-label", LETTERS[p[0]] + " − " + LETTERS[p[1]]);
-=======
           td.title = "difference computed from the unrounded values";
->>>>>>> h-plots
           // the pair codes already take the metric's direction into account
           var winner = result.cls === "sig-better" ? LETTERS[p[0]] : (result.cls === "sig-worse" ? LETTERS[p[1]] : "");
           if (result.cls === "sig-better" || result.cls === "sig-worse") { significant += 1; }
