@@ -184,4 +184,4 @@ def test_the_index_shows_the_size_plot_beside_the_summary_with_a_table(wide):
     section = html[html.index('<section class="summary-plot"') :]
     section = section[: section.index("</section>")]
     assert section.index('<svg class="scatter"') < section.index('<svg class="scatter size"')
-    assert 'class="size-table"' in section and "Of unknown size, so not placed" in section
+    assert 'class="size-table cards"' in section and "Of unknown size, so not placed" in section
