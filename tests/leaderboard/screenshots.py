@@ -1,5 +1,5 @@
 """Screenshots of the leaderboard site for the README: the index, a benchmark page and the compare
-view, at desktop (1400 px) and phone (390 px) widths, taken in real Chromium.
+view, at desktop (1440 px) and phone (390 px) widths, taken in real Chromium.
 
 The board is a demonstration, not results: each benchmark's generated example instances, scored
 with made-up skills by models named "Demo ..." so that no screenshot can pass for a real model's
@@ -77,7 +77,7 @@ MODELS: list[tuple[str, dict[str, Any], float]] = [
     ),
     ("model-11", {"display_name": "Demo J (contrastive)", "family": "contrastive (demo)", "parameters_m": 428}, 0.5),
 ]
-SIZES = {"desktop": (1400, 900), "phone": (390, 844)}
+SIZES = {"desktop": (1440, 900), "phone": (390, 844)}
 
 
 class _Store:
