@@ -52,11 +52,11 @@ def top_level_distributions() -> Mapping[str, tuple[str, ...]]:
     provide it), read again only when the metadata folders on ``sys.path`` change. Reading it costs a
     third of a second in an environment with torch (every distribution's file list) and a run asks for
     each third-party model type; installing, upgrading or removing a distribution adds or removes a
-    ``*.dist-info`` folder, which changes the key (:func:`_metadata_state`)."""
-    return _distributions_for(_metadata_state())
+    ``*.dist-info`` folder, which changes the key (:func:`metadata_state`)."""
+    return _distributions_for(metadata_state())
 
 
-def _metadata_state() -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:
+def metadata_state() -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:
     """Each ``sys.path`` folder with the names and modification times of its metadata folders (about a
     millisecond: a listing per folder and a ``stat`` per distribution)."""
     state = []
@@ -175,5 +175,6 @@ __all__ = [
     "own_packages",
     "plugin_record",
     "source_digest",
+    "metadata_state",
     "top_level_distributions",
 ]

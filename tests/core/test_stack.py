@@ -167,3 +167,17 @@ def test_the_distributions_of_top_level_names_are_read_again_when_one_is_install
     assert top_level_distributions()["acme_later"] == ("acme-later",)
     shutil.rmtree(next(site.glob("*.dist-info")))
     assert "acme_later" not in top_level_distributions()
+
+
+def test_the_run_s_recorded_versions_are_read_again_when_one_is_installed(tmp_path, monkeypatch):
+    """``provenance.package_versions`` (what every run records) follows the same key: a version of numpy
+    installed into a folder already on sys.path is the one recorded next."""
+    from vlc_harness.provenance import package_versions
+
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    assert package_versions()["numpy"] != "9.9.9"
+    fake_distribution(site, "numpy", "9.9.9")
+    importlib.invalidate_caches()  # importlib.metadata's own folder cache
+    assert package_versions()["numpy"] == "9.9.9"
