@@ -8,6 +8,7 @@ path of every problem, and :func:`normalise` gives the canonical form that finge
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import types
 import typing
@@ -44,7 +45,7 @@ def build(cls: type[T], data: Mapping[str, Any] | None, path: str = "params") ->
     if not dataclasses.is_dataclass(cls):
         raise TypeError(f"{cls!r} is not a dataclass: a params or run block is declared as one")
     fields = {f.name: f for f in dataclasses.fields(cls)}
-    hints = typing.get_type_hints(cls)
+    hints = type_hints(cls)
     unknown = sorted(set(data) - set(fields))
     if unknown:
         known = ", ".join(sorted(fields)) or "(none)"
@@ -59,6 +60,14 @@ def build(cls: type[T], data: Mapping[str, Any] | None, path: str = "params") ->
     return cls(**values)
 
 
+@functools.cache
+def type_hints(cls: type) -> dict[str, Any]:
+    """``typing.get_type_hints(cls)``, worked out once per class: a registry builds a params block per
+    entry, and resolving a dataclass's string annotations costs more than checking its values. The
+    dict is shared: read it, never change it."""
+    return typing.get_type_hints(cls)
+
+
 def normalise(params: Any) -> dict[str, Any]:
     """Canonical, JSON-safe form of a parameter dataclass (defaults filled in)."""
     return json.loads(json.dumps(dataclasses.asdict(params), sort_keys=True, default=str))
@@ -66,7 +75,7 @@ def normalise(params: Any) -> dict[str, Any]:
 
 def describe(cls: type) -> list[tuple[str, str, str]]:
     """``(name, type, default)`` for each field of a parameter dataclass, for docs and ``list``."""
-    hints = typing.get_type_hints(cls)
+    hints = type_hints(cls)
     rows = []
     for field in dataclasses.fields(cls):
         if field.default is not dataclasses.MISSING:

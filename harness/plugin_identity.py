@@ -17,14 +17,17 @@ import functools
 import hashlib
 import importlib.metadata
 import json
+import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from vlc_harness.plugin_packages import PluginPackage, canonical_name, provider
 
 DISTRIBUTION = "vlc-harness"
+METADATA_SUFFIXES = (".dist-info", ".egg-info")
 NO_SOURCE = "unavailable: the class has no source file (defined interactively)"
 
 
@@ -35,13 +38,42 @@ def own_packages() -> frozenset[str]:
     ``pyproject.toml`` maps (``[tool.setuptools] package-dir``). The core's own name is always one."""
     import vlc_harness
 
-    names = {top for top, dists in importlib.metadata.packages_distributions().items() if DISTRIBUTION in dists}
+    names = {top for top, dists in top_level_distributions().items() if DISTRIBUTION in dists}
     if not names:
         pyproject = Path(vlc_harness.__file__).resolve().parents[1] / "pyproject.toml"
         if pyproject.is_file():
             mapping = _toml(pyproject).get("tool", {}).get("setuptools", {}).get("package-dir", {})
             names = {name for name in mapping if name} if isinstance(mapping, dict) else set()
     return frozenset(names | {vlc_harness.__name__})
+
+
+def top_level_distributions() -> Mapping[str, tuple[str, ...]]:
+    """:func:`importlib.metadata.packages_distributions` (top-level import name -> the distributions that
+    provide it), read again only when the metadata folders on ``sys.path`` change. Reading it costs a
+    third of a second in an environment with torch (every distribution's file list) and a run asks for
+    each third-party model type; installing, upgrading or removing a distribution adds or removes a
+    ``*.dist-info`` folder, which changes the key (:func:`metadata_state`)."""
+    return _distributions_for(metadata_state())
+
+
+def metadata_state() -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:
+    """Each ``sys.path`` folder with the names and modification times of its metadata folders (about a
+    millisecond: a listing per folder and a ``stat`` per distribution)."""
+    state = []
+    for entry in sys.path:
+        folder = os.path.abspath(entry)
+        try:
+            names = sorted(n for n in os.listdir(folder) if n.endswith(METADATA_SUFFIXES))
+            state.append((folder, tuple((n, os.stat(os.path.join(folder, n)).st_mtime_ns) for n in names)))
+        except OSError:  # a zip file or a folder that is gone
+            state.append((folder, ()))
+    return tuple(state)
+
+
+@functools.lru_cache(maxsize=4)
+def _distributions_for(state: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]) -> Mapping[str, tuple[str, ...]]:
+    found = importlib.metadata.packages_distributions()
+    return MappingProxyType({top: tuple(names) for top, names in found.items()})
 
 
 def _toml(path: Path) -> dict[str, Any]:
@@ -88,7 +120,7 @@ def plugin_record(cls: type, packages: Mapping[str, PluginPackage], from_pins: b
 def distribution_of(cls: type) -> importlib.metadata.Distribution | None:
     """The installed distribution that provides ``cls``'s top-level package, if any."""
     top = cls.__module__.split(".", 1)[0]
-    names = importlib.metadata.packages_distributions().get(top) or []
+    names = top_level_distributions().get(top, ())
     for name in names:
         try:
             return importlib.metadata.distribution(name)
@@ -136,4 +168,13 @@ def source_digest(cls: type) -> str:
     return "sha256:" + hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
-__all__ = ["distribution_of", "is_builtin", "is_local_install", "own_packages", "plugin_record", "source_digest"]
+__all__ = [
+    "distribution_of",
+    "is_builtin",
+    "is_local_install",
+    "own_packages",
+    "plugin_record",
+    "source_digest",
+    "metadata_state",
+    "top_level_distributions",
+]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import platform
 import subprocess
@@ -65,14 +66,22 @@ def git_sha() -> str | None:
 
 
 def package_versions() -> dict[str, str]:
-    """Versions of the packages that can change scores, where installed."""
-    out = {}
+    """Versions of the packages that can change scores, where installed (read again only when a
+    distribution is installed, upgraded or removed: :func:`vlc_harness.plugin_identity.metadata_state`)."""
+    from vlc_harness.plugin_identity import metadata_state
+
+    return dict(_versions(metadata_state()))
+
+
+@functools.lru_cache(maxsize=4)
+def _versions(state: object) -> tuple[tuple[str, str], ...]:
+    out = []
     for name in PACKAGES:
         try:
-            out[name] = importlib.metadata.version(name)
+            out.append((name, importlib.metadata.version(name)))
         except importlib.metadata.PackageNotFoundError:
             continue
-    return out
+    return tuple(out)
 
 
 def run_provenance(argv: list[str] | None = None) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import pytest
 
 from vlc_harness.fingerprint import fingerprint_content, model_fingerprint
 from vlc_harness.models import Identity
-from vlc_harness.plugin_identity import is_builtin, plugin_record, source_digest
+from vlc_harness.plugin_identity import is_builtin, plugin_record, source_digest, top_level_distributions
 from vlc_harness.plugin_packages import PluginPackage
 from vlc_harness.plugins import get_plugins
 from vlc_harness.stack import (
@@ -150,3 +151,33 @@ def test_an_editable_install_is_identified_by_its_source_even_at_the_pinned_vers
     pin = PluginPackage("acme-editable", "acme-editable==0.2.0", ("sha256:" + "a" * 64,), models=("acme",))
     record = plugin_record(cls, {"acme-editable": pin}, from_pins=False)
     assert record["source"].startswith("sha256:") and record["version"] == "0.2.0"
+
+
+def test_the_distributions_of_top_level_names_are_read_again_when_one_is_installed(tmp_path, monkeypatch):
+    """``top_level_distributions`` is read once, then again only when sys.path's metadata folders change:
+    a distribution installed into a folder already on sys.path (same path, new ``*.dist-info``), then
+    removed, is seen at once each time."""
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    assert top_level_distributions() is top_level_distributions()  # one read while nothing changes
+    assert "acme_later" not in top_level_distributions()
+    fake_distribution(site, "acme-later", "0.1.0")
+    (next(site.glob("*.dist-info")) / "top_level.txt").write_text("acme_later\n")
+    assert top_level_distributions()["acme_later"] == ("acme-later",)
+    shutil.rmtree(next(site.glob("*.dist-info")))
+    assert "acme_later" not in top_level_distributions()
+
+
+def test_the_run_s_recorded_versions_are_read_again_when_one_is_installed(tmp_path, monkeypatch):
+    """``provenance.package_versions`` (what every run records) follows the same key: a version of numpy
+    installed into a folder already on sys.path is the one recorded next."""
+    from vlc_harness.provenance import package_versions
+
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    assert package_versions()["numpy"] != "9.9.9"
+    fake_distribution(site, "numpy", "9.9.9")
+    importlib.invalidate_caches()  # importlib.metadata's own folder cache
+    assert package_versions()["numpy"] == "9.9.9"

@@ -1,7 +1,8 @@
 """Schema 5 -> 6 (issue 39 item 1, issue 40 item 4): every model's fingerprint gains the scoring stack
 its runs recorded, on a store written by the schema-5 code (tests/fixtures/store_v5, SOURCE.md):
 every score, cell and outcome kept, the cells follow their model, a run under the recorded versions
-reuses them, runs that disagree or recorded nothing give a stack that recomputes, and a process killed
+reuses them, runs that disagree or recorded nothing give a stack that recomputes, two rows that meet on
+one new fingerprint merge keeping all their work (``rekey_model``'s merge branch), and a process killed
 inside the step leaves schema 5."""
 
 from __future__ import annotations
@@ -129,6 +130,67 @@ def test_runs_that_disagree_or_recorded_nothing_give_a_stack_that_recomputes(tmp
     assert sorted(s["packages"]["numpy"] for s in by_type["random"]) == sorted([mixed, mixed, "unknown"])
     (clip,) = by_type["shapes_clip"]
     assert clip["packages"]["torch"] == "unknown" and clip["packages"]["numpy"] == mixed
+
+
+def test_two_rows_that_meet_on_one_fingerprint_merge_into_the_older_keeping_all_their_work(tmp_path, vlc_plugins):
+    """rekey_model's merge branch (merge_model, which the v2 -> v3 step shares): a second schema-5 row of
+    model 1's identity, with a cell from the same run, takes the same stack, so the same new fingerprint.
+    The older row (1) is kept and keeps its own scores, text-text scores and answers where both have one;
+    it gains the ones only the other had; the other row and its work are gone; of the two cells for the
+    same (model id, benchmark, manifest) the newer is kept, with its outcomes."""
+    path = _copy(tmp_path)
+    conn = sqlite3.connect(path)
+    conn.execute(
+        "INSERT INTO models (id, fingerprint, model_type, identity, created_at) "
+        "SELECT 4, ?, model_type, identity, created_at FROM models WHERE id=1",
+        ("f" * 64,),
+    )
+    columns = [row[1] for row in conn.execute("PRAGMA table_info(cells)") if row[1] not in ("id", "fingerprint")]
+    listed = ", ".join(columns)
+    conn.execute(
+        f"INSERT INTO cells (id, fingerprint, {listed}) SELECT 7, ?, {listed} FROM cells WHERE id=4", ("f" * 64,)
+    )
+    conn.execute(
+        "INSERT INTO outcomes SELECT 7, instance_id, category, scores, answers, error, text_scores "
+        "FROM outcomes WHERE cell=4"
+    )
+    image_key, caption, score = conn.execute(
+        "SELECT image_key, text, score FROM scores WHERE model=1 LIMIT 1"
+    ).fetchone()
+    conn.executemany(
+        "INSERT INTO scores VALUES (?, ?, ?, ?)", [(4, image_key, caption, score + 100.0), (4, "only-4", "a dog", 0.25)]
+    )
+    conn.executemany(
+        "INSERT INTO text_scores VALUES (?, ?, ?, ?)", [(1, "a", "b", 0.1), (4, "a", "b", 0.9), (4, "c", "d", 0.3)]
+    )
+    conn.executemany(
+        "INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?)",
+        [(1, "q1", "which?", 0, "A", "t1"), (4, "q1", "which?", 1, "B", "t4"), (4, "q2", "why?", 1, "B", "t4")],
+    )
+    conn.commit()
+    scores_1 = sorted(conn.execute("SELECT image_key, text, score FROM scores WHERE model=1"), key=repr)
+    outcomes_7 = sorted(conn.execute("SELECT instance_id, scores FROM outcomes WHERE cell=7"), key=repr)
+    conn.close()
+
+    open_store(f"sqlite:///{path}").close()
+    models = {row_id: fp for row_id, fp, _ in _rows(path, MODELS)}
+    assert sorted(models) == [1, 2, 3]  # row 4 merged into row 1
+    (identity,) = [json.loads(i) for row_id, _, i in _rows(path, MODELS) if row_id == 1]
+    assert models[1] == model_fingerprint({k: identity[k] for k in (*V5_KEYS, "stack")})
+    assert _rows(path, "SELECT count(*) FROM scores WHERE model=4") == [(0,)]
+    assert _rows(path, "SELECT image_key, text, score FROM scores WHERE model=1") == sorted(
+        [*scores_1, ("only-4", "a dog", 0.25)], key=repr
+    )  # row 1's own score where both had one, and the one only row 4 had
+    assert _rows(path, "SELECT model, text_a, text_b, score FROM text_scores") == [
+        (1, "a", "b", 0.1),
+        (1, "c", "d", 0.3),
+    ]
+    answers = _rows(path, "SELECT model, question_key, answer, raw, created_at FROM answers")
+    assert answers == [(1, "q1", 0, "A", "t1"), (1, "q2", 1, "B", "t4")]
+    cells = {row[0]: row for row in _rows(path, CELLS)}
+    assert sorted(cells) == [1, 2, 3, 5, 6, 7] and cells[7][3] == models[1]  # the newer of the two, re-keyed
+    assert _rows(path, "SELECT count(*) FROM outcomes WHERE cell=4") == [(0,)]
+    assert _rows(path, "SELECT instance_id, scores FROM outcomes WHERE cell=7") == outcomes_7
 
 
 def _killed_open(url: str) -> subprocess.CompletedProcess:
