@@ -3,8 +3,9 @@ are stale, the instance browser's data, each published cell's outcome records an
 
 :func:`board_data` builds it from a board bundle's document (:mod:`vlc_leaderboard.bundle`) and readers of
 its parts. ``render --bundle`` reads them from the bundle's file; ``render`` from the store makes the same
-document and records in memory (:mod:`vlc_leaderboard.export`) and reads them through the same function,
-so that a site rendered either way is the same, byte for byte.
+document and records in memory (:mod:`vlc_leaderboard.export`) and reads them through the same function
+(each record as the dict its line reads back to, not written and parsed as JSON), so that a site rendered
+either way is the same, byte for byte.
 """
 
 from __future__ import annotations
