@@ -3,8 +3,9 @@ are stale, the instance browser's data, each published cell's outcome records an
 
 :func:`board_data` builds it from a board bundle's document (:mod:`vlc_leaderboard.bundle`) and readers of
 its parts. ``render --bundle`` reads them from the bundle's file; ``render`` from the store makes the same
-document and records in memory (:mod:`vlc_leaderboard.export`) and reads them through the same function,
-so that a site rendered either way is the same, byte for byte.
+document and records in memory (:mod:`vlc_leaderboard.export`) and reads them through the same function
+(each record as the dict its line reads back to, not written and parsed as JSON), so that a site rendered
+either way is the same, byte for byte.
 """
 
 from __future__ import annotations
@@ -53,9 +54,11 @@ def board_data(
     replicates: Callable[[int], Replicates],
     lines: Callable[[int], Iterable[str]],
     thumbnails: Mapping[str, bytes],
+    records: Callable[[int], Iterable[dict[str, Any]]] | None = None,
 ) -> BoardData:
     """The board data of a bundle's document, reading cell ``k``'s replicates and outcome record lines with
-    ``replicates(k)`` and ``lines(k)``."""
+    ``replicates(k)`` and ``lines(k)``; or its records themselves with ``records(k)`` where given (render from
+    the store: the dicts those lines read back to)."""
     cells, index = [], {}
     for k, cell_doc in enumerate(doc["cells"]):
         reader = (lambda k=k: replicates(k)) if cell_doc["replicates"] is not None else None
@@ -68,6 +71,8 @@ def board_data(
         k = index.get(id(cell))
         if k is None or k not in with_records:
             raise BundleError(f"the bundle holds no outcome records for {cell.model_id} x {cell.benchmark_id}")
+        if records is not None:
+            return iter(records(k))
         return (json.loads(line) for line in lines(k))
 
     return BoardData(

@@ -85,9 +85,33 @@ def scores_file(model_id: str, benchmark_id: str) -> str:
     return f"downloads/scores/{page_slug(model_id)}__{slug(benchmark_id)}.jsonl.gz"
 
 
-def write_downloads(board: Board, out: Path, outcomes: Outcomes) -> list[Path]:
+class ScoresFiles:
+    """The scores files of ``board``'s published cells under ``out``, each written when its cell's records are
+    first read through :meth:`records`: render reads a cell's records once for the instance browser and its
+    scores file both (:func:`write_downloads` writes the others)."""
+
+    def __init__(self, board: Board, out: Path, outcomes: Outcomes) -> None:
+        self.out = out
+        self._outcomes = outcomes
+        self._rows = {id(cv.cell): row for row in board.rows for cv in row.cells.values() if cv.published and cv.cell}
+        self.written: dict[int, Path] = {}
+        """Each cell whose file is written (by ``id`` of its record): the file."""
+
+    def records(self, cell: CellRecord) -> list[Mapping[str, Any]]:
+        """``cell``'s outcome records, its scores file written from them (once: a cell read again is not)."""
+        records = list(self._outcomes(cell))
+        row = self._rows.get(id(cell))
+        if row is not None and id(cell) not in self.written:
+            header = scores_header(row.public_id, cell.benchmark_id, cell.data_version)
+            path = self.out / scores_file(row.id, cell.benchmark_id)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.written[id(cell)] = _write_scores(path, header, records)
+        return records
+
+
+def write_downloads(board: Board, out: Path, outcomes: Outcomes, done: ScoresFiles | None = None) -> list[Path]:
     """Write ``downloads/leaderboard.{csv,json}`` and one scores file per published cell (its
-    outcome records, from ``outcomes``)."""
+    outcome records, from ``outcomes``), but those ``done`` wrote already under ``out``."""
     from vlc_leaderboard.fmt import metric_title, metric_unit, number
 
     folder = out / "downloads" / "scores"
@@ -166,6 +190,9 @@ def write_downloads(board: Board, out: Path, outcomes: Outcomes) -> list[Path]:
                     "scores": scores_file(row.id, col.id),
                 }
             )
+            if done is not None and done.out == out and id(cell) in done.written:
+                written.append(done.written[id(cell)])
+                continue
             header = scores_header(row.public_id, col.id, cell.data_version)
             written.append(_write_scores(out / scores_file(row.id, col.id), header, outcomes(cell)))
     with open(out / "downloads" / "leaderboard.csv", "w", newline="", encoding="utf-8") as f:
@@ -184,8 +211,7 @@ def scores_header(model: str, benchmark: str, data_version: str | None) -> dict[
 
 def _write_scores(path: Path, header: Mapping[str, Any], records: Iterable[Mapping[str, Any]]) -> Path:
     # no file name and no time in the gzip header: the same records give the same bytes on every render
+    lines = [json.dumps(header), *(json.dumps(download_record(record)) for record in records), ""]
     with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as f:
-        f.write((json.dumps(header) + "\n").encode("utf-8"))
-        for record in records:
-            f.write((json.dumps(download_record(record)) + "\n").encode("utf-8"))
+        f.write("\n".join(lines).encode("utf-8"))  # one write: the same compressed bytes as a write per line
     return path

@@ -50,6 +50,9 @@ class Export:
     """Lines for the person exporting: the models of the store that no registry entry publishes."""
     warnings: list[str] = field(default_factory=list)
     """Lines for stderr: a registry with no benchmark."""
+    record_dicts: Callable[[int], Iterator[dict[str, Any]]] | None = None
+    """Cell ``k``'s outcome records as the lines of ``records(k)`` hold them, not yet written as JSON (what
+    :func:`in_memory` reads: the same values, without a JSON round trip per record)."""
 
 
 def export_board(
@@ -107,13 +110,16 @@ def export_board(
     doc["thumbnails"] = sorted(thumbnails)
     columns = {col.id: col for col in board.benchmarks}
 
-    def records(k: int) -> Iterator[str]:
+    def record_dicts(k: int) -> Iterator[dict[str, Any]]:
         cell = facts.cells[k]
         col = columns.get(cell.benchmark_id)
         texts = _captions(col, load) if col is not None else None
-        return (record_line(outcome_record(o, texts)) for o in results.instance_outcomes(cell))
+        return (outcome_record(o, texts) for o in results.instance_outcomes(cell))
 
-    export = Export(doc, replicates, records, thumbnails)
+    def records(k: int) -> Iterator[str]:
+        return (record_line(record) for record in record_dicts(k))
+
+    export = Export(doc, replicates, records, thumbnails, record_dicts=record_dicts)
     if not registry.benchmarks:
         export.warnings.append(
             "no benchmark in that registry, so the board has no column: pass the published registry first "
@@ -175,7 +181,8 @@ def _captions(col: Any, load: Callable[[Any], Any]) -> dict[str, list[str]] | No
 
 
 def in_memory(export: Export) -> BoardData:
-    """The board data of an export, read back as render reads a bundle: the document through JSON, each
-    record from its line."""
+    """The board data of an export, read back as render reads a bundle: the document through JSON; each
+    record as the dict its line would read back to (a record holds only JSON's own types, the store's
+    decoded JSON and strings, so a JSON round trip per record would change nothing but the time)."""
     doc = json.loads(dump(export.doc))
-    return board_data(doc, lambda k: export.replicates[k], export.records, export.thumbnails)
+    return board_data(doc, lambda k: export.replicates[k], export.records, export.thumbnails, export.record_dicts)

@@ -59,28 +59,51 @@ def _filled(
     """One model's score arrays and answers on the instances it has a verdict on."""
     model = ModelInstances(verdicts)
     n, n_images, n_texts = shape
+    scores: dict[int, Any] = {}
+    text_scores: dict[int, Any] = {}
     for iid, record in records.items():
         k = position.get(iid)
         if k is None or verdicts[k] == "-":
             continue
         if "s" in record:
-            if model.scores is None:
-                model.scores = np.full((n, n_images, n_texts), np.nan)
-            _fill(model.scores[k], record["s"])
+            scores[k] = record["s"]
         if "x" in record:
-            if model.text_scores is None:
-                model.text_scores = np.full((n, n_texts, n_texts), np.nan)
-            _fill(model.text_scores[k], record["x"])
+            text_scores[k] = record["x"]
         # answers to questions carry their order; a declined pair ({"image", "text", "abstained"}) is no
         # answer: its score stays NaN and its verdict letter says it abstained
         questions = [a for a in record.get("a") or [] if "order" in a]
         if questions:
             model.answers[k] = [a.get("choice") for a in sorted(questions, key=lambda a: a["order"])]
+    if scores:
+        model.scores = _stacked(np.full((n, n_images, n_texts), np.nan), scores)
+    if text_scores:
+        model.text_scores = _stacked(np.full((n, n_texts, n_texts), np.nan), text_scores)
     return model
+
+
+def _stacked(target: np.ndarray, matrices: Mapping[int, list[list[float | None]]]) -> np.ndarray:
+    """``target`` with each stored matrix copied into its instance's place (by index): in one copy where the
+    matrices share one shape (``None`` reads as NaN), else one at a time."""
+    try:
+        values = np.array(list(matrices.values()), dtype=np.float64)
+    except (ValueError, TypeError):  # matrices of several shapes
+        values = None
+    if values is not None and values.ndim == 3:
+        target[list(matrices), : values.shape[1], : values.shape[2]] = values
+        return target
+    for k, matrix in matrices.items():
+        _fill(target[k], matrix)
+    return target
 
 
 def _fill(target: np.ndarray, matrix: list[list[float | None]]) -> None:
     """Copy a stored score matrix into ``target`` (``None``: not scored, stays NaN)."""
+    values = (
+        np.array(matrix, dtype=np.float64) if matrix and all(len(row) == len(matrix[0]) for row in matrix) else None
+    )
+    if values is not None and values.ndim == 2:  # one copy for a rectangular matrix (None reads as NaN)
+        target[: values.shape[0], : values.shape[1]] = values
+        return
     for i, row in enumerate(matrix):
         for j, value in enumerate(row):
             if value is not None:

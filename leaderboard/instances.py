@@ -179,10 +179,9 @@ def _gather(
         except NoVerdicts:
             return BenchmarkInstances(bench_id, missing=NO_VERDICTS)
         if verdicts is not None:
-            letters = ["-"] * len(instances)
-            for iid, letter in zip(verdicts.ids, _letters(verdicts)):
-                letters[position[iid]] = letter
-            models[model_id] = ModelInstances("".join(letters))
+            letters = np.full(len(instances), ord("-"), dtype=np.uint8)
+            letters[[position[iid] for iid in verdicts.ids]] = _letter_codes(verdicts)
+            models[model_id] = ModelInstances(letters.tobytes().decode("ascii"))
             answered = answered or any(rows[iid].answers is not None for iid in verdicts.ids)
             first = first or verdicts
     if first is None:
@@ -215,12 +214,16 @@ def _images(instance: Instance, redistributable: bool, data_root: Path) -> list[
 
 def _letters(verdicts: InstanceVerdicts) -> list[str]:
     """Each instance's verdict letter (:data:`VERDICT_LETTERS`)."""
-    out = []
-    for full, none, tied, answered in zip(verdicts.full_credit, verdicts.no_credit, verdicts.tied, verdicts.answered):
-        if not answered and none:
-            out.append("A")
-        elif tied:
-            out.append("U" if full else ("T" if none else "H"))
-        else:
-            out.append("R" if full else ("W" if none else "P"))
-    return out
+    return [chr(code) for code in _letter_codes(verdicts).tolist()]
+
+
+def _letter_codes(verdicts: InstanceVerdicts) -> np.ndarray:
+    """Each instance's verdict letter as its ASCII code, for all instances at once: abstained, else a tie
+    (credited fully, not, or in part), else right, wrong or part credit."""
+    full, none, tied, answered = (
+        np.asarray(a, dtype=bool).reshape(len(verdicts.ids))
+        for a in (verdicts.full_credit, verdicts.no_credit, verdicts.tied, verdicts.answered)
+    )
+    untied = np.where(full, ord("R"), np.where(none, ord("W"), ord("P")))
+    letters = np.where(tied, np.where(full, ord("U"), np.where(none, ord("T"), ord("H"))), untied)
+    return np.where(~answered & none, ord("A"), letters).astype(np.uint8)

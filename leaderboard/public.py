@@ -11,6 +11,7 @@ download, per-instance errors, a model id that is an inline spec holding a path)
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 
@@ -31,6 +32,7 @@ _PATH = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=1 << 18)  # the same instance ids, once per model in the downloads
 def redact_paths(text: str) -> str:
     """``text`` with every local path replaced by ``<local folder>/NAME`` (URLs are kept)."""
     if not text:

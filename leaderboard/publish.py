@@ -124,7 +124,7 @@ def prepare(target: Target) -> bool:
 def publish(data: BoardData, target: Target, checked: dt.datetime, recovered: bool = False) -> tuple[Board, list[Path]]:
     """Render ``data`` into ``target`` (see the module docstring; :func:`prepare` first, which says whether a
     killed render's leftovers were found: ``recovered``); the board and the pages written."""
-    from vlc_leaderboard.downloads import write_downloads
+    from vlc_leaderboard.downloads import ScoresFiles, write_downloads
     from vlc_leaderboard.instance_arrays import with_results
     from vlc_leaderboard.instances import published_cells
     from vlc_leaderboard.site import render_site
@@ -135,9 +135,13 @@ def publish(data: BoardData, target: Target, checked: dt.datetime, recovered: bo
     previous = target.previous.resolve() if target.previous is not None else None
     board = assemble_board(data.facts)
     _refuse_stale(board, data.stale)
-    instances = {b: with_results(d, published_cells(board, b), data.outcomes) for b, d in data.instances.items()}
     try:
         with staging_folder(site, releases_from=previous) as staging:
+            # each cell's records are read once: the instance browser's arrays and its scores file from one read
+            scores = ScoresFiles(board, staging, data.outcomes)
+            instances = {
+                b: with_results(d, published_cells(board, b), scores.records) for b, d in data.instances.items()
+            }
             try:
                 written = render_site(
                     board,
@@ -146,7 +150,7 @@ def publish(data: BoardData, target: Target, checked: dt.datetime, recovered: bo
                     target.release,
                     list(target.templates),
                     runs=data.runs,
-                    downloads=lambda out: write_downloads(board, out, data.outcomes),
+                    downloads=lambda out: write_downloads(board, out, data.outcomes, scores),
                     instances=instances,
                     checked=checked,
                     thumbnails=data.thumbnails,

@@ -127,18 +127,30 @@ def outcome_arrays(instances: list[Any], rows: dict[str, Outcome]) -> tuple[Outc
     answered = np.ones(len(kept), dtype=bool)
     with_texts = bool(kept) and all(rows[i.id].text_scores is not None for i in kept)
     texts = np.full((len(kept), shape[1], shape[1]), np.nan) if with_texts else None
+    stacked = _stacked([rows[i.id].scores for i in kept], tensor.shape)
     for k, inst in enumerate(kept):
         row = rows[inst.id]
-        _fill(tensor[k], row.scores)
+        if stacked is None:
+            _fill(tensor[k], row.scores)
         if texts is not None:
             _fill(texts[k], row.text_scores)
         answered[k] = not any(d.get("abstained") for d in (row.answers or []))
-    return Outcomes(kept, tensor, answered, texts), bool((~answered).any())
+    return Outcomes(kept, tensor if stacked is None else stacked, answered, texts), bool((~answered).any())
+
+
+def _stacked(matrices: list[Any], shape: tuple[int, ...]) -> np.ndarray | None:
+    """The stored matrices as one array of ``shape`` (``None`` read as NaN) where every one has that shape: one
+    copy instead of one per instance; ``None`` where they differ (:func:`_fill` copies them one by one)."""
+    try:
+        values = np.array(matrices, dtype=np.float64)
+    except (ValueError, TypeError):  # matrices of several shapes, or an instance with none
+        return None
+    return values if values.shape == shape else None
 
 
 def _fill(target: np.ndarray, stored: list[list[float | None]] | None) -> None:
     """Write a stored matrix (``None`` where there is no score) into the top-left of ``target``."""
-    matrix = np.array([[np.nan if v is None else v for v in r] for r in stored or []], dtype=np.float64)
+    matrix = np.array(stored or [], dtype=np.float64)  # None reads as NaN
     if matrix.size:
         target[: matrix.shape[0], : matrix.shape[1]] = matrix
 

@@ -14,6 +14,8 @@ from vlc_harness.store import replicates, schema
 from vlc_harness.store.base import _writes, inserted_id, now
 
 _CHUNK = 500
+_DECODE = 10_000
+"""Outcomes decoded together when read (their JSON texts joined into one array)."""
 
 
 class CellRows:
@@ -200,15 +202,23 @@ class CellRows:
             .order_by(o.instance_id)
         )
         with self.engine.connect() as conn:
-            for iid, cat, scores, err, answers, texts in conn.execute(q):
-                yield Outcome(
-                    iid,
-                    cat,
-                    json.loads(scores) if scores else None,
-                    err,
-                    json.loads(answers) if answers else None,
-                    json.loads(texts) if texts else None,
-                )
+            rows = conn.execute(q).all()
+        for start in range(0, len(rows), _DECODE):
+            chunk = rows[start : start + _DECODE]
+            scores, answers, texts = (_decoded([row[k] for row in chunk]) for k in (2, 4, 5))
+            for (iid, cat, _, err, _, _), s, a, t in zip(chunk, scores, answers, texts):
+                yield Outcome(iid, cat, s, err, a, t)
+
+
+def _decoded(texts: list[str | None]) -> list[Any]:
+    """Each stored JSON text decoded (``None`` for none), in one ``json.loads`` for all of them: a call per
+    text cost more than the decoding itself on a cell of small score matrices."""
+    present = [text for text in texts if text]
+    values = json.loads("[" + ",".join(present) + "]") if present else []
+    if len(values) != len(present):  # a text that is not one JSON value: decode each, which raises as it did
+        values = [json.loads(text) for text in present]
+    found = iter(values)
+    return [next(found) if text else None for text in texts]
 
 
 def _record(row: Any) -> CellRecord:

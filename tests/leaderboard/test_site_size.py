@@ -186,3 +186,26 @@ def test_every_metric_recomputes_exactly_from_the_scores_downloads_ties_included
 def _choice(answers: list[dict], order: int) -> int:
     """The choice a download's answers record for the question presented ``order``-th."""
     return next(a["choice"] for a in answers if a["order"] == order)
+
+
+def test_render_reads_each_cells_outcomes_once_for_the_browser_and_downloads(tmp_path, monkeypatch):
+    """A published cell's outcomes leave the store twice: for its verdicts (the export) and for its records, which
+    feed its browser scores and its scores download both (a third read made the full grid's render minutes longer)."""
+    from collections import Counter
+
+    from bench.site_size import build_grid, render_grid
+    from vlc_harness.results import StoredResults
+
+    grid = build_grid(tmp_path, scale=None, n_models=2, samples=20)
+    reads: Counter[int] = Counter()
+    original = StoredResults.instance_outcomes
+
+    def counted(self: StoredResults, cell: Any) -> Any:
+        reads[cell.id] += 1
+        return original(self, cell)
+
+    monkeypatch.setattr(StoredResults, "instance_outcomes", counted)
+    render_grid(grid, tmp_path / "site")
+    assert len(reads) == 2 * len(grid.instances)  # every published cell
+    assert set(reads.values()) <= {1, 2}, reads.most_common(3)
+    assert len(list((tmp_path / "site" / "downloads" / "scores").iterdir())) == len(reads)
