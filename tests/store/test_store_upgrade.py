@@ -36,6 +36,9 @@ def test_commands_that_open_a_store_rebuild_nothing_and_name_the_upgrade(vlc_cli
     path = tmp_path / "v01.sqlite"
     shutil.copy(V01_STORE, path)
     url = f"sqlite:///{path}"
+    from vlc_harness.plugins import get_plugins
+
+    get_plugins()  # the migration to schema 6 reads each stored model type's class, as the command line loads them
     open_store(url).close()  # the schema migration is the one write an open makes, once
     monkeypatch.setenv("VLC_HARNESS_DATA", str(sample_root))  # the data is at hand: a rebuild could happen
     before = _state(path)
