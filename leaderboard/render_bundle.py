@@ -11,13 +11,11 @@ click; ``tests/leaderboard/test_render_bundle_clean.py`` lists and checks them).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
-from vlc_harness.errors import UserError
-from vlc_harness.exit_codes import ExitCode
+from vlc_harness.console import run_console
 from vlc_leaderboard.bundle import open_bundle
 from vlc_leaderboard.publish import prepare, publish, site_options, site_target, summary, wall_clock
 
@@ -42,19 +40,9 @@ def render_bundle(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the command; a user error is one line and a hint (exit 2), as ``vlc-harness`` prints it."""
-    try:
-        render_bundle.main(args=argv, prog_name="python -m vlc_leaderboard.render_bundle", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except UserError as exc:
-        click.echo(f"Error: {exc.message}", err=True)
-        if exc.hint:
-            click.echo(f"Hint: {exc.hint}", err=True)
-        sys.exit(ExitCode.USAGE)
+    """Run the command; an error is one line and a hint, as ``vlc-harness`` prints it
+    (:func:`vlc_harness.console.run_console`)."""
+    run_console(lambda: render_bundle, argv, "python -m vlc_leaderboard.render_bundle")
 
 
 if __name__ == "__main__":

@@ -249,6 +249,23 @@ def commit(repo: Path, message: str) -> None:
     git(repo, "commit", "-q", "-m", message)
 
 
+def registry_pull_request(folder: Path, base: str, head: str, extra: dict[str, str] | None = None) -> Path:
+    """A repository ``folder/repo`` whose branch ``base`` holds the registry text ``base`` and whose ``main``
+    holds a pull request on it: the registry text ``head`` and the ``extra`` files (path -> text)."""
+    repo = folder / "repo"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q")
+    (repo / "registry.yaml").write_text(base)
+    commit(repo, "base")
+    git(repo, "branch", "base")
+    (repo / "registry.yaml").write_text(head)
+    for name, text in (extra or {}).items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    commit(repo, "a pull request")
+    return repo
+
+
 def copy_code(repo: Path) -> None:
     """This checkout's packages, the ``pyproject.toml`` that maps their import names and the
     ``constraints.txt`` that pins their scoring stacks, into ``repo`` (what ``plan --diff`` runs of a

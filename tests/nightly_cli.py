@@ -31,3 +31,11 @@ def run_night(
         *("--summary", str(summary), "--markdown", str(markdown), *options),
     ).exit_code
     return code, json.loads(summary.read_text()), markdown.read_text()
+
+
+def write_registry(path: Path, models: list[dict[str, Any]], benchmarks: list[dict[str, Any]]) -> Path:
+    """A registry file of these entries at ``path`` (what each nightly test runs on)."""
+    import yaml
+
+    path.write_text(yaml.safe_dump({"models": models, "benchmarks": benchmarks}), encoding="utf-8")
+    return path

@@ -16,7 +16,6 @@ their tracebacks too, and sets ``$VLC_HARNESS_DEBUG`` for the command, so that a
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
 import click
@@ -35,8 +34,8 @@ from vlc_harness.cli.options import (
 from vlc_harness.cli.plugin_packages import plugins_group
 from vlc_harness.cli.run import run_command
 from vlc_harness.cli.store import store_group
-from vlc_harness.errors import DEBUG_ENV, HarnessError, PluginError, UserError, show_traceback
-from vlc_harness.exit_codes import ExitCode
+from vlc_harness.console import run_console
+from vlc_harness.errors import DEBUG_ENV, HarnessError, show_traceback
 
 __all__ = [
     "UPGRADE_COMMAND",
@@ -106,28 +105,5 @@ def build_cli() -> click.Group:
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: build the CLI, run it, turn user errors into one clear line (with ``--debug``,
-    after their traceback)."""
-    try:
-        group = build_cli()
-        code = group.main(args=argv, prog_name="vlc-harness", standalone_mode=False)
-        if isinstance(code, int) and code:
-            sys.exit(code)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        sys.exit(ExitCode.INTERRUPTED)
-    except UserError as exc:
-        click.echo(f"Error: {exc.message}", err=True)
-        if exc.hint:
-            click.echo(f"Hint: {exc.hint}", err=True)
-        sys.exit(ExitCode.USAGE)
-    except PluginError as exc:
-        click.echo(f"Plugin error: {exc}", err=True)
-        sys.exit(ExitCode.USAGE)
-    except HarnessError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(ExitCode.FAILED)
+    after their traceback): :func:`vlc_harness.console.run_console`."""
+    run_console(build_cli, argv, "vlc-harness")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.nightly_cli import run_night
+from tests.nightly_cli import run_night, write_registry
 from vlc_harness.ci.nightly import command, install
 from vlc_harness.ci.nightly.fetch import fetch
 from vlc_harness.ci.nightly.steps import Step
@@ -48,20 +48,16 @@ def night(tmp_path, monkeypatch, vlc_cli):
 
 @pytest.mark.subprocess
 def test_a_night_without_its_data_fails_names_the_lost_cells_and_leaves_the_site(night, tmp_path, sample_root):
-    registry = tmp_path / "registry.yaml"
-    registry.write_text(
-        yaml.safe_dump(
-            {
-                "models": [
-                    {"id": "random", "type": "random", "params": {"seed": 0}},
-                    {"id": "random-7", "type": "random", "params": {"seed": 7}},
-                ],
-                "benchmarks": [
-                    {"id": "shapes", "type": "shapes", "params": {"seed": 0, "n_scenes": 6, "image_size": 32}},
-                    {"id": "sugarcrepe", "type": "sugarcrepe", "params": {"version": "custom"}},
-                ],
-            }
-        )
+    registry = write_registry(
+        tmp_path / "registry.yaml",
+        [
+            {"id": "random", "type": "random", "params": {"seed": 0}},
+            {"id": "random-7", "type": "random", "params": {"seed": 7}},
+        ],
+        [
+            {"id": "shapes", "type": "shapes", "params": {"seed": 0, "n_scenes": 6, "image_size": 32}},
+            {"id": "sugarcrepe", "type": "sugarcrepe", "params": {"version": "custom"}},
+        ],
     )
     write_standin_images(["000000000139.jpg"], sample_root / "coco" / "val2017")  # the val2017 archive is present
 

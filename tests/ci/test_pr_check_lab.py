@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import commit, git
+from tests.conftest import registry_pull_request
 from tests.lab_model import write_lab_benchmark, write_lab_plugin
 
 pytestmark = pytest.mark.subprocess  # the PR check runs its steps with the vlc-harness script
@@ -21,21 +21,6 @@ pytestmark = pytest.mark.subprocess  # the PR check runs its steps with the vlc-
 BENCH = "benchmarks:\n  - {id: shapes-mini, type: shapes, params: {n_scenes: 10}}\n"
 MODELS = "models:\n  - {id: random, type: random}\n"
 LAB = "  - {id: lab-nan, type: lab_nan, meta: {display_name: Lab NaN, source: Lab X}}\n"
-
-
-def _repo(tmp_path: Path, base: str, head: str, extra: dict[str, str] | None = None) -> Path:
-    repo = tmp_path / "repo"
-    repo.mkdir(parents=True)
-    git(repo, "init", "-q")
-    (repo / "registry.yaml").write_text(base)
-    commit(repo, "base")
-    git(repo, "branch", "base")
-    (repo / "registry.yaml").write_text(head)
-    for name, text in (extra or {}).items():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(text)
-    commit(repo, "a pull request")
-    return repo
 
 
 def _check(repo: Path, *args: str, plugins: Path, labels: str = "") -> tuple[subprocess.CompletedProcess, str]:
@@ -56,7 +41,7 @@ def _section(summary: str, title: str) -> str:
 def test_the_lab_model_without_parameters_m_makes_the_smoke_step_red(tmp_path):
     weights = write_lab_plugin(tmp_path / "lab")  # outside the repository: an installed package
     assert weights.stat().st_size == 25_600
-    repo = _repo(tmp_path, MODELS + BENCH, MODELS + LAB + BENCH)
+    repo = registry_pull_request(tmp_path, MODELS + BENCH, MODELS + LAB + BENCH)
     out, summary = _check(repo, "plan", "smoke", plugins=tmp_path / "lab")
     assert out.returncode == 1, summary + out.stderr
     smoke = _section(summary, "CPU smoke run")
@@ -72,7 +57,9 @@ def test_with_parameters_m_set_conformance_alone_catches_it(tmp_path):
     write_lab_plugin(plugin)
     files = {f"lab/{p.name}": p.read_text() for p in plugin.glob("*.py")}
     lab = LAB.replace("source: Lab X}", "source: Lab X, parameters_m: 0.0064}")
-    repo = _repo(tmp_path, MODELS + BENCH, MODELS + lab + BENCH, files)  # the PR brings the plugin's code
+    repo = registry_pull_request(
+        tmp_path, MODELS + BENCH, MODELS + lab + BENCH, files
+    )  # the PR brings the plugin's code
     (repo / "lab" / "lab_nan_weights.bin").write_bytes((plugin / "lab_nan_weights.bin").read_bytes())
     out, summary = _check(repo, "conformance", plugins=repo / "lab")
     assert out.returncode == 1, summary + out.stderr
@@ -89,7 +76,7 @@ def test_a_model_too_large_is_red_unless_a_label_accepts_it_and_then_never_passe
     from vlc_harness.plugins import get_plugins
 
     write_lab_plugin(tmp_path / "lab")
-    repo = _repo(tmp_path, MODELS + BENCH, MODELS + LAB + BENCH)
+    repo = registry_pull_request(tmp_path, MODELS + BENCH, MODELS + LAB + BENCH)
     monkeypatch.setattr(smoke, "MAX_WEIGHTS_MB", 0.02)  # the 25.6 KB of weights are over it
     monkeypatch.setenv("VLC_HARNESS_PLUGINS_DIR", str(tmp_path / "lab"))
     get_plugins(reload=True)
@@ -118,7 +105,7 @@ def test_a_benchmark_only_pr_runs_three_baselines_and_checks_chance(tmp_path):
     plugins, data = tmp_path / "plugins", tmp_path / "data"
     write_lab_benchmark(plugins, data)
     lab = "  - {id: lab-bench, type: lab_pairs}\n"
-    repo = _repo(tmp_path, MODELS + BENCH, MODELS + BENCH + lab)
+    repo = registry_pull_request(tmp_path, MODELS + BENCH, MODELS + BENCH + lab)
     out, summary = _check(repo, "--data-root", str(data), "plan", "smoke", "baselines", plugins=plugins)
     assert out.returncode == 0, summary + out.stderr
     assert "## ⏭️ CPU smoke run (--limit 5, shapes:n_scenes=50): skipped" in summary

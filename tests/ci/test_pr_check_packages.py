@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import commit, git
+from tests.conftest import registry_pull_request
 from vlc_harness.ci.pr_check.context import Context
 from vlc_harness.ci.pr_check.plan import step_plan
 
@@ -26,18 +26,6 @@ def _plugins(*packages: tuple[str, str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _repo(tmp_path: Path, base: str, head: str) -> Path:
-    repo = tmp_path / "repo"
-    repo.mkdir(parents=True)
-    git(repo, "init", "-q")
-    (repo / "registry.yaml").write_text(base)
-    commit(repo, "base")
-    git(repo, "branch", "base")
-    (repo / "registry.yaml").write_text(head)
-    commit(repo, "a pull request")
-    return repo
-
-
 def _conformance(repo: Path) -> tuple[subprocess.CompletedProcess, str]:
     summary = repo.parent / "summary.md"
     cmd = [sys.executable, "-m", "vlc_harness", "ci", "pr-check", "--repo", str(repo), "--summary", str(summary)]
@@ -49,7 +37,7 @@ def _conformance(repo: Path) -> tuple[subprocess.CompletedProcess, str]:
 @pytest.mark.subprocess
 def test_conformance_runs_for_the_types_of_a_newly_pinned_package(tmp_path):
     # the stand-in package's type is one this environment registers (a built-in): its checks run
-    repo = _repo(tmp_path, BENCH, BENCH + _plugins(("vlc-lab", "0.1.0", "random")))
+    repo = registry_pull_request(tmp_path, BENCH, BENCH + _plugins(("vlc-lab", "0.1.0", "random")))
     out, summary = _conformance(repo)
     assert out.returncode == 0, summary + out.stderr
     assert "## ✅ Conformance of added or changed types: passed" in summary
@@ -59,7 +47,7 @@ def test_conformance_runs_for_the_types_of_a_newly_pinned_package(tmp_path):
 
 @pytest.mark.subprocess
 def test_a_pinned_type_that_is_not_installed_fails_conformance(tmp_path):
-    repo = _repo(tmp_path, BENCH, BENCH + _plugins(("vlc-lab", "0.1.0", "lab_clip")))
+    repo = registry_pull_request(tmp_path, BENCH, BENCH + _plugins(("vlc-lab", "0.1.0", "lab_clip")))
     out, summary = _conformance(repo)
     assert out.returncode == 1
     assert "## ❌ Conformance of added or changed types: failed" in summary
@@ -70,11 +58,11 @@ def test_a_pinned_type_that_is_not_installed_fails_conformance(tmp_path):
 @pytest.mark.subprocess
 def test_an_unchanged_pin_brings_nothing_and_a_new_pin_is_checked_again(tmp_path):
     pinned = BENCH + _plugins(("vlc-lab", "0.1.0", "lab_clip"))
-    out, summary = _conformance(_repo(tmp_path / "same", pinned, pinned + "# a comment\n"))
+    out, summary = _conformance(registry_pull_request(tmp_path / "same", pinned, pinned + "# a comment\n"))
     assert out.returncode == 0 and "## ⏭️ Conformance of added or changed types: skipped" in summary
     assert "or provided by a package it newly names in `plugins:`" in summary
     repinned = BENCH + _plugins(("vlc-lab", "0.2.0", "random"))
-    out, summary = _conformance(_repo(tmp_path / "bumped", pinned, repinned))
+    out, summary = _conformance(registry_pull_request(tmp_path / "bumped", pinned, repinned))
     assert out.returncode == 0, summary
     assert "Package `vlc-lab`, newly named or re-pinned in `plugins:`, provides `random`." in summary
 

@@ -10,9 +10,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-import yaml
 
-from tests.nightly_cli import run_night
+from tests.nightly_cli import run_night, write_registry
 from vlc_harness.exit_codes import PUBLISHED, ExitCode
 
 NOW = dt.datetime(2026, 5, 1, 6, 30, tzinfo=dt.timezone.utc)
@@ -29,20 +28,16 @@ def night(tmp_path, monkeypatch, vlc_cli, faulty):
     monkeypatch.setenv("VLC_HARNESS_EXECUTOR", "inprocess")
     monkeypatch.setenv("TEST_SLOW_SLEEP", "0.5")
     monkeypatch.setenv("TEST_SLOW_LOG", str(tmp_path / "scored.log"))
-    registry = tmp_path / "registry.yaml"
-    registry.write_text(
-        yaml.safe_dump(
-            {
-                "models": [
-                    {"id": "random", "type": "random", "params": {"seed": 0}},
-                    {"id": "slow", "type": "test_slow", "run": {"batch_size": 4}},
-                ],
-                "benchmarks": [
-                    {"id": "shapes-a", "type": "shapes", "params": {"seed": 0, **SHAPES}},
-                    {"id": "shapes-b", "type": "shapes", "params": {"seed": 1, **SHAPES}},
-                ],
-            }
-        )
+    registry = write_registry(
+        tmp_path / "registry.yaml",
+        [
+            {"id": "random", "type": "random", "params": {"seed": 0}},
+            {"id": "slow", "type": "test_slow", "run": {"batch_size": 4}},
+        ],
+        [
+            {"id": "shapes-a", "type": "shapes", "params": {"seed": 0, **SHAPES}},
+            {"id": "shapes-b", "type": "shapes", "params": {"seed": 1, **SHAPES}},
+        ],
     )
 
     def run(name: str, *options: str) -> tuple[int, dict, str]:

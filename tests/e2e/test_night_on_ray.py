@@ -13,9 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
-from tests.nightly_cli import run_night
+from tests.nightly_cli import run_night, write_registry
 from vlc_harness.testing import require
 
 require("ray")
@@ -86,19 +85,13 @@ def test_the_nightly_on_a_ray_cluster_publishes_the_local_executor_s_site(ray_cl
     monkeypatch.setattr(render, "wall_clock", lambda: NOW)  # the fixed clock: the render's and the store's
     for module in ("cells", "scores", "store", "opening"):
         monkeypatch.setattr(f"vlc_harness.store.{module}.now", lambda: NOW.isoformat(timespec="seconds"))
-    registry = tmp_path / "registry.yaml"
-    registry.write_text(
-        yaml.safe_dump(
-            {
-                "models": [
-                    {"id": "random", "type": "random", "params": {"seed": 0}},
-                    {"id": "random-7", "type": "random", "params": {"seed": 7}},
-                ],
-                "benchmarks": [
-                    {"id": "shapes", "type": "shapes", "params": {"seed": 0, "n_scenes": 6, "image_size": 32}}
-                ],
-            }
-        )
+    registry = write_registry(
+        tmp_path / "registry.yaml",
+        [
+            {"id": "random", "type": "random", "params": {"seed": 0}},
+            {"id": "random-7", "type": "random", "params": {"seed": 7}},
+        ],
+        [{"id": "shapes", "type": "shapes", "params": {"seed": 0, "n_scenes": 6, "image_size": 32}}],
     )
 
     def night(name: str) -> dict:
