@@ -70,7 +70,7 @@ class BlipItm(PairScoringModel):
         identity = getattr(self, "_identity", None) or checkpoint_identity(self.params.checkpoint, self.params.revision)
         revision = pinned_revision(identity) or "main"  # None: a local folder, where no revision is read
         model = BlipForImageTextRetrieval.from_pretrained(self.params.checkpoint, revision=revision)
-        self._model = model.to(device).eval()  # type: ignore[arg-type]  # transformers' .to (functools.wraps) reads as unbound
+        self._model = model.to(device).eval()
         self._tokenizer = AutoTokenizer.from_pretrained(self.params.checkpoint, revision=revision)
         self._processor = pil_image_processor(self.params.checkpoint, revision)
         self._enc = enc_token_id(self._tokenizer, model.config.text_config) if self.params.protocol == "aro" else None

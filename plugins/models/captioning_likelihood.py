@@ -95,7 +95,7 @@ class BlipCaptionScorer(VlmScorer):
 
         # revision None: a local folder, where no revision is read
         model = BlipForConditionalGeneration.from_pretrained(checkpoint, revision=revision or "main")
-        self.model = model.to(device).eval()  # type: ignore[arg-type]  # transformers' .to (functools.wraps) reads as unbound
+        self.model = model.to(device).eval()
         self.processor = AutoProcessor.from_pretrained(checkpoint, revision=revision)
         self.tokenizer = self.processor.tokenizer
         self.family, self.device, self.precision, self.torch = "blip", device, precision, torch

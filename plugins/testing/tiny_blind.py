@@ -144,7 +144,7 @@ def build_tiny_vera(folder: Path, seed: int = 0, num_layers: int = 2) -> Path:
         num_heads=2,
         feed_forward_proj="gated-gelu",
         # T5 v1.1's marker (no decoder output scaling), which T5Config's __post_init__(**kwargs) reads
-        tie_word_embeddings=False,  # type: ignore[call-arg]
+        tie_word_embeddings=False,
     )
     model = seeded(lambda: T5EncoderModel(config), seed)
     with torch.no_grad():
