@@ -212,7 +212,9 @@ class FakeOpenAI:
         server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         server.daemon_threads = True
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name="fake-openai", daemon=True)
+        # stop() waits for serve_forever to see the shutdown flag: a short poll ends a test at once, not 0.5 s later
+        poll = {"poll_interval": 0.02}
+        self._thread = threading.Thread(target=server.serve_forever, kwargs=poll, name="fake-openai", daemon=True)
         self._thread.start()
         return self
 

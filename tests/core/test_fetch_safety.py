@@ -58,7 +58,7 @@ def mirror(monkeypatch):
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     monkeypatch.setenv("VLC_HARNESS_DATA_MIRROR", f"http://127.0.0.1:{server.server_address[1]}")
     yield routes, hits
     server.shutdown()

@@ -53,7 +53,7 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Pa
     folder.mkdir()
     handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
