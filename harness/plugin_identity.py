@@ -38,13 +38,26 @@ def own_packages() -> frozenset[str]:
     ``pyproject.toml`` maps (``[tool.setuptools] package-dir``). The core's own name is always one."""
     import vlc_harness
 
-    names = {top for top, dists in top_level_distributions().items() if DISTRIBUTION in dists}
+    names = set().union(*map(_top_level_names, importlib.metadata.distributions(name=DISTRIBUTION)))
     if not names:
         pyproject = Path(vlc_harness.__file__).resolve().parents[1] / "pyproject.toml"
         if pyproject.is_file():
             mapping = _toml(pyproject).get("tool", {}).get("setuptools", {}).get("package-dir", {})
             names = {name for name in mapping if name} if isinstance(mapping, dict) else set()
     return frozenset(names | {vlc_harness.__name__})
+
+
+def _top_level_names(dist: importlib.metadata.Distribution) -> set[str]:
+    """The top-level import names ``dist`` provides, as :func:`importlib.metadata.packages_distributions`
+    reads them (its ``top_level.txt``, else the first part of each ``.py`` file it lists), from this one
+    distribution's metadata: finding vlc-harness's own packages never reads every distribution's file list.
+    Empty for a distribution of another name (``distributions(name=...)`` also matches spellings)."""
+    if dist.metadata["Name"] != DISTRIBUTION:
+        return set()
+    declared = (dist.read_text("top_level.txt") or "").split()
+    if declared:
+        return set(declared)
+    return {f.parts[0] if len(f.parts) > 1 else f.stem for f in dist.files or () if f.suffix == ".py"}
 
 
 def top_level_distributions() -> Mapping[str, tuple[str, ...]]:

@@ -220,21 +220,24 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return fresh_database(request.getfixturevalue("postgres_server"))
 
 
-@pytest.fixture(scope="session")
-def side_env(tmp_path_factory) -> Path:
-    """A virtualenv that sees this one's packages and installs into its own site-packages, so an
-    editable plugin install never touches the environment the suite runs in."""
+def make_side_env(env: Path) -> Path:
+    """A virtualenv at ``env`` that sees this one's packages and installs into its own site-packages, so an
+    editable plugin install never touches the environment the suite runs in; its interpreter."""
     import site
-    import subprocess
     import sys
     import sysconfig
 
-    env = tmp_path_factory.mktemp("side-env") / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True, timeout=120)
     purelib = Path(sysconfig.get_path("purelib", vars={"base": str(env), "platbase": str(env)}))
     parents = [p for p in site.getsitepackages() if Path(p).is_dir()]
     purelib.joinpath("vlc_side_env.pth").write_text("".join(f"import site; site.addsitedir({p!r})\n" for p in parents))
     return env / "bin" / "python"
+
+
+@pytest.fixture(scope="session")
+def side_env(tmp_path_factory) -> Path:
+    """A virtualenv of :func:`make_side_env` for the session (its interpreter)."""
+    return make_side_env(tmp_path_factory.mktemp("side-env") / "venv")
 
 
 def git(repo: Path, *args: str) -> str:

@@ -127,42 +127,106 @@ def sh(*argv: str, cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess
     return out
 
 
-@pytest.mark.parametrize(
-    "kind, protocol",
-    [("model", "embed"), ("model", "pairs"), ("model", "blind"), ("model", "choice"), ("benchmark", "")],
-)
-def test_new_writes_a_package_that_passes_conformance_as_generated(kind, protocol, tmp_path, side_env):
-    name = f"my-{protocol or 'bench'}"
-    argv = [str(side_env), "-m", "vlc_harness", "new", kind, name] + (["--protocol", protocol] if protocol else [])
-    sh(*argv, cwd=tmp_path)
-    package = tmp_path / f"vlc-{name}"
-    assert {p.name for p in package.iterdir()} == {
+NEW_CASES = [("model", "embed"), ("model", "pairs"), ("model", "blind"), ("model", "choice"), ("benchmark", "")]
+CLI_BATCH = """
+import contextlib, io, json, os, sys
+from vlc_harness.cli import main
+done = []
+for cwd, argv in json.loads(sys.argv[1]):
+    os.chdir(cwd)
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(argv)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    done.append([code, out.getvalue(), err.getvalue()])
+print(json.dumps(done))
+"""
+"""``vlc-harness ARGV`` for each ``[cwd, argv]`` of ``argv[1]`` in one interpreter, as ``main`` ends each
+(its exit status and what it printed); a JSON list of ``[status, stdout, stderr]``."""
+
+
+def cli_batch(python: Path, runs: list[tuple[Path, list[str]]]) -> list[tuple[int, str, str]]:
+    """:data:`CLI_BATCH` of ``runs`` in ``python``: one interpreter start, not one per command."""
+    out = sh(str(python), "-c", CLI_BATCH, json.dumps([[str(cwd), argv] for cwd, argv in runs]), cwd=Path.cwd())
+    return [tuple(done) for done in json.loads(out.stdout)]
+
+
+def _new_name(kind: str, protocol: str) -> str:
+    return f"my-{protocol or 'bench'}"
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> dict:
+    """The packages ``vlc-harness new`` writes, one per case of :data:`NEW_CASES`, installed editable by one
+    pip into a virtualenv of their own (tests/conftest.py make_side_env), with what ``new``, ``plugins`` and
+    each package's ``list --registry registry.yaml`` said there: built once per test run (tests/once.py),
+    whatever the number of xdist workers; each case's test then runs its package's own tests and ruff."""
+    from tests.conftest import make_side_env
+    from tests.once import built_once
+
+    def build(folder: Path) -> dict:
+        python = make_side_env(folder / "venv")
+        names = [_new_name(kind, protocol) for kind, protocol in NEW_CASES]
+        made = cli_batch(
+            python,
+            [
+                (folder, ["new", kind, name] + (["--protocol", protocol] if protocol else []))
+                for (kind, protocol), name in zip(NEW_CASES, names, strict=True)
+            ],
+        )
+        packages = [folder / f"vlc-{name}" for name in names]
+        for (code, out, err), package in zip(made, packages, strict=True):
+            assert code == 0 and package.is_dir(), f"new {package.name}: {out}\n{err}"
+        written = {package.name: sorted(p.name for p in package.iterdir()) for package in packages}
+        editable = [arg for package in packages for arg in ("-e", str(package))]
+        sh(str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", *editable, cwd=folder)
+        listed, *checked = cli_batch(
+            python,
+            [(folder, ["plugins"])]
+            + [
+                (package, ["list", "models" if kind == "model" else "benchmarks", "--registry", "registry.yaml"])
+                for (kind, _), package in zip(NEW_CASES, packages, strict=True)
+            ],
+        )
+        return {
+            "python": str(python),
+            "listed": listed,
+            "cases": {
+                name: {"package": str(package), "written": written[package.name], "checked": check}
+                for name, package, check in zip(names, packages, checked, strict=True)
+            },
+        }
+
+    return built_once(tmp_path_factory, "new-packages", build)
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("kind, protocol", NEW_CASES)
+def test_new_writes_a_package_that_passes_conformance_as_generated(kind, protocol, generated):
+    name = _new_name(kind, protocol)
+    case, python = generated["cases"][name], generated["python"]
+    package = Path(case["package"])
+    assert set(case["written"]) == {  # as new left it, before pip installed it
         "pyproject.toml",
         "README.md",
         "registry.yaml",
         "tests",
         f"vlc_my_{protocol or 'bench'}.py",
     }
-    sh(str(side_env), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "-e", ".", cwd=package)
-    listed = sh(str(side_env), "-m", "vlc_harness", "plugins", cwd=package).stdout
+    code, listed, err = generated["listed"]
+    assert code == 0, listed + err
     type_name = f"my_{protocol or 'bench'}"
     assert f"{'models' if kind == 'model' else 'benchmarks'}: {type_name}" in listed
-    tested = sh(str(side_env), "-m", "pytest", "-q", "-p", "no:cacheprovider", cwd=package).stdout
+    tested = sh(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", cwd=package).stdout
     assert ("3 passed" if kind == "model" else "2 passed") in tested and "deselected" in tested
     assert "types: no such type is defined under" in tested  # the deselection explained
     assert "failed" not in tested and "skipped" not in tested
-    sh(str(side_env), "-m", "ruff", "check", "--config", str(REPO / "pyproject.toml"), ".", cwd=package)
-    checked = sh(
-        str(side_env),
-        "-m",
-        "vlc_harness",
-        "list",
-        "models" if kind == "model" else "benchmarks",
-        "--registry",
-        "registry.yaml",
-        cwd=package,
-    )
-    assert type_name in checked.stdout
+    sh(python, "-m", "ruff", "check", "--config", str(REPO / "pyproject.toml"), ".", cwd=package)
+    code, checked, err = case["checked"]
+    assert code == 0, checked + err
+    assert type_name in checked
 
 
 def test_new_refuses_bad_names_and_existing_folders(tmp_path, vlc_cli):

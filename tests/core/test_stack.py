@@ -181,3 +181,35 @@ def test_the_run_s_recorded_versions_are_read_again_when_one_is_installed(tmp_pa
     fake_distribution(site, "numpy", "9.9.9")
     importlib.invalidate_caches()  # importlib.metadata's own folder cache
     assert package_versions()["numpy"] == "9.9.9"
+
+
+def test_own_packages_come_from_the_vlc_harness_distribution_alone(tmp_path, monkeypatch):
+    """vlc-harness's own packages are what ``packages_distributions`` credits to it, read from its own metadata
+    (no file list of every installed distribution: a third of a second in each ``plan`` and ``run``); a
+    distribution whose name is another spelling of vlc-harness is not it."""
+    import importlib.metadata
+
+    from vlc_harness.plugin_identity import DISTRIBUTION, own_packages
+
+    def mapped() -> frozenset[str]:
+        found = importlib.metadata.packages_distributions()
+        return frozenset({top for top, dists in found.items() if DISTRIBUTION in dists} | {"vlc_harness"})
+
+    site = tmp_path / "site"
+    site.mkdir()
+    fake_distribution(site, "vlc_harness", "0.0.1")  # matched by distributions(name=), yet not named vlc-harness
+    (next(site.glob("*.dist-info")) / "top_level.txt").write_text("acme_extra\n")
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    expected = mapped()
+    assert {"vlc_harness", "vlc_harness_builtins", "vlc_leaderboard"} <= expected and "acme_extra" not in expected
+
+    def every_file_list() -> None:
+        raise AssertionError("own_packages read every distribution's file list")
+
+    own_packages.cache_clear()
+    monkeypatch.setattr(importlib.metadata, "packages_distributions", every_file_list)
+    try:
+        assert own_packages() == expected
+    finally:
+        own_packages.cache_clear()

@@ -9,12 +9,13 @@ is killed at a deterministic point through the test-only fault hook (``VLC_HARNE
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
 import textwrap
-import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,19 +30,18 @@ FAULT_EXIT = 86
 
 OPEN = textwrap.dedent(
     """
-    import sys, time
+    import sys
     from vlc_harness.errors import StoreError
     from vlc_harness.store import open_store
-    gate = float(sys.argv[2])
-    while time.time() < gate:  # every process starts opening at the same moment
-        time.sleep(0.001)
-    try:
-        store = open_store(sys.argv[1])
-    except StoreError as exc:
-        print(f"StoreError: {exc}")
-        sys.exit(2)
-    print("opened", store.info()["schema_version"])
-    store.close()
+    print("ready", flush=True)  # imported: what is left is the open itself
+    for line in sys.stdin:  # one store's URL a line, given to every process at the same moment
+        try:
+            store = open_store(line.strip())
+        except StoreError as exc:
+            print(f"StoreError: {exc}", flush=True)
+            continue
+        print("opened", store.info()["schema_version"], flush=True)
+        store.close()
     """
 )
 
@@ -64,23 +64,79 @@ def _env(**extra: str) -> dict[str, str]:
     return env | extra
 
 
-def _open_at_once(url: str, n: int, script: Path) -> list[subprocess.CompletedProcess]:
-    gate = time.time() + 4.0  # enough for every interpreter to start and import
-    procs = [
-        subprocess.Popen(
-            [sys.executable, str(script), url, str(gate)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=_env(),
-        )
-        for _ in range(n)
-    ]
-    done = []
-    for p in procs:
-        out, err = p.communicate(timeout=120)
-        done.append(subprocess.CompletedProcess(p.args, p.returncode, out, err))
-    return done
+class Openers:
+    """``n`` interpreters that import the store and wait; :meth:`open_at_once` hands each the same
+    store's URL at the same moment (all of them blocked reading it, so no clock gate to wait out) and
+    returns what each printed. One set of processes serves every trial of a test."""
+
+    def __init__(self, n: int, script: Path, folder: Path) -> None:
+        self.errors = [(folder / f"opener-{i}.err").open("w+") for i in range(n)]  # a file: never a full pipe
+        self.procs = [
+            subprocess.Popen(
+                [sys.executable, str(script)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                text=True,
+                env=_env(),
+            )
+            for err in self.errors
+        ]
+
+    def _line(self, i: int) -> str:
+        return self.procs[i].stdout.readline().strip()
+
+    def stderr(self, i: int) -> str:
+        """What process ``i`` has written to its stderr so far."""
+        self.errors[i].seek(0)
+        return self.errors[i].read()
+
+    def wait_ready(self) -> None:
+        """Wait until every process has imported the store."""
+        for i in range(len(self.procs)):
+            assert self._line(i) == "ready", self.stderr(i)
+
+    def open_at_once(self, url: str) -> list[tuple[str, str]]:
+        """Each process's line (``opened VERSION`` or ``StoreError: ...``) for opening ``url``, with its stderr."""
+        for p in self.procs:
+            p.stdin.write(url + "\n")
+        for p in self.procs:  # written first to all, then flushed: the processes wake together
+            p.stdin.flush()
+        return [(self._line(i), self.stderr(i)) for i in range(len(self.procs))]
+
+    def close(self, kill: bool = False) -> list[int]:
+        """End the processes (their input closed, or killed) and return their exit statuses."""
+        for p in self.procs:
+            if kill:
+                p.kill()
+            with contextlib.suppress(BrokenPipeError):
+                p.stdin.close()
+        codes = [p.wait(timeout=120) for p in self.procs]
+        for p in self.procs:
+            p.stdout.close()
+        return codes
+
+
+@contextlib.contextmanager
+def openers(n: int, folder: Path) -> Iterator[Openers]:
+    """:class:`Openers`, ready, that must exit cleanly (status 0, no traceback) at the end of the block;
+    killed if the block raised."""
+    script = folder / "open.py"
+    script.write_text(OPEN)
+    procs = Openers(n, script, folder)
+    try:
+        try:
+            procs.wait_ready()
+            yield procs
+        except BaseException:
+            procs.close(kill=True)
+            raise
+        codes = procs.close()
+        errors = [procs.stderr(i) for i in range(n)]
+        assert codes == [0] * n and not any("Traceback" in err for err in errors), (codes, errors)
+    finally:
+        for err in procs.errors:
+            err.close()
 
 
 def _one_schema(url: str) -> None:
@@ -100,16 +156,13 @@ def _one_schema(url: str) -> None:
 def test_several_processes_open_a_new_store_at_once(new_url, tmp_path):
     """The issue's race: 3 of 15 SQLite trials ended in an OperationalError traceback, 3 in "belongs
     to None"; PostgreSQL gave UniqueViolation and DuplicateTable."""
-    script = tmp_path / "open.py"
-    script.write_text(OPEN)
-    trials = 4
-    for _ in range(trials):
-        url = new_url()
-        results = _open_at_once(url, 4, script)
-        for r in results:
-            assert r.returncode == 0 and r.stdout.strip() == f"opened {schema.SCHEMA_VERSION}", (r.stdout, r.stderr)
-            assert "Traceback" not in r.stderr, r.stderr
-        _one_schema(url)
+    with openers(4, tmp_path) as procs:
+        for _ in range(4):  # trials, each on a new store
+            url = new_url()
+            for line, err in procs.open_at_once(url):
+                assert line == f"opened {schema.SCHEMA_VERSION}", (line, err)
+                assert "Traceback" not in err, err
+            _one_schema(url)
 
 
 def _killed_open(url: str, point: str) -> subprocess.CompletedProcess:
@@ -200,13 +253,12 @@ def test_a_process_killed_inside_a_migration_step_leaves_the_old_schema(new_url)
 @pytest.mark.subprocess
 def test_several_processes_migrate_one_store_at_once(new_url, tmp_path):
     """The issue: concurrent migrations printed "duplicate column name"."""
-    script = tmp_path / "open.py"
-    script.write_text(OPEN)
     url = new_url()
     _as_schema_4(url)
-    for r in _open_at_once(url, 4, script):
-        assert r.returncode == 0 and r.stdout.strip() == f"opened {schema.SCHEMA_VERSION}", (r.stdout, r.stderr)
-        assert "duplicate column" not in r.stderr and "Traceback" not in r.stderr
+    with openers(4, tmp_path) as procs:
+        for line, err in procs.open_at_once(url):
+            assert line == f"opened {schema.SCHEMA_VERSION}", (line, err)
+            assert "duplicate column" not in err and "Traceback" not in err, err
     store = open_store(url)
     try:
         (cell,) = store.latest_cells()
