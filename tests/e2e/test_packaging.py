@@ -13,12 +13,13 @@ import json
 import os
 import subprocess
 import sys
-import sysconfig
 import textwrap
 import zipfile
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import dependency_paths
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
@@ -72,7 +73,7 @@ def _venv(root: Path) -> tuple[Path, dict[str, str]]:
     _run([sys.executable, "-m", "venv", "--without-pip", str(root)], root.parent)
     python = root / "bin" / "python"
     site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], root).strip())
-    (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")  # a path entry: its .pth files are not run
+    (site / "deps.pth").write_text(dependency_paths())  # path entries: the .pth files there are not run
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env.update(PATH=f"{root / 'bin'}{os.pathsep}{env['PATH']}", HF_HUB_OFFLINE="1")
     return python, env

@@ -34,7 +34,7 @@ else:  # Python 3.10: the same parser, from PyPI (a dev dependency there)
 
 import pytest
 
-from tests.conftest import commit, copy_code, git
+from tests.conftest import commit, copy_code, dependency_paths, git
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
@@ -75,7 +75,7 @@ def _side_venv(root: Path, index: Path) -> tuple[Path, dict[str, str]]:
     probe = [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]
     site = Path(subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip())
     ours = Path(sysconfig.get_paths()["purelib"])
-    (site / "deps.pth").write_text(f"{ours}\n")  # a path entry: the .pth files there are not run ...
+    (site / "deps.pth").write_text(dependency_paths())  # path entries: the .pth files there are not run ...
     for finder in ours.glob("__editable__.vlc_harness-*.pth"):  # ... so the checkout's finder is named here
         shutil.copy(finder, site / f"zz-{finder.name}")  # after deps.pth, which puts the finder module on the path
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PIP_INDEX_URL")}
