@@ -99,11 +99,11 @@ def _args(root: Path, db: Path) -> list[str]:
 
 
 def reference(root: Path, work: Path) -> tuple[dict, list, float]:
-    """An uninterrupted run: its scores, metrics and wall time (no delay: nothing kills it)."""
+    """An uninterrupted run: its scores, metrics and wall time (no delay and no worker process: nothing kills it)."""
     env = dict(os.environ, VLC_HARNESS_PLUGINS_DIR=str(LOCAL_PLUGINS), TEST_SLOW_SLEEP="0")
     db = work / "reference.sqlite"
     start = time.monotonic()
-    proc = start_cli(_args(root, db), env)
+    proc = start_cli([*_args(root, db), "--executor", "inprocess"], env)
     out = proc.communicate(timeout=300)[0]
     if proc.returncode != 0:
         raise RuntimeError(out)
