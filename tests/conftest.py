@@ -6,6 +6,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sysconfig
 import tempfile
 from pathlib import Path
 
@@ -267,6 +268,21 @@ def registry_pull_request(folder: Path, base: str, head: str, extra: dict[str, s
         (repo / name).write_text(text)
     commit(repo, "a pull request")
     return repo
+
+
+def dependency_paths() -> str:
+    """This environment's packages as ``.pth`` path lines for another virtualenv (which then sees them without
+    running their ``.pth`` files): its site-packages, and the folders that site-packages' own ``.pth`` files add
+    (a virtualenv layered on another names that one's there), never their ``import`` lines (an editable
+    install's finder)."""
+    purelib = Path(sysconfig.get_paths()["purelib"])
+    folders = [purelib]
+    for pth in sorted(purelib.glob("*.pth")):
+        for line in pth.read_text(encoding="utf-8").splitlines():
+            line = line.strip()
+            if line and not line.startswith(("#", "import ", "import\t")) and (purelib / line).is_dir():
+                folders.append((purelib / line).resolve())
+    return "".join(f"{folder}\n" for folder in folders)
 
 
 def copy_code(repo: Path) -> None:

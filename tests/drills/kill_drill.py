@@ -4,6 +4,9 @@ Each drill starts a run of a slow, logging model (``test_slow`` from tests/local
 SugarCrepe fixture sample, kills its whole process group at a random moment, reruns it, and
 checks that (a) the rerun computes exactly the pairs the store lacked, (b) the killed run lost at
 most the batch it had open, and (c) the final scores and metrics equal an uninterrupted run.
+The killed run scores in a worker process, as a run does by default (the kill must reach it); the rerun
+and the uninterrupted run compute in their own process (``--executor inprocess``: what they check is the
+store's, and the same scores are stored either way, tests/run/test_inprocess_executor.py).
 
     python tests/drills/kill_drill.py --points 20      # the full tier (prints the figures)
 
@@ -99,11 +102,11 @@ def _args(root: Path, db: Path) -> list[str]:
 
 
 def reference(root: Path, work: Path) -> tuple[dict, list, float]:
-    """An uninterrupted run: its scores, metrics and wall time (with the drill's delay)."""
-    env = dict(os.environ, VLC_HARNESS_PLUGINS_DIR=str(LOCAL_PLUGINS), TEST_SLOW_SLEEP=str(SLEEP))
+    """An uninterrupted run: its scores, metrics and wall time (no delay and no worker process: nothing kills it)."""
+    env = dict(os.environ, VLC_HARNESS_PLUGINS_DIR=str(LOCAL_PLUGINS), TEST_SLOW_SLEEP="0")
     db = work / "reference.sqlite"
     start = time.monotonic()
-    proc = start_cli(_args(root, db), env)
+    proc = start_cli([*_args(root, db), "--executor", "inprocess"], env)
     out = proc.communicate(timeout=300)[0]
     if proc.returncode != 0:
         raise RuntimeError(out)
@@ -128,7 +131,9 @@ def drill(root: Path, work: Path, after_pairs: int, jitter_s: float, expected: t
     time.sleep(0.3)  # the orphaned worker notices its parent is gone and exits
     stored = _pairs(db)
     lost = set(_logged(first_log)) - stored
-    rerun = start_cli(_args(root, db), dict(env, TEST_SLOW_LOG=str(second_log), TEST_SLOW_SLEEP="0"))
+    # the rerun is about the store (which pairs it lacks), not about worker processes: one process, no delay
+    rerun_args = [*_args(root, db), "--executor", "inprocess"]
+    rerun = start_cli(rerun_args, dict(env, TEST_SLOW_LOG=str(second_log), TEST_SLOW_SLEEP="0"))
     out = rerun.communicate(timeout=300)[0]
     if rerun.returncode != 0:
         raise RuntimeError(out)

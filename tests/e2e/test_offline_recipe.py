@@ -140,10 +140,13 @@ def test_the_offline_recipe_works_in_a_brand_new_virtualenv(tmp_path):
     assert env["PIP_NO_INDEX"] == "1"
     venv = Path(env["VIRTUAL_ENV"])
     assert "include-system-site-packages = false" in (venv / "pyvenv.cfg").read_text()
-    assert probe(env, "import sqlalchemy; print(sqlalchemy.__file__)").startswith(str(venv))
+    # one interpreter: where sqlalchemy comes from, the harness's licence field and setuptools' version
+    code = "import importlib.metadata as m, sqlalchemy, setuptools; print(sqlalchemy.__file__); "
+    code += "print(m.metadata('vlc-harness')['License-Expression']); print(setuptools.__version__)"
+    sqlalchemy, licence, setuptools = probe(env, code).splitlines()
+    assert sqlalchemy.startswith(str(venv)), sqlalchemy
     # the isolated build took the wheelhouse's setuptools: only 77 or later writes a PEP 639 licence
-    assert probe(env, "import importlib.metadata as m; print(m.metadata('vlc-harness')['License-Expression'])") == "MIT"
-    assert int(probe(env, "import setuptools; print(setuptools.__version__)").split(".")[0]) >= 77
+    assert licence == "MIT" and int(setuptools.split(".")[0]) >= 77, (licence, setuptools)
 
     # -- the lab: scaffold, tests, a first check, the wheel (the page's walk-through) ---------------------
     sh(table_command(doc, "scaffold"), lab, env, "scaffold")

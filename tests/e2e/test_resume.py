@@ -63,7 +63,7 @@ def test_resume_after_kill_computes_only_missing_pairs(tmp_path, sample_root):
     assert survived <= set(logged(tmp_path / "log1"))  # what was stored was computed by the first run
 
     env2 = dict(env, TEST_SLOW_LOG=str(tmp_path / "log2"), TEST_SLOW_SLEEP="0")
-    rerun = start_cli([*args, "--store", f"sqlite:///{killed_db}"], env2)
+    rerun = start_cli([*args, "--store", f"sqlite:///{killed_db}", "--executor", "inprocess"], env2)  # no worker
     output = rerun.communicate(timeout=120)[0]
     assert rerun.returncode == 0, output
     second = logged(tmp_path / "log2")
@@ -76,7 +76,8 @@ def test_resume_after_kill_computes_only_missing_pairs(tmp_path, sample_root):
     assert set(second) | survived == store.stored_pairs(1)
 
     clean_db = tmp_path / "clean.sqlite"
-    clean = start_cli([*args, "--store", f"sqlite:///{clean_db}"], dict(env, TEST_SLOW_SLEEP="0"))
+    clean_run = [*args, "--store", f"sqlite:///{clean_db}", "--executor", "inprocess"]  # the reference: no kill
+    clean = start_cli(clean_run, dict(env, TEST_SLOW_SLEEP="0"))
     assert clean.wait(timeout=120) == 0
     reference = open_store(f"sqlite:///{clean_db}")
     (ref_cell,) = reference.latest_cells()

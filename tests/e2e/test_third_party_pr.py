@@ -34,7 +34,7 @@ else:  # Python 3.10: the same parser, from PyPI (a dev dependency there)
 
 import pytest
 
-from tests.conftest import commit, copy_code, git
+from tests.conftest import commit, copy_code, dependency_paths, git
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
@@ -57,14 +57,16 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str], step: str, ok: tuple[in
     return out.stdout
 
 
-def _installed(python: Path, env: dict[str, str], name: str) -> str | None:
-    """The version of distribution ``name`` installed in the side virtualenv's own site-packages."""
+def _installed(python: Path, env: dict[str, str], *names: str) -> list[str | None]:
+    """The version of each distribution of ``names`` installed in the side virtualenv's own site-packages
+    (``None``: not there), read by one interpreter."""
     code = (
-        "import importlib.metadata as m, sys, sysconfig; site = sysconfig.get_paths()['purelib']; "
-        f"print(next((d.version for d in m.distributions(path=[site]) if d.metadata['Name'] == {name!r}), ''))"
+        "import importlib.metadata as m, json, sysconfig; site = sysconfig.get_paths()['purelib']; "
+        "found = {d.metadata['Name']: d.version for d in m.distributions(path=[site])}; "
+        f"print(json.dumps([found.get(name) for name in {list(names)!r}]))"
     )
     out = subprocess.run([str(python), "-c", code], env=env, capture_output=True, text=True, check=True)
-    return out.stdout.strip() or None
+    return json.loads(out.stdout)
 
 
 def _side_venv(root: Path, index: Path) -> tuple[Path, dict[str, str]]:
@@ -75,7 +77,7 @@ def _side_venv(root: Path, index: Path) -> tuple[Path, dict[str, str]]:
     probe = [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]
     site = Path(subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip())
     ours = Path(sysconfig.get_paths()["purelib"])
-    (site / "deps.pth").write_text(f"{ours}\n")  # a path entry: the .pth files there are not run ...
+    (site / "deps.pth").write_text(dependency_paths())  # path entries: the .pth files there are not run ...
     for finder in ours.glob("__editable__.vlc_harness-*.pth"):  # ... so the checkout's finder is named here
         shutil.copy(finder, site / f"zz-{finder.name}")  # after deps.pth, which puts the finder module on the path
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PIP_INDEX_URL")}
@@ -178,7 +180,7 @@ def test_a_labs_package_lands_by_pull_request_and_reaches_the_board(tmp_path):
         "#    uv pip compile pyproject.toml --output-file nightly-lock.txt\n"
         f"vlc-my-clip==0.1.0 \\\n    --hash=sha256:{sha256}\n"
     )
-    assert _installed(python, env, "vlc-my-clip") is None and _installed(python, env, "vlc-harness") is None
+    assert _installed(python, env, "vlc-my-clip", "vlc-harness") == [None, None]
     site, night = tmp_path / "site", tmp_path / "night.json"
     nightly = [str(python), "-m", "vlc_harness", "ci", "nightly", "--registry", registry]
     nightly += ["--site", str(site), "--data-root", str(data), "--store", f"sqlite:///{tmp_path / 'store.sqlite'}"]
@@ -194,7 +196,7 @@ def test_a_labs_package_lands_by_pull_request_and_reaches_the_board(tmp_path):
     plugins = payload["steps"]["plugins"]  # the registry's pins, installed by a step of their own
     assert not plugins["skipped"] and plugins["exit_code"] == 0 and "installed vlc-my-clip==0.1.0" in plugins["lines"]
     version = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
-    assert _installed(python, env, "vlc-my-clip") == "0.1.0" and _installed(python, env, "vlc-harness") == version
+    assert _installed(python, env, "vlc-my-clip", "vlc-harness") == ["0.1.0", version]
     assert "My Clip" in (site / "index.html").read_text()
     rows = (site / "downloads" / "leaderboard.csv").read_text().splitlines()
     assert any(row.startswith("my-clip,My Clip,model,") and ",shapes-mini," in row for row in rows)
