@@ -6,6 +6,7 @@ these frozen, JSON-describable values. Models never see them: they see pixels an
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -60,6 +61,13 @@ BLIND_IMAGE_KEY = ""
 """Image key under which image-blind models store their text-only scores."""
 
 
+@functools.lru_cache(maxsize=256)
+def every_pair(n_images: int, n_texts: int) -> tuple[tuple[int, int], ...]:
+    """Every (image index, text index) of an ``n_images`` x ``n_texts`` instance, made once per shape (a cell
+    reads each instance's pairs several times)."""
+    return tuple((i, j) for i in range(n_images) for j in range(n_texts))
+
+
 @dataclass(frozen=True)
 class Instance:
     """One benchmark item: a few images, a few texts, and the gold structure.
@@ -80,7 +88,7 @@ class Instance:
         """Every (image index, text index) the metrics read."""
         if self.pairs is not None:
             return self.pairs
-        return tuple((i, j) for i in range(len(self.images)) for j in range(len(self.texts)))
+        return every_pair(len(self.images), len(self.texts))
 
     def manifest_entry(self) -> dict[str, Any]:
         """What identifies this instance's content, independent of where the data root is."""

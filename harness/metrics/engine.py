@@ -103,11 +103,11 @@ class _Context:
     def tag_masks(self, tags: Tags) -> dict[str, np.ndarray]:
         """Per tag, the mask of the instances carrying it (computed once per declaration)."""
         if id(tags) not in self._tags:
-            masks: dict[str, np.ndarray] = {}
+            carrying: dict[str, list[int]] = {}  # indices first: one array per tag, not one per instance
             for k, inst in enumerate(self.instances):
                 for tag in tags.tags(inst):
-                    masks.setdefault(tag, np.zeros(self.n, dtype=bool))[k] = True
-            self._tags[id(tags)] = masks
+                    carrying.setdefault(tag, []).append(k)
+            self._tags[id(tags)] = {t: np.bincount(ks, minlength=self.n) > 0 for t, ks in carrying.items()}
         return self._tags[id(tags)]
 
 

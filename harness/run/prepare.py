@@ -18,7 +18,7 @@ from vlc_harness.hashing import sha256_files
 from vlc_harness.instance_manifest import limit_per_category, manifest_hash
 from vlc_harness.reasons import Reason
 from vlc_harness.registry import BenchmarkEntry
-from vlc_harness.types import BLIND_IMAGE_KEY, ImageSource, Instance
+from vlc_harness.types import BLIND_IMAGE_KEY, ImageSource, Instance, every_pair
 
 
 @dataclass
@@ -204,7 +204,10 @@ def instances_problem(benchmark_id: str, instances: list[Instance]) -> str | Non
             isinstance(i, ImageSource) and isinstance(i.path, Path) for i in inst.images
         ):
             return f"benchmark {benchmark_id} instance {inst.id!r} has an image that is not an ImageSource with a path"
-        if not all(_in_range(pair, len(inst.images), len(inst.texts)) for pair in inst.needed_pairs()):
+        n_images, n_texts, pairs = len(inst.images), len(inst.texts), inst.needed_pairs()
+        if pairs is every_pair(n_images, n_texts):  # made in range (the default: no pairs given)
+            continue
+        if not all(_in_range(pair, n_images, n_texts) for pair in pairs):
             return f"benchmark {benchmark_id} instance {inst.id!r} needs a pair outside its images and texts"
     return None
 

@@ -10,7 +10,8 @@ A benchmark composes its data from a source instead of writing ``data_version``,
 (no published checksum: the data version names their content), :class:`RowsFile` (a file of rows naming
 images, named by its content), :class:`HfExport` (a rows file exported from a Hugging Face split,
 :class:`HfSplit` saying how to load it), :class:`Sources` (several as one) and :class:`ImageFolder`
-(where the images are, where to get them). The readers (:func:`read_json`, :func:`read_json_records`,
+(where the images are, where to get them); :func:`gc_paused` for a loader that builds a large corpus's
+instances. The readers (:func:`read_json`, :func:`read_json_records`,
 :func:`read_json_object`, :func:`read_jsonl`, :func:`read_csv`) check the fields a loader reads against a
 schema (:mod:`vlc_harness.sources.fields`: ``{"caption": TEXT, "filename": NAME}``) and raise
 :class:`~vlc_harness.errors.InputError` for a malformed file, naming the file, the record and the field
@@ -20,6 +21,7 @@ schema (:mod:`vlc_harness.sources.fields`: ``{"caption": TEXT, "filename": NAME}
 from __future__ import annotations
 
 from vlc_harness.sources.base import CUSTOM, DataSource, ImageFolder, Sources, file_digest, files_digest
+from vlc_harness.sources.bulk import gc_paused
 from vlc_harness.sources.export import HfExport
 from vlc_harness.sources.hf import HfSplit
 from vlc_harness.sources.pinned import PinnedFiles
@@ -48,6 +50,7 @@ __all__ = [
     "download_json_once",
     "file_digest",
     "files_digest",
+    "gc_paused",
     "load_json",
     "read_csv",
     "read_json",

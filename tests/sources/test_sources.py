@@ -3,6 +3,7 @@ checks, what each fetches; the image folder and the card as a benchmark composes
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import sys
@@ -28,6 +29,7 @@ from vlc_harness.sources import (
     UnpinnedFiles,
     file_digest,
     files_digest,
+    gc_paused,
 )
 
 PNG = b"\x89PNG\r\n\x1a\n-a"
@@ -288,3 +290,21 @@ def test_the_kit_still_offers_the_export_helpers():
     from vlc_harness.kit import exports
 
     assert exports.short_sha256 is file_digest and callable(exports.read_jsonl) and callable(exports.present)
+
+
+def test_gc_paused_stops_collections_for_its_block_and_restores_the_state_it_found():
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), gc_paused():
+        assert not gc.isenabled()
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the inner block found it off and leaves it so
+        raise RuntimeError("a loader's error")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()  # a caller that turned it off keeps it off
+    finally:
+        gc.enable()

@@ -11,11 +11,19 @@ import numpy as np
 import pytest
 
 from vlc_harness.benchmarks import InstanceScores
-from vlc_harness.errors import DataUnavailable, ScoreError
+from vlc_harness.errors import DataUnavailable, InputError, ScoreError
 from vlc_harness.params import build
+from vlc_harness.sources import gc_paused
 from vlc_harness.testing import write_standin_images
 from vlc_harness.types import ImageSource, Instance
-from vlc_harness_builtins.benchmarks.vl_checklist import CORPUS, IMAGE_ROOTS, PINNED, VLCheckList
+from vlc_harness_builtins.benchmarks.vl_checklist import (
+    CORPUS,
+    IMAGE_ROOTS,
+    PINNED,
+    VLCheckList,
+    read_items,
+    well_formed,
+)
 
 # Data README section 5 (verified counts), by our category names.
 COUNTS = {
@@ -46,7 +54,8 @@ def test_real_files_match_the_data_readme(shared_data):
     instances = b.load_instances()
     assert Counter(i.category for i in instances) == COUNTS and len(instances) == 123234
     for f in PINNED:  # one positive and one negative per upstream item, as evaluate.py reads them
-        items = json.loads((shared_data / "vl_checklist" / "data" / f.relpath).read_text())
+        with gc_paused():  # the file's items parsed beside the ~1M objects of the instances: no pass over those
+            items = json.loads((shared_data / "vl_checklist" / "data" / f.relpath).read_text())
         assert {(len(t["POS"]), len(t["NEG"])) for _, t in items} == {(1, 1)}
     images = shared_data / "vl_checklist" / "images"
     by_id = {i.id: i for i in instances}
@@ -75,6 +84,49 @@ def test_missing_and_altered_files_name_what_to_get(shared_data, tmp_path):
         bench(root).check_data()
     with pytest.raises(DataUnavailable, match="no upstream corpus file"):
         bench(tmp_path / "empty", version="custom").check_data()
+
+
+CAPTIONS = {"POS": ["a red cup"], "NEG": ["a blue cup"]}
+MALFORMED_ITEMS = [
+    "a.jpg",
+    [],
+    ["a.jpg"],
+    ["a.jpg", CAPTIONS, 1],
+    [1, CAPTIONS],
+    [["a.jpg"], CAPTIONS],
+    [{"a": 1}, CAPTIONS],
+    [None, CAPTIONS],
+    ["", CAPTIONS],
+    ["  ", CAPTIONS],
+    ["/abs/a.jpg", CAPTIONS],
+    ["a\0.jpg", CAPTIONS],
+    ["x" * 256 + ".jpg", CAPTIONS],
+    ["a.jpg", []],
+    ["a.jpg", "captions"],
+    ["a.jpg", {"POS": ["p"]}],
+    ["a.jpg", {"NEG": ["n"]}],
+    ["a.jpg", {"POS": [], "NEG": ["n"]}],
+    ["a.jpg", {"POS": ["p"], "NEG": [1]}],
+    ["a.jpg", {"POS": "p", "NEG": ["n"]}],
+    ["a.jpg", {"POS": ["p"], "NEG": None}],
+]
+"""Items each check of :func:`read_items` refuses (the list, its length, the image name, the captions)."""
+
+
+def test_a_malformed_item_is_refused_by_the_fast_check_and_named_by_the_full_one(tmp_path):
+    """The fast check (``well_formed``) passes exactly the items the full checks pass: each malformed item
+    fails it, after the same name passed in a good item too, and the full checks then name it."""
+    path = tmp_path / "color.json"
+    good = [["a.jpg", CAPTIONS], ["b/c.jpg", {"POS": ["p", "q"], "NEG": ["n"], "extra": 1}]]
+    path.write_text(json.dumps(good))
+    assert read_items(path) == [(image, texts) for image, texts in good]
+    assert all(well_formed(item, set()) for item in good)
+    for bad in MALFORMED_ITEMS:
+        assert not well_formed(bad, {"a.jpg"}), bad
+        path.write_text(json.dumps([*good, bad]))
+        with pytest.raises(InputError, match=r"item 2\b") as info:
+            read_items(path)
+        assert str(path) in str(info.value), bad
 
 
 def case(category: str, key: int, pos: float, neg: float) -> InstanceScores:
