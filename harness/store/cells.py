@@ -205,16 +205,17 @@ class CellRows:
             rows = conn.execute(q).all()
         for start in range(0, len(rows), _DECODE):
             chunk = rows[start : start + _DECODE]
-            scores, answers, texts = (_decoded([row[k] for row in chunk]) for k in (2, 4, 5))
-            for (iid, cat, _, err, _, _), s, a, t in zip(chunk, scores, answers, texts):
-                yield Outcome(iid, cat, s, err, a, t)
+            decoded = [_decoded([row[k] for row in chunk]) for k in (2, 4, 5)]  # scores, answers, text scores
+            yield from [Outcome(iid, cat, s, err, a, t) for (iid, cat, _, err, _, _), s, a, t in zip(chunk, *decoded)]
 
 
 def _decoded(texts: list[str | None]) -> list[Any]:
     """Each stored JSON text decoded (``None`` for none), in one ``json.loads`` for all of them: a call per
     text cost more than the decoding itself on a cell of small score matrices."""
     present = [text for text in texts if text]
-    values = json.loads("[" + ",".join(present) + "]") if present else []
+    if not present:
+        return [None] * len(texts)
+    values = json.loads("[" + ",".join(present) + "]")
     if len(values) != len(present):  # a text that is not one JSON value: decode each, which raises as it did
         values = [json.loads(text) for text in present]
     found = iter(values)
