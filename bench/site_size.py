@@ -13,7 +13,9 @@ files and instance shards, and everything else. Writing and rendering 250,000
 instances x 70 models takes hours on two cores; ``--scale 1`` does it, the default (0.01) takes minutes.
 
 The render time is the fastest of ``--repeats`` renders of each grid (the machine is shared), also printed
-per instance x model; ``--profile`` prints the 10 functions the scaled grid's first render spent the most time in.
+per instance x model, and the same in CPU time (this process's, the least of each grid's renders: on a machine
+other work loads it varies less than the wall clock, whose extrapolation is a difference of two noisy times);
+``--profile`` prints the 10 functions the scaled grid's first render spent the most time in.
 
     python bench/site_size.py [--scale 0.01] [--models 70] [--samples 100] [--repeats 1] [--profile]
 """
@@ -227,10 +229,16 @@ def _cell(
 
 
 def render_grid(
-    grid: Grid, site: Path, repeats: int = 1, profile: cProfile.Profile | None = None
+    grid: Grid,
+    site: Path,
+    repeats: int = 1,
+    profile: cProfile.Profile | None = None,
+    cpu: list[float] | None = None,
 ) -> tuple[float, SiteSize]:
     """Export the grid's store and render it into ``site`` as ``render`` does, ``repeats`` times (the machine is
-    shared: the fastest counts): seconds taken, the site's size. ``profile`` profiles the first render."""
+    shared: the fastest counts): seconds taken, the site's size. ``profile`` profiles the first render; ``cpu``
+    receives each render's CPU seconds (this process's: less swayed than the wall clock by other work on the
+    machine)."""
     from vlc_leaderboard.export import export_board, in_memory
     from vlc_leaderboard.publish import publish, site_target
 
@@ -239,7 +247,7 @@ def render_grid(
         if site.exists():
             shutil.rmtree(site)
         store = open_store(grid.store_url)
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         if profile is not None and k == 0:
             profile.enable()
         try:
@@ -255,6 +263,8 @@ def render_grid(
                 profile.disable()
             store.close()
         times.append(time.perf_counter() - start)
+        if cpu is not None:
+            cpu.append(time.process_time() - start_cpu)
     return min(times), site_size(site)
 
 
@@ -326,7 +336,7 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="print the top 10 of the scaled grid's render")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="vlc-site-size-"))
-    runs = []
+    runs, cpus = [], []
     profile = cProfile.Profile() if args.profile else None
     for name, scale in (("baseline (examples only)", None), (f"grid at scale {args.scale}", args.scale)):
         folder = work / ("baseline" if scale is None else "grid")
@@ -334,10 +344,13 @@ def main() -> None:
         start = time.perf_counter()
         grid = build_grid(folder, scale, args.models, args.samples)
         built = time.perf_counter() - start
-        seconds, size = render_grid(grid, folder / "site", args.repeats, profile if scale is not None else None)
+        cpu: list[float] = []
+        seconds, size = render_grid(grid, folder / "site", args.repeats, profile if scale is not None else None, cpu)
         runs.append((grid.n_instances, seconds, size, site_parts(folder / "site"), as_json_numbers(folder / "site")))
+        cpus.append(min(cpu))
         print(f"{name}: {args.models} models x {len(grid.instances)} benchmarks, {grid.n_instances:,} instances; "
-              f"store written in {built:.1f} s; rendered in {seconds:.1f} s: {size.describe()}")  # fmt: skip
+              f"store written in {built:.1f} s; rendered in {seconds:.1f} s ({min(cpu):.1f} s CPU): "
+              f"{size.describe()}")  # fmt: skip
     (n0, s0, size0, parts0, json0), (n1, s1, size1, parts1, json1) = runs
     full = sum(INSTANCES.values())
     print(f"the full grid ({full:,} instances x {args.models} models), extrapolated per part:")
@@ -358,8 +371,11 @@ def main() -> None:
     print(f"per instance ({args.models} models): {per:,.0f} bytes; the full grid's {full:,} instances: "
           f"{estimate / 1e6:,.1f} MB (budget {BUDGET / 1e6:.0f} MB: {verdict}; before the score shards were packed: "
           f"{before / 1e6:,.1f} MB), rendered in {seconds / 60:.1f} min (target 2)")  # fmt: skip
+    per_cpu, cpu_seconds = full_grid_estimate((cpus[0], n0), (cpus[1], n1), full)
     print(f"render time (fastest of {args.repeats}): {s1 / s0:.2f} x the baseline's {s0:.1f} s; "
-          f"{1e6 * per_second / args.models:.1f} us per instance x model")  # fmt: skip
+          f"{1e6 * per_second / args.models:.1f} us per instance x model; in CPU time (the least of each "
+          f"grid's renders): {1e6 * per_cpu / args.models:.1f} us per instance x model over a baseline of "
+          f"{cpus[0]:.1f} s, the full grid {cpu_seconds / 60:.1f} min")  # fmt: skip
     if profile is not None:
         print(f"the scaled grid's first render, top 10 by own time:\n{top_of(profile)}")
 

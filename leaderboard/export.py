@@ -109,11 +109,14 @@ def export_board(
     doc["instances"] = encode_instances(instances)
     doc["thumbnails"] = sorted(thumbnails)
     columns = {col.id: col for col in board.benchmarks}
+    captions: dict[str, dict[str, list[str]] | None] = {}  # per benchmark, made once for all its cells
 
     def record_dicts(k: int) -> Iterator[dict[str, Any]]:
         cell = facts.cells[k]
         col = columns.get(cell.benchmark_id)
-        texts = _captions(col, load) if col is not None else None
+        if col is not None and col.id not in captions:
+            captions[col.id] = _captions(col, load)
+        texts = captions[col.id] if col is not None else None
         return (outcome_record(o, texts) for o in results.instance_outcomes(cell))
 
     def records(k: int) -> Iterator[str]:

@@ -69,9 +69,12 @@ def _filled(
             scores[k] = record["s"]
         if "x" in record:
             text_scores[k] = record["x"]
+        answers = record.get("a")
+        if not answers:
+            continue
         # answers to questions carry their order; a declined pair ({"image", "text", "abstained"}) is no
         # answer: its score stays NaN and its verdict letter says it abstained
-        questions = [a for a in record.get("a") or [] if "order" in a]
+        questions = [a for a in answers if "order" in a]
         if questions:
             model.answers[k] = [a.get("choice") for a in sorted(questions, key=lambda a: a["order"])]
     if scores:

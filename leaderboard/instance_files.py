@@ -34,11 +34,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.fmt import metric_title, slug
 from vlc_leaderboard.instances import VERDICT_LETTERS, BenchmarkInstances, ModelInstances
 from vlc_leaderboard.public import redact_paths
-from vlc_leaderboard.score_packing import pack_scores
+from vlc_leaderboard.score_packing import pack_trimmed
 from vlc_leaderboard.site_policy import data_header
 from vlc_leaderboard.thumbnails import thumbnail
 
@@ -76,8 +78,9 @@ def write_instance_files(
             continue
         folder = f"{FOLDER}/{slug(bench_id)}"
         index = _write_benchmark(data, out, folder, budget, thumbnails or {})
+        shapes = _shape_arrays(data)
         index["models"] = {
-            slugs.get(m, m): _write_model(bench_id, slugs.get(m, m), model, data, index, out, budget)
+            slugs.get(m, m): _write_model(bench_id, slugs.get(m, m), model, shapes, index, out, budget)
             for m, model in data.models.items()
         }
         if _write(out / folder / "index.js", index, "vlcInstances", bench_id, budget):
@@ -196,12 +199,13 @@ def _write_model(
     bench_id: str,
     model: str,
     results: ModelInstances,
-    data: BenchmarkInstances,
+    shapes: tuple[np.ndarray, np.ndarray],
     index: dict[str, Any],
     out: Path,
     budget: Budget,
 ) -> dict[str, Any]:
-    """A model's verdict file and score shards; what the index says of them."""
+    """A model's verdict file and score shards (``shapes``: each instance's image and caption counts); what the
+    index says of them."""
     folder = f"{FOLDER}/{slug(bench_id)}/models"
     verdicts = {"verdicts": results.verdicts}
     if not _write(out / folder / f"{model}.js", verdicts, "vlcVerdicts", f"{bench_id}#{model}", budget):
@@ -209,20 +213,28 @@ def _write_model(
     files: list[str | None] = []
     for k, shard in enumerate(index["shards"]):
         path = f"{folder}/{model}/shard-{k}.js"
-        payload = _scores(results, data, shard["start"], shard["end"])
+        payload = _scores(results, shapes, shard["start"], shard["end"])
         ok = _write(out / path, payload, "vlcScores", f"{bench_id}#{model}#{k}", budget)
         files.append(path if ok else None)
     return {"verdicts": f"{folder}/{model}.js", "scores": files}
 
 
-def _scores(results: ModelInstances, data: BenchmarkInstances, start: int, end: int) -> dict[str, Any]:
-    """A model's stored scores on instances ``start:end``, each trimmed to the instance's images and captions."""
+def _scores(results: ModelInstances, shapes: tuple[np.ndarray, np.ndarray], start: int, end: int) -> dict[str, Any]:
+    """A model's stored scores on instances ``start:end``, each trimmed to the instance's images and captions
+    (``shapes``: their counts per instance)."""
     payload: dict[str, Any] = {"start": start}
-    shapes = [(len(data.images[k]), len(data.roles[k])) for k in range(start, end)]
+    rows, cols = shapes[0][start:end], shapes[1][start:end]
     if results.scores is not None:
-        payload["s"] = pack_scores([results.scores[k][:r, :c] for k, (r, c) in zip(range(start, end), shapes)])
+        payload["s"] = pack_trimmed(results.scores[start:end], rows, cols)
     if results.text_scores is not None:
-        payload["x"] = pack_scores([results.text_scores[k][:c, :c] for k, (_, c) in zip(range(start, end), shapes)])
+        payload["x"] = pack_trimmed(results.text_scores[start:end], cols, cols)
     if results.answers:
         payload["a"] = [results.answers.get(k) for k in range(start, end)]
     return payload
+
+
+def _shape_arrays(data: BenchmarkInstances) -> tuple[np.ndarray, np.ndarray]:
+    """Each instance's image and caption counts, as arrays (made once per benchmark for all its models)."""
+    images = np.fromiter((len(row) for row in data.images), dtype=np.int64, count=len(data.images))
+    captions = np.fromiter((len(row) for row in data.roles), dtype=np.int64, count=len(data.roles))
+    return images, captions

@@ -40,6 +40,29 @@ def pack_scores(blocks: list[np.ndarray]) -> str | list[Matrix | None]:
     codes = _codes(values)
     if codes is None:
         return [_matrix(b) for b in blocks]
+    return _text(codes)
+
+
+def pack_trimmed(scores: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> str | list[Matrix | None]:
+    """:func:`pack_scores` of ``scores[k][: rows[k], : cols[k]]`` for each instance ``k`` of ``scores`` (instances,
+    rows, columns), the blocks taken at once by a mask (row-major within each block, block after block)."""
+    mask = trim_mask(scores.shape, rows, cols)
+    codes = _codes(np.asarray(scores, dtype=np.float64)[mask])
+    if codes is None:
+        return [_matrix(scores[k][:r, :c]) for k, (r, c) in enumerate(zip(rows.tolist(), cols.tolist()))]
+    return _text(codes)
+
+
+def trim_mask(shape: tuple[int, ...], rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """The cells of an (instances, rows, columns) array that lie in each instance's first ``rows[k]`` rows and
+    ``cols[k]`` columns."""
+    n, n_rows, n_cols = shape
+    within_rows = np.arange(n_rows)[None, :, None] < np.asarray(rows).reshape(n, 1, 1)
+    return within_rows & (np.arange(n_cols)[None, None, :] < np.asarray(cols).reshape(n, 1, 1))
+
+
+def _text(codes: np.ndarray) -> str:
+    """The base64 text of 24-bit codes (3 big-endian bytes each)."""
     return base64.b64encode(codes.astype(">u4").view(np.uint8).reshape(-1, 4)[:, 1:].tobytes()).decode("ascii")
 
 

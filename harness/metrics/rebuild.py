@@ -127,14 +127,15 @@ def outcome_arrays(instances: list[Any], rows: dict[str, Outcome]) -> tuple[Outc
     answered = np.ones(len(kept), dtype=bool)
     with_texts = bool(kept) and all(rows[i.id].text_scores is not None for i in kept)
     texts = np.full((len(kept), shape[1], shape[1]), np.nan) if with_texts else None
-    stacked = _stacked([rows[i.id].scores for i in kept], tensor.shape)
-    for k, inst in enumerate(kept):
-        row = rows[inst.id]
+    kept_rows = [rows[i.id] for i in kept]
+    stacked = _stacked([row.scores for row in kept_rows], tensor.shape)
+    for k, row in enumerate(kept_rows):
         if stacked is None:
             _fill(tensor[k], row.scores)
         if texts is not None:
             _fill(texts[k], row.text_scores)
-        answered[k] = not any(d.get("abstained") for d in (row.answers or []))
+        if row.answers:
+            answered[k] = not any(d.get("abstained") for d in row.answers)
     return Outcomes(kept, tensor if stacked is None else stacked, answered, texts), bool((~answered).any())
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import Engine, delete, insert, select, update
@@ -202,21 +202,28 @@ class CellRows:
             .order_by(o.instance_id)
         )
         with self.engine.connect() as conn:
-            rows = conn.execute(q).all()
+            result = conn.execute(q)
+            try:
+                # the driver's own row tuples: a result row object per outcome cost about as much as its decoding
+                rows = result.cursor.fetchall()
+            finally:
+                result.close()
         for start in range(0, len(rows), _DECODE):
-            chunk = rows[start : start + _DECODE]
-            scores, answers, texts = (_decoded([row[k] for row in chunk]) for k in (2, 4, 5))
-            for (iid, cat, _, err, _, _), s, a, t in zip(chunk, scores, answers, texts):
-                yield Outcome(iid, cat, s, err, a, t)
+            ids, categories, scores, errors, answers, texts = zip(*rows[start : start + _DECODE])
+            yield from map(Outcome, ids, categories, _decoded(scores), errors, _decoded(answers), _decoded(texts))
 
 
-def _decoded(texts: list[str | None]) -> list[Any]:
+def _decoded(texts: Sequence[str | None]) -> list[Any]:
     """Each stored JSON text decoded (``None`` for none), in one ``json.loads`` for all of them: a call per
     text cost more than the decoding itself on a cell of small score matrices."""
     present = [text for text in texts if text]
-    values = json.loads("[" + ",".join(present) + "]") if present else []
+    if not present:
+        return [None] * len(texts)
+    values = json.loads("[" + ",".join(present) + "]")
     if len(values) != len(present):  # a text that is not one JSON value: decode each, which raises as it did
         values = [json.loads(text) for text in present]
+    if len(present) == len(texts):
+        return values
     found = iter(values)
     return [next(found) if text else None for text in texts]
 

@@ -6,7 +6,7 @@ import base64
 
 import numpy as np
 
-from vlc_leaderboard.score_packing import _code, _matrix, pack_scores
+from vlc_leaderboard.score_packing import _code, _matrix, pack_scores, pack_trimmed
 
 EDGES = [0.0, -0.0, np.nan, np.inf, -np.inf, 1.0, 10.0, 0.1, 9.99995, 9.99994999, 9.999950001, 0.123455, 0.123465]
 EDGES += [1.00005, 1.00015, -0.28765, 12345.5, 99999.5, 1e5, 9.99995e-33, 1e-32, 9.9999e31, 2.5e-5, 0.000125]
@@ -50,3 +50,19 @@ def test_out_of_range_keeps_json_numbers():
     blocks = [np.array([[0.5, 1e-40]]), np.array([[np.nan]])]
     assert pack_scores(blocks) == one_by_one(blocks) == [[[0.5, 1e-40]], None]
     assert pack_scores([]) == ""
+
+
+def test_trimmed_packing_matches_sliced_blocks():
+    """:func:`pack_trimmed` (a mask over the model's score array) packs what slicing each instance's block does."""
+    rng = np.random.default_rng(11)
+    scores = rng.normal(0.28, 0.05, (40, 3, 5))
+    scores[rng.random(scores.shape) < 0.1] = np.nan
+    rows, cols = rng.integers(0, 5, 40), rng.integers(0, 7, 40)  # 0, and more than the array holds, included
+    sliced = [scores[k][:r, :c] for k, (r, c) in enumerate(zip(rows.tolist(), cols.tolist()))]
+    assert pack_trimmed(scores, rows, cols) == pack_scores(sliced) == one_by_one(sliced)
+    rows[7], cols[7] = 2, 2
+    scores[7, 0, 0] = 1e-40  # out of range: JSON matrices, per instance, as before
+    sliced = [scores[k][:r, :c] for k, (r, c) in enumerate(zip(rows.tolist(), cols.tolist()))]
+    assert pack_trimmed(scores, rows, cols) == pack_scores(sliced) == one_by_one(sliced)
+    assert isinstance(pack_trimmed(scores, rows, cols), list)
+    assert pack_trimmed(scores[:0], rows[:0], cols[:0]) == ""
