@@ -36,11 +36,13 @@ Matrix = list[list[float | None]]
 def pack_scores(blocks: list[np.ndarray]) -> str | list[Matrix | None]:
     """Score blocks (one per instance, NaN: none stored) as a shard holds them: the base64 text, or, where a
     magnitude is outside 1e-32..1e32, the JSON matrices at 5 significant digits (``None`` if none is stored)."""
-    values = np.concatenate([np.asarray(b, dtype=np.float64).ravel() for b in blocks]) if blocks else np.empty(0)
-    codes = _codes(values)
-    if codes is None:
-        return [_matrix(b) for b in blocks]
-    return _text(codes)
+    arrays = [np.array(b, dtype=np.float64, ndmin=2) for b in blocks]
+    rows = np.array([a.shape[0] for a in arrays], dtype=np.int64)
+    cols = np.array([a.shape[1] for a in arrays], dtype=np.int64)
+    padded = np.full((len(arrays), max(rows, default=0), max(cols, default=0)), np.nan)
+    for k, a in enumerate(arrays):
+        padded[k, : a.shape[0], : a.shape[1]] = a
+    return pack_trimmed(padded, rows, cols)  # the one packing path: the blocks as one array, trimmed back
 
 
 def pack_trimmed(scores: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> str | list[Matrix | None]:
