@@ -25,9 +25,7 @@ SHAPES = {"n_scenes": 6, "image_size": 32}
 def night(tmp_path, monkeypatch, vlc_cli, faulty):
     """``night(name, *options)``: ``ci nightly`` on this test's registry, store, data and site; the models run
     in this process (``VLC_HARNESS_EXECUTOR``), the slow one logging each pair it scores."""
-    import vlc_leaderboard.render as render
-
-    monkeypatch.setattr(render, "wall_clock", lambda: NOW)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(int(NOW.timestamp())))  # the render's clock (its own process)
     monkeypatch.setenv("VLC_HARNESS_EXECUTOR", "inprocess")
     monkeypatch.setenv("TEST_SLOW_SLEEP", "0.5")
     monkeypatch.setenv("TEST_SLOW_LOG", str(tmp_path / "scored.log"))

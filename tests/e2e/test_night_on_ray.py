@@ -80,9 +80,8 @@ def pages(site: Path) -> dict[str, bytes]:
 
 @pytest.mark.subprocess
 def test_the_nightly_on_a_ray_cluster_publishes_the_local_executor_s_site(ray_cluster, tmp_path, monkeypatch, vlc_cli):
-    import vlc_leaderboard.render as render
-
-    monkeypatch.setattr(render, "wall_clock", lambda: NOW)  # the fixed clock: the render's and the store's
+    # The fixed clock: the render's (a process of its own, so its documented variable) and the store's.
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(int(NOW.timestamp())))
     for module in ("cells", "scores", "store", "opening"):
         monkeypatch.setattr(f"vlc_harness.store.{module}.now", lambda: NOW.isoformat(timespec="seconds"))
     registry = write_registry(
@@ -118,4 +117,5 @@ def test_the_nightly_on_a_ray_cluster_publishes_the_local_executor_s_site(ray_cl
             store.close()
     ours, theirs = pages(tmp_path / "ray" / "site"), pages(tmp_path / "local" / "site")
     assert json.loads(ours["manifest.json"]) == json.loads(theirs["manifest.json"])
+    assert b"Last checked 2026-05-01 06:30 UTC" in ours["index.html"]  # the fixed clock reached both renders
     assert ours.keys() == theirs.keys() and [k for k in ours if ours[k] != theirs[k]] == []
