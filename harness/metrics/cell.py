@@ -20,10 +20,12 @@ if TYPE_CHECKING:
     from vlc_harness.benchmarks import Benchmark
     from vlc_harness.metrics.family import Family
 
-ENGINE_VERSION = "3"
+ENGINE_VERSION = "4"
 """Bump when the engine's own code (aggregation, populations, bootstrap, averaging texts) changes what
 a cell stores; stored cells are then rebuilt from their outcomes (:mod:`.rebuild`). 3: averaging
-texts count their nouns in agreement, and the word-order audit words each tag's value."""
+texts count their nouns in agreement, and the word-order audit words each tag's value. 4: the
+bootstrap's sums in numpy's fixed order, not a BLAS product's (the same replicates on every machine;
+values that are not sums of halves moved in their last bits)."""
 NO_METRICS = "none"
 """The metrics version of a cell with no metrics (unavailable, skipped, failed before scoring)."""
 COVERAGE_SPEC = MetricSpec("coverage", "answered instances / asked instances", "ratio")

@@ -4,7 +4,8 @@ A family turns outcome arrays into :class:`Column` objects: one per-instance qua
 a score for an AUC) with its tie flags, abstention rule and aggregations. The engine plans each
 column's nodes over the categories present, then evaluates them once with every instance
 weighted 1 (the reported values) and then for the bootstrap resamples, block by block, as
-matrix products of resample counts with the columns. No per-instance Python loop runs here.
+matrix products of resample counts with the columns (:func:`resampled_sums`: in a fixed order, not
+BLAS's). No per-instance Python loop runs here.
 
 Populations: a column is reported over every asked instance (``<metric>``, an abstention
 counting as its rule says), and when the model may abstain also over the answered instances
@@ -268,7 +269,7 @@ class Engine:
         by_category = [self.matrix[m] for m in resampler.members]
         out: dict[Key, list[np.ndarray]] = {}
         for counts in resampler.blocks(ctx.categories):
-            sums = np.stack([c @ v for c, v in zip(counts, by_category)], axis=1)
+            sums = np.stack([resampled_sums(c, v) for c, v in zip(counts, by_category)], axis=1)
             values, _ = self._nodes(sums, counts)
             for key, v in values.items():
                 out.setdefault(key, []).append(v)
@@ -337,3 +338,11 @@ def evaluate(outcomes: Any, columns: Sequence[Column], samples: int = 0, coverag
     values = engine.point()
     replicates = engine.replicates(samples) if samples and len(outcomes.instances) else {}
     return Evaluation(values, replicates, samples)
+
+
+def resampled_sums(counts: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """``counts @ vectors`` (resamples x members times members x vectors), summed in an order fixed by numpy's
+    own loops: the same bits on every machine. A BLAS product (``@``) picks its summation order by thread
+    count and CPU kernel (OpenBLAS: one thread or a Prescott kernel moved the last bits of the replicates
+    the snapshot holds), so a cell rebuilt on another machine stored other replicates."""
+    return np.einsum("ij,jk->ik", counts, vectors, optimize=False)

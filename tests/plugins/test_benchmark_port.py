@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tests.conftest import shared_data_dir
@@ -37,6 +38,8 @@ from vlc_harness.testing import in_ci
 
 FOLDER = Path(__file__).resolve().parents[1] / "fixtures" / "benchmark_port"
 SNAPSHOT = json.loads((FOLDER / "snapshot.json").read_text(encoding="utf-8"))
+ENGINE4 = json.loads((FOLDER / "engine4.json").read_text(encoding="utf-8"))["records"]
+"""The records whose ``metrics`` metric engine 4 moved (``make_engine4.py``): replicate bits only, checked below."""
 
 
 def snapshot_module() -> Any:
@@ -52,7 +55,8 @@ def snapshot_module() -> Any:
 class Today:
     """Records and exports recomputed with today's code, each record when a test asks for it (so the
     work spreads over xdist workers instead of every worker computing all of them), its averaging texts
-    and metrics versions as engine 2 gave them (the only intended change of engine 3; tested below).
+    and metrics versions as engine 2 gave them (the only intended change of engine 3; tested below); the
+    records engine 4 moved are compared with :data:`ENGINE4`'s ``metrics`` (replicate bits; tested below).
     The variants' data is written once per worker; a record does not depend on which were computed
     before it (checked when this was split: all of them in reverse order give the snapshot)."""
 
@@ -98,7 +102,7 @@ def test_engine_3_changed_only_the_averaging_texts_it_meant_to():
     from vlc_harness.metrics.cell import ENGINE_VERSION
     from vlc_harness.metrics.rebuild import resamples_of
 
-    assert ENGINE_VERSION == "3" and resamples_of(f"e{ENGINE_VERSION}.b1000.0123456789abcdef") == 1000
+    assert ENGINE_VERSION == "4" and resamples_of(f"e{ENGINE_VERSION}.b1000.0123456789abcdef") == 1000
     text = Macro(what="attribute pairs with at least 25 cases", one="attribute pair with at least 25 cases")
     one_of = "macro: unweighted mean over 1 "
     assert text._node("m", "all", "s", ["a_b"], text.what).averaging == one_of + text.one
@@ -165,12 +169,33 @@ def test_record_is_byte_identical(name, today):
         if name.startswith("shared/") and shared_data_dir() is None and not in_ci():
             pytest.skip("../shared/data is not present")
         pytest.fail(f"{name} was not recomputed (its data is missing here)")
-    expected = SNAPSHOT["records"][name]
+    expected = SNAPSHOT["records"][name] | ENGINE4.get(name, {})
     assert got.keys() == expected.keys()
     for key in expected:
         if (expected["type"], key) in INTENDED:
             continue
         assert got[key] == expected[key], f"{name}: {key} differs (make_snapshot.py --full shows the values)"
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n.startswith("shared/") else n for n in sorted(ENGINE4)]
+)
+def test_engine_4_moved_only_the_last_bits_of_replicates(name, today, monkeypatch):
+    """Where engine 4's fixed-order sums gave other bytes than the snapshot's, a BLAS product (engine 3's sums) on
+    this machine gives the same values, intervals and tie counts, and replicates within a few units in the last
+    place; every other key of the record is the snapshot's."""
+    from vlc_harness.metrics import engine
+
+    assert set(ENGINE4[name]) == {"metrics"} and ENGINE4[name]["metrics"] != SNAPSHOT["records"][name]["metrics"]
+    variant = today.variants.get(name)
+    if variant is None:
+        pytest.fail(f"{name} was not recomputed (its data is missing here)")
+    now = today.module.continuous_of(variant)
+    monkeypatch.setattr(engine, "resampled_sums", lambda counts, vectors: counts @ vectors)
+    blas = today.module.continuous_of(variant)
+    assert now.metrics == blas.metrics and now.replicates.keys() == blas.replicates.keys()
+    for key, reps in now.replicates.items():
+        np.testing.assert_allclose(reps, blas.replicates[key], rtol=1e-13, atol=1e-15, err_msg=str(key))
 
 
 @pytest.mark.parametrize("name", sorted(n for n, r in SNAPSHOT["records"].items() if r["type"] == "whatsup"))
