@@ -67,6 +67,14 @@ def _counts(rng: np.random.Generator, n: int, rows: int) -> np.ndarray:
     return np.bincount(offsets.ravel(), minlength=rows * n).reshape(rows, n).astype(np.float64)
 
 
+def resampled_sums(counts: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """``counts @ vectors`` (resamples x members times members x vectors), summed in an order fixed by numpy's
+    own loops: the same bits on every machine. A BLAS product (``@``) picks its summation order by thread
+    count and CPU kernel (OpenBLAS: one thread or a Prescott kernel moved the last bits of the replicates
+    the snapshot holds), so a cell rebuilt on another machine stored other replicates."""
+    return np.einsum("ij,jk->ik", counts, vectors, optimize=False)
+
+
 def interval(replicates: np.ndarray, level: float = LEVEL) -> tuple[float, float]:
     """The percentile interval of the replicates (NaN-free replicates assumed)."""
     tail = (1.0 - level) / 2 * 100

@@ -3,9 +3,8 @@
 A family turns outcome arrays into :class:`Column` objects: one per-instance quantity (a credit,
 a score for an AUC) with its tie flags, abstention rule and aggregations. The engine plans each
 column's nodes over the categories present, then evaluates them once with every instance
-weighted 1 (the reported values) and then for the bootstrap resamples, block by block, as
-matrix products of resample counts with the columns (:func:`resampled_sums`: in a fixed order, not
-BLAS's). No per-instance Python loop runs here.
+weighted 1 (the reported values) and then for the bootstrap resamples, block by block, as products
+of resample counts with the columns (:func:`.bootstrap.resampled_sums`). No per-instance loop runs here.
 
 Populations: a column is reported over every asked instance (``<metric>``, an abstention
 counting as its rule says), and when the model may abstain also over the answered instances
@@ -22,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from vlc_harness.metrics.aggregate import Aggregation, Key, Node, Plan, Tags, tags_of
-from vlc_harness.metrics.bootstrap import Resampler
+from vlc_harness.metrics.bootstrap import Resampler, resampled_sums
 from vlc_harness.types import MetricValue
 
 ABSTENTION_RULES = {
@@ -338,11 +337,3 @@ def evaluate(outcomes: Any, columns: Sequence[Column], samples: int = 0, coverag
     values = engine.point()
     replicates = engine.replicates(samples) if samples and len(outcomes.instances) else {}
     return Evaluation(values, replicates, samples)
-
-
-def resampled_sums(counts: np.ndarray, vectors: np.ndarray) -> np.ndarray:
-    """``counts @ vectors`` (resamples x members times members x vectors), summed in an order fixed by numpy's
-    own loops: the same bits on every machine. A BLAS product (``@``) picks its summation order by thread
-    count and CPU kernel (OpenBLAS: one thread or a Prescott kernel moved the last bits of the replicates
-    the snapshot holds), so a cell rebuilt on another machine stored other replicates."""
-    return np.einsum("ij,jk->ik", counts, vectors, optimize=False)

@@ -1,6 +1,6 @@
 """The bootstrap's replicates are the same bits whatever BLAS does: one thread or two, another CPU kernel.
 
-A cell's replicates are sums of resample counts times per-instance credits (:func:`vlc_harness.metrics.engine.
+A cell's replicates are sums of resample counts times per-instance credits (:func:`vlc_harness.metrics.bootstrap.
 resampled_sums`). Summed by a BLAS product, their last bits followed OpenBLAS's thread count and kernel, so a
 cell computed on the GPU machine and rebuilt on a laptop stored other replicates. Here hard positives' example
 (credits in thirds, which no summation order leaves exact) is computed in interpreters with OpenBLAS set
@@ -56,7 +56,7 @@ def test_replicates_do_not_follow_blas_threads_or_kernel():
 
 
 def test_resampled_sums_is_the_matrix_product_in_a_fixed_order():
-    from vlc_harness.metrics.engine import resampled_sums
+    from vlc_harness.metrics.bootstrap import resampled_sums
 
     rng = np.random.default_rng(3)
     counts = rng.integers(0, 4, size=(50, 700)).astype(np.float64)
