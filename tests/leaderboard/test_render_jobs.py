@@ -8,6 +8,7 @@ hazards: a worker never uses the store's pooled connection or the bundle's open 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
@@ -20,6 +21,7 @@ import pytest
 
 from tests.leaderboard.bundle_store import cli, plugins_loaded, snapshot, store_args
 from tests.leaderboard.test_bundle import FIRST, render_bundle, rewrite
+from vlc_leaderboard.board_data import BundleError
 from vlc_leaderboard.fanout import WorkerDied, fan_out
 
 pytestmark = pytest.mark.slow  # the bundle's store, rendered several times
@@ -174,5 +176,6 @@ def test_a_worker_reads_the_bundle_through_a_file_of_its_own(board_bundle):
         offset = os.lseek(fd, offset, os.SEEK_SET)
         assert fan_out(lambda k: read(k, True), [0, 1], 2) == counts
         assert os.lseek(fd, 0, os.SEEK_CUR) == offset  # the children's reads moved an offset of their own
-        assert fan_out(lambda k: read(k, False), [0, 1], 2) == counts
+        with contextlib.suppress(BundleError):  # two processes on one offset may read each other's bytes
+            fan_out(lambda k: read(k, False), [0, 1], 2)
         assert os.lseek(fd, 0, os.SEEK_CUR) != offset  # without it, they move the parent's
