@@ -12,12 +12,14 @@ The cost is printed per part (:data:`PARTS`): the scores downloads, the browser'
 files and instance shards, and everything else. Writing and rendering 250,000
 instances x 70 models takes hours on two cores; ``--scale 1`` does it, the default (0.01) takes minutes.
 
-The render time is the fastest of ``--repeats`` renders of each grid (the machine is shared), also printed
-per instance x model, and the same in CPU time (this process's, the least of each grid's renders: on a machine
-other work loads it varies less than the wall clock, whose extrapolation is a difference of two noisy times);
-``--profile`` prints the 10 functions the scaled grid's first render spent the most time in.
+Each grid is rendered with 1 job and with ``--jobs N`` (``render --jobs``: each benchmark's work in a worker
+process; default the CPUs this process may use). The render time is the fastest of ``--repeats`` renders of
+each grid and jobs (the machine is shared), also printed per instance x model, and the same in CPU time (this
+process's and its workers', ``os.times()``; the least of each grid's renders: on a machine other work loads it
+varies less than the wall clock, whose extrapolation is a difference of two noisy times); ``--profile`` prints
+the 10 functions the scaled grid's first 1-job render spent the most time in.
 
-    python bench/site_size.py [--scale 0.01] [--models 70] [--samples 100] [--repeats 1] [--profile]
+    python bench/site_size.py [--scale 0.01] [--models 70] [--samples 100] [--repeats 1] [--jobs N] [--profile]
 """
 
 from __future__ import annotations
