@@ -97,8 +97,13 @@ class _Pool:
             if k != slot:
                 child_end.close()
         conn = self.pipes[slot][1]
-        if self.in_child is not None:
-            self.in_child()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the workers
+        unready: tuple[BaseException, str] | None = None
+        try:
+            if self.in_child is not None:
+                self.in_child()
+        except Exception as exc:  # every item it is handed fails with it
+            unready = (exc, traceback.format_exc())
         while True:
             try:
                 k = conn.recv()
@@ -107,17 +112,27 @@ class _Pool:
             if k is None:
                 return
             try:
+                if unready is not None:
+                    raise unready[0]
                 answer = (k, True, self.fn(self.items[k]))
-            except BaseException as exc:  # every error is the parent's to raise, Ctrl-C's included
-                answer = (k, False, (exc, traceback.format_exc()))
+            except BaseException as exc:  # every error is the parent's to raise (SIGINT is ignored here)
+                answer = (k, False, (exc, unready[1] if unready is not None else traceback.format_exc()))
             try:
-                conn.send(answer)
-            except Exception as exc:  # a result or an error that does not pickle: said in one that does
-                ok, value = answer[1], answer[2]
-                text = f"its result does not pickle ({exc})" if ok else f"{type(value[0]).__name__}: {value[0]}"
-                conn.send((k, False, (HarnessError(text), "" if ok else value[1])))
-            if isinstance(answer[2], tuple) and isinstance(answer[2][0], KeyboardInterrupt):
+                self._send(conn, answer)
+            except OSError:  # the parent is gone
                 return
+
+    @staticmethod
+    def _send(conn: Any, answer: tuple[int, bool, Any]) -> None:
+        """Send an answer; one that does not pickle is said in an error that does."""
+        try:
+            conn.send(answer)
+        except OSError:
+            raise
+        except Exception as exc:
+            k, ok, value = answer
+            text = f"its result does not pickle ({exc})" if ok else f"{type(value[0]).__name__}: {value[0]}"
+            conn.send((k, False, (HarnessError(text), "" if ok else value[1])))
 
     def run(self, order: list[int]) -> list[Any]:
         """Hand out ``order``'s indices, one at a time to each idle worker; the results in item order. After a

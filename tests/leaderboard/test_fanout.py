@@ -53,6 +53,14 @@ def test_a_worker_s_error_is_raised_here_as_one_process_raises_it():
     assert str(serial.value) == str(raised.value)
 
 
+def test_a_worker_that_cannot_get_ready_fails_each_item_it_is_handed_with_why():
+    def unready() -> None:
+        raise UserError("the bundle was replaced while it was rendered")
+
+    with pytest.raises(UserError, match="replaced while it was rendered"):
+        fan_out(lambda x: x, [1, 2, 3], 2, unready)
+
+
 def test_what_does_not_pickle_is_said_in_an_error_that_does():
     with pytest.raises(HarnessError, match="does not pickle"):
         fan_out(lambda x: threading.Lock(), [1, 2], 2)
