@@ -29,6 +29,7 @@ per view.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,6 +111,26 @@ def write_instance_files(
             fill.written |= scores  # what the worker wrote: not written again (write_downloads)
         if written:
             indexes[bench_id] = f"{FOLDER}/{slug(bench_id)}/index.js"
+        else:
+            missing[bench_id] = OVER_INDEX
+    return indexes, missing
+
+
+def copy_instance_files(
+    instances: dict[str, BenchmarkInstances], written: Path, out: Path
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The browser files :func:`write_instance_files` wrote for ``instances`` under ``written`` (the live site, in
+    this render), copied under ``out`` (a release frozen in it): the same bytes, without reading the cells'
+    records again; returns what :func:`write_instance_files` returned there."""
+    if (written / FOLDER).is_dir():
+        shutil.copytree(written / FOLDER, out / FOLDER, copy_function=shutil.copyfile)
+    indexes, missing = {}, {}
+    for bench_id, data in instances.items():
+        index = f"{FOLDER}/{slug(bench_id)}/index.js"
+        if data.missing:
+            missing[bench_id] = data.missing
+        elif (out / index).is_file():
+            indexes[bench_id] = index
         else:
             missing[bench_id] = OVER_INDEX
     return indexes, missing

@@ -126,7 +126,8 @@ def render_site(
             "checked": None,
             "board_bibtex": board_bibtex(provenance, frozen["time"], release),
         }
-        write_pages(env, board, target, frozen_context, instances, thumbnails, fill, workers)
+        # the browser's files are the live site's: copied, not made again from the cells' records
+        write_pages(env, board, target, frozen_context, instances, thumbnails, fill, workers, browsed_in=out)
         write_manifest(board, target)
         (target / releases.MANIFEST).write_text(json.dumps(frozen, indent=1, sort_keys=True), encoding="utf-8")
         if downloads is not None:
