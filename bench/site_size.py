@@ -12,12 +12,14 @@ The cost is printed per part (:data:`PARTS`): the scores downloads, the browser'
 files and instance shards, and everything else. Writing and rendering 250,000
 instances x 70 models takes hours on two cores; ``--scale 1`` does it, the default (0.01) takes minutes.
 
-The render time is the fastest of ``--repeats`` renders of each grid (the machine is shared), also printed
-per instance x model, and the same in CPU time (this process's, the least of each grid's renders: on a machine
-other work loads it varies less than the wall clock, whose extrapolation is a difference of two noisy times);
-``--profile`` prints the 10 functions the scaled grid's first render spent the most time in.
+Each grid is rendered with 1 job and with ``--jobs N`` (``render --jobs``: each benchmark's work in a worker
+process; default the CPUs this process may use). The render time is the fastest of ``--repeats`` renders of
+each grid and jobs (the machine is shared), also printed per instance x model, and the same in CPU time (this
+process's and its workers', ``os.times()``; the least of each grid's renders: on a machine other work loads it
+varies less than the wall clock, whose extrapolation is a difference of two noisy times); ``--profile`` prints
+the 10 functions the scaled grid's first 1-job render spent the most time in.
 
-    python bench/site_size.py [--scale 0.01] [--models 70] [--samples 100] [--repeats 1] [--profile]
+    python bench/site_size.py [--scale 0.01] [--models 70] [--samples 100] [--repeats 1] [--jobs N] [--profile]
 """
 
 from __future__ import annotations
@@ -25,10 +27,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import cProfile
-import datetime as dt
 import io
 import json
 import math
+import os
 import pstats
 import re
 import shutil
@@ -50,6 +52,7 @@ from vlc_harness.registry import BenchmarkEntry, ModelEntry, Registry
 from vlc_harness.results import StoredResults
 from vlc_harness.store import open_store
 from vlc_harness.testing.examples import example_for
+from vlc_leaderboard.fanout import default_jobs
 from vlc_leaderboard.site_size import SiteSize, site_size
 
 REGISTRY = Path(__file__).resolve().parents[1] / "registry.yaml"
@@ -234,38 +237,45 @@ def render_grid(
     repeats: int = 1,
     profile: cProfile.Profile | None = None,
     cpu: list[float] | None = None,
+    jobs: int = 1,
 ) -> tuple[float, SiteSize]:
-    """Export the grid's store and render it into ``site`` as ``render`` does, ``repeats`` times (the machine is
-    shared: the fastest counts): seconds taken, the site's size. ``profile`` profiles the first render; ``cpu``
-    receives each render's CPU seconds (this process's: less swayed than the wall clock by other work on the
-    machine)."""
+    """Export the grid's store and render it into ``site`` as ``render --jobs JOBS`` does, ``repeats`` times (the
+    machine is shared: the fastest counts): seconds taken, the site's size. ``profile`` profiles the first render
+    (this process only); ``cpu`` receives each render's CPU seconds, its worker processes' included (less swayed
+    than the wall clock by other work on the machine)."""
     from vlc_leaderboard.export import export_board, in_memory
-    from vlc_leaderboard.publish import publish, site_target
+    from vlc_leaderboard.publish import publish, site_target, wall_clock
 
     times = []
     for k in range(repeats):
         if site.exists():
             shutil.rmtree(site)
         store = open_store(grid.store_url)
-        start, start_cpu = time.perf_counter(), time.process_time()
+        start, start_cpu = time.perf_counter(), cpu_seconds()
         if profile is not None and k == 0:
             profile.enable()
         try:
             results = StoredResults(store)
             export = export_board(
-                results, grid.registry, get_plugins(), site.parent, False, set(), {}, instances_of=grid.loader
+                results, grid.registry, get_plugins(), site.parent, False, set(), {}, grid.loader, jobs
             )
-            now = dt.datetime.now(dt.timezone.utc)
+            target = site_target(str(site), None, None, (), False, jobs)
             with contextlib.redirect_stdout(io.StringIO()):  # "nothing to compare, every cell is new", each time
-                publish(in_memory(export), site_target(str(site), None, None, (), False), now)
+                publish(in_memory(export), target, wall_clock())
         finally:
             if profile is not None:
                 profile.disable()
             store.close()
         times.append(time.perf_counter() - start)
         if cpu is not None:
-            cpu.append(time.process_time() - start_cpu)
+            cpu.append(cpu_seconds() - start_cpu)
     return min(times), site_size(site)
+
+
+def cpu_seconds() -> float:
+    """CPU seconds this process and its reaped children have used (``time.process_time()`` misses the children)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def top_of(profile: cProfile.Profile, lines: int = 10) -> str:
@@ -334,9 +344,14 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=100, help="bootstrap replicates per value")
     parser.add_argument("--repeats", type=int, default=1, help="renders of each grid; the fastest counts")
     parser.add_argument("--profile", action="store_true", help="print the top 10 of the scaled grid's render")
+    parser.add_argument(
+        "--jobs", type=int, default=default_jobs(), help="also render with this many workers (default: the CPUs)"
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="vlc-site-size-"))
-    runs, cpus = [], []
+    runs = []
+    jobs = sorted({1, args.jobs})
+    timed: dict[int, list[tuple[float, float]]] = {j: [] for j in jobs}  # per jobs: (wall, CPU) of each grid
     profile = cProfile.Profile() if args.profile else None
     for name, scale in (("baseline (examples only)", None), (f"grid at scale {args.scale}", args.scale)):
         folder = work / ("baseline" if scale is None else "grid")
@@ -344,13 +359,16 @@ def main() -> None:
         start = time.perf_counter()
         grid = build_grid(folder, scale, args.models, args.samples)
         built = time.perf_counter() - start
-        cpu: list[float] = []
-        seconds, size = render_grid(grid, folder / "site", args.repeats, profile if scale is not None else None, cpu)
+        said = []
+        for j in jobs:
+            cpu: list[float] = []
+            profiled = profile if scale is not None and j == 1 else None
+            seconds, size = render_grid(grid, folder / "site", args.repeats, profiled, cpu, j)
+            timed[j].append((seconds, min(cpu)))
+            said.append(f"{j} jobs {seconds:.1f} s ({min(cpu):.1f} s CPU)")
         runs.append((grid.n_instances, seconds, size, site_parts(folder / "site"), as_json_numbers(folder / "site")))
-        cpus.append(min(cpu))
         print(f"{name}: {args.models} models x {len(grid.instances)} benchmarks, {grid.n_instances:,} instances; "
-              f"store written in {built:.1f} s; rendered in {seconds:.1f} s ({min(cpu):.1f} s CPU): "
-              f"{size.describe()}")  # fmt: skip
+              f"store written in {built:.1f} s; rendered in {', '.join(said)}: {size.describe()}")  # fmt: skip
     (n0, s0, size0, parts0, json0), (n1, s1, size1, parts1, json1) = runs
     full = sum(INSTANCES.values())
     print(f"the full grid ({full:,} instances x {args.models} models), extrapolated per part:")
@@ -366,16 +384,19 @@ def main() -> None:
     per, estimate = full_grid_estimate((size0.total, n0), (size1.total, n1), full)
     packed = full_grid_estimate((parts0[SHARDS], n0), (parts1[SHARDS], n1), full)[1]
     before = estimate - packed + full_grid_estimate((json0, n0), (json1, n1), full)[1]
-    per_second, seconds = full_grid_estimate((s0, n0), (s1, n1), full)
     verdict = "met" if estimate <= BUDGET else "NOT met"
     print(f"per instance ({args.models} models): {per:,.0f} bytes; the full grid's {full:,} instances: "
           f"{estimate / 1e6:,.1f} MB (budget {BUDGET / 1e6:.0f} MB: {verdict}; before the score shards were packed: "
-          f"{before / 1e6:,.1f} MB), rendered in {seconds / 60:.1f} min (target 2)")  # fmt: skip
-    per_cpu, cpu_seconds = full_grid_estimate((cpus[0], n0), (cpus[1], n1), full)
-    print(f"render time (fastest of {args.repeats}): {s1 / s0:.2f} x the baseline's {s0:.1f} s; "
-          f"{1e6 * per_second / args.models:.1f} us per instance x model; in CPU time (the least of each "
-          f"grid's renders): {1e6 * per_cpu / args.models:.1f} us per instance x model over a baseline of "
-          f"{cpus[0]:.1f} s, the full grid {cpu_seconds / 60:.1f} min")  # fmt: skip
+          f"{before / 1e6:,.1f} MB)")  # fmt: skip
+    for j in jobs:
+        (w0, c0), (w1, c1) = timed[j]
+        per_second, seconds = full_grid_estimate((w0, n0), (w1, n1), full)
+        per_cpu, cpu_total = full_grid_estimate((c0, n0), (c1, n1), full)
+        print(f"render with {j} jobs (fastest of {args.repeats}): wall {w1:.1f} s ({w1 / w0:.2f} x the baseline's "
+              f"{w0:.1f} s), {1e6 * per_second / args.models:.1f} us per instance x model, the full grid "
+              f"{seconds / 60:.1f} min (target 2); CPU with the workers' (the least of each grid's renders): "
+              f"{1e6 * per_cpu / args.models:.1f} us per instance x model over a baseline of {c0:.1f} s, "
+              f"the full grid {cpu_total / 60:.1f} min")  # fmt: skip
     if profile is not None:
         print(f"the scaled grid's first render, top 10 by own time:\n{top_of(profile)}")
 

@@ -47,6 +47,9 @@ class BoardData:
     """A published cell's outcome records (:mod:`vlc_leaderboard.outcome_records`)."""
     thumbnails: Mapping[str, bytes]
     """The thumbnails the instance browser's images name, by file name."""
+    after_fork: Callable[[], None] | None = None
+    """What a process forked from this one runs before it reads :attr:`outcomes` or :attr:`thumbnails`: the
+    store's connections dropped (:meth:`vlc_harness.results.StoredResults.after_fork`), the bundle reopened."""
 
 
 def board_data(
@@ -55,10 +58,11 @@ def board_data(
     lines: Callable[[int], Iterable[str]],
     thumbnails: Mapping[str, bytes],
     records: Callable[[int], Iterable[dict[str, Any]]] | None = None,
+    after_fork: Callable[[], None] | None = None,
 ) -> BoardData:
     """The board data of a bundle's document, reading cell ``k``'s replicates and outcome record lines with
     ``replicates(k)`` and ``lines(k)``; or its records themselves with ``records(k)`` where given (render from
-    the store: the dicts those lines read back to)."""
+    the store: the dicts those lines read back to). ``after_fork``: :attr:`BoardData.after_fork`."""
     cells, index = [], {}
     for k, cell_doc in enumerate(doc["cells"]):
         reader = (lambda k=k: replicates(k)) if cell_doc["replicates"] is not None else None
@@ -83,4 +87,5 @@ def board_data(
         decode_instances(doc["instances"]),
         outcomes,
         thumbnails,
+        after_fork,
     )

@@ -201,16 +201,17 @@ def open_bundle(path: Path, limits: Limits = LIMITS) -> Iterator[BoardData]:
     except (zipfile.BadZipFile, OSError) as exc:
         raise BundleError(f"{path} is not a board bundle (not a zip file: {exc})") from None
     with zf:
-        reader = _Reader(zf, limits)
+        reader = _Reader(zf, limits, path)
         doc = reader.document()
-        yield board_data(doc, reader.replicates(doc), reader.lines, _Thumbnails(reader, doc["thumbnails"]))
+        thumbnails = _Thumbnails(reader, doc["thumbnails"])
+        yield board_data(doc, reader.replicates(doc), reader.lines, thumbnails, after_fork=reader.reopen)
 
 
 class _Reader:
     """Reads a bundle's members within the limits (a member's declared size is checked, then its bytes counted)."""
 
-    def __init__(self, zf: zipfile.ZipFile, limits: Limits) -> None:
-        self.zf, self.limits = zf, limits
+    def __init__(self, zf: zipfile.ZipFile, limits: Limits, path: Path | None = None) -> None:
+        self.zf, self.limits, self.path, self.identity = zf, limits, path, _identity(zf)
         infos = zf.infolist()
         names = [i.filename for i in infos]
         if len(names) > limits.members or len(set(names)) != len(names):
@@ -218,6 +219,18 @@ class _Reader:
         if sum(i.file_size for i in infos) > limits.total_bytes:
             raise BundleError(f"the bundle's members hold over {limits.total_bytes} bytes in all")
         self.infos = {i.filename: i for i in infos}
+
+    def reopen(self) -> None:
+        """In a process forked from the one that opened the bundle: open the same file again (a child shares its
+        parent's offset, and the zip reader seeks before each read: two processes would read at each other's)."""
+        try:
+            zf = zipfile.ZipFile(self.path or "")
+        except (zipfile.BadZipFile, OSError) as exc:
+            raise BundleError(f"cannot reopen the bundle {self.path}: {exc}") from None
+        if _identity(zf) != self.identity:
+            zf.close()
+            raise BundleError(f"the bundle {self.path} was replaced while it was rendered: render it again")
+        self.zf = zf  # its members are those already checked: the same file
 
     def read(self, name: str, cap: int) -> bytes:
         info = self.infos.get(name)
@@ -271,6 +284,12 @@ class _Reader:
                     yield line
         except (zipfile.BadZipFile, OSError, EOFError, UnicodeDecodeError) as exc:
             raise BundleError(f"{name} cannot be read: {exc}") from None
+
+
+def _identity(zf: zipfile.ZipFile) -> tuple[int, ...] | None:
+    """What tells the zip's file from another: its device, inode, size and modification time."""
+    found = os.fstat(zf.fp.fileno()) if zf.fp is not None and hasattr(zf.fp, "fileno") else None
+    return None if found is None else (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
 
 
 class _Capped(io.RawIOBase):

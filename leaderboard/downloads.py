@@ -33,6 +33,7 @@ from typing import Any
 
 from vlc_harness.results import CellRecord, stored_values
 from vlc_leaderboard.board import Board
+from vlc_leaderboard.fanout import SERIAL, Workers
 from vlc_leaderboard.outcome_records import download_record, first_line
 from vlc_leaderboard.public import page_slug, redact_paths
 
@@ -109,9 +110,12 @@ class ScoresFiles:
         return records
 
 
-def write_downloads(board: Board, out: Path, outcomes: Outcomes, done: ScoresFiles | None = None) -> list[Path]:
+def write_downloads(
+    board: Board, out: Path, outcomes: Outcomes, done: ScoresFiles | None = None, workers: Workers = SERIAL
+) -> list[Path]:
     """Write ``downloads/leaderboard.{csv,json}`` and one scores file per published cell (its
-    outcome records, from ``outcomes``), but those ``done`` wrote already under ``out``."""
+    outcome records, from ``outcomes``), but those ``done`` wrote already under ``out``; the scores files of
+    each benchmark by one of ``workers``."""
     from vlc_leaderboard.fmt import metric_title, metric_unit, number
 
     folder = out / "downloads" / "scores"
@@ -120,6 +124,7 @@ def write_downloads(board: Board, out: Path, outcomes: Outcomes, done: ScoresFil
     cells_json = []
     unpublished = []
     written = []
+    todo: dict[str, list[tuple[Path, dict[str, Any], CellRecord]]] = {}
     for row in board.rows:
         weights = row.meta.get("open_weights")
         meta = {
@@ -194,7 +199,15 @@ def write_downloads(board: Board, out: Path, outcomes: Outcomes, done: ScoresFil
                 written.append(done.written[id(cell)])
                 continue
             header = scores_header(row.public_id, col.id, cell.data_version)
-            written.append(_write_scores(out / scores_file(row.id, col.id), header, outcomes(cell)))
+            written.append(out / scores_file(row.id, col.id))
+            todo.setdefault(col.id, []).append((written[-1], header, cell))
+
+    def write(bench_id: str) -> None:
+        for path, header, cell in todo[bench_id]:
+            _write_scores(path, header, outcomes(cell))
+
+    # each benchmark's files by one of the workers, the largest first
+    workers.map(write, list(todo), [sum(c.n_instances or 0 for _, _, c in todo[b]) for b in todo])
     with open(out / "downloads" / "leaderboard.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=list(CSV_COLUMNS), lineterminator="\n")
         writer.writeheader()

@@ -25,7 +25,15 @@ from vlc_harness.results import CellRecord
 from vlc_leaderboard.board import assemble_board, board_facts
 from vlc_leaderboard.board_data import BoardData, board_data
 from vlc_leaderboard.bundle_codec import SCHEMA, VERSION, dump, encode_cell, encode_facts, encode_instances
-from vlc_leaderboard.instances import ImageEntry, gather_instances, load_instances
+from vlc_leaderboard.fanout import fan_out
+from vlc_leaderboard.instances import (
+    BenchmarkInstances,
+    ImageEntry,
+    browsed_columns,
+    gather_column,
+    load_instances,
+    published_cells,
+)
 from vlc_leaderboard.outcome_records import first_line, outcome_record, record_line
 from vlc_leaderboard.public import redact_paths
 
@@ -53,6 +61,8 @@ class Export:
     record_dicts: Callable[[int], Iterator[dict[str, Any]]] | None = None
     """Cell ``k``'s outcome records as the lines of ``records(k)`` hold them, not yet written as JSON (what
     :func:`in_memory` reads: the same values, without a JSON round trip per record)."""
+    after_fork: Callable[[], None] | None = None
+    """What a process forked from this one runs before it reads records: the store's connections dropped."""
 
 
 def export_board(
@@ -64,11 +74,13 @@ def export_board(
     stale: set[int],
     provenance: Mapping[str, Any],
     instances_of: Callable[[Any], Any] | None = None,
+    jobs: int = 1,
 ) -> Export:
     """Everything render reads of ``results`` under ``registry``: see the module docstring. ``stale``: the
     ids of the cells whose metrics older metric code computed; ``provenance``: this process's.
     ``instances_of`` loads a column's benchmark copy and instances (default: its data under ``data_root``,
-    :func:`~vlc_leaderboard.instances.load_instances`; bench/site_size.py gives synthetic ones)."""
+    :func:`~vlc_leaderboard.instances.load_instances`; bench/site_size.py gives synthetic ones). ``jobs``: worker
+    processes for the per-benchmark work (:func:`~vlc_leaderboard.fanout.fan_out`; 1: all in this process)."""
     stored = results.cells(include_incomplete=True, with_replicates=True)
     facts = board_facts(stored, registry, plugins, include_adhoc=include_adhoc)
     facts.cells = [public_cell(c) for c in facts.cells]
@@ -102,14 +114,27 @@ def export_board(
                 loaded[col.id] = load_instances(col.benchmark, data_root) if data_root is not None else None
         return loaded[col.id]
 
-    instances = gather_instances(board, results, data_root, load)
+    captions: dict[str, dict[str, list[str]] | None] = {}  # per benchmark, made once for all its cells
+
+    def gather(col: Any) -> tuple[BenchmarkInstances, dict[str, bytes], dict[str, list[str]] | None]:
+        assert data_root is not None
+        data = gather_column(board, col, results, data_root, load)
+        made: dict[str, bytes] = {}
+        data.images = [[_thumbnailed(e, made) for e in row] for row in data.images]
+        return data, made, _captions(col, load)
+
+    # each benchmark in a worker of its own (vlc_leaderboard.fanout), the largest first: its data loaded, its
+    # published cells' outcomes read and reduced to verdict letters, its thumbnails made
+    browsed = browsed_columns(board) if data_root is not None else []
+    weights = [sum(c.n_instances or 0 for c in published_cells(board, col.id).values()) for col in browsed]
+    instances: dict[str, BenchmarkInstances] = {}
     thumbnails: dict[str, bytes] = {}
-    for data in instances.values():
-        data.images = [[_thumbnailed(e, thumbnails) for e in row] for row in data.images]
+    for col, (data, made, texts) in zip(browsed, fan_out(gather, browsed, jobs, results.after_fork, weights)):
+        instances[col.id], captions[col.id] = data, texts
+        thumbnails |= made
     doc["instances"] = encode_instances(instances)
     doc["thumbnails"] = sorted(thumbnails)
     columns = {col.id: col for col in board.benchmarks}
-    captions: dict[str, dict[str, list[str]] | None] = {}  # per benchmark, made once for all its cells
 
     def record_dicts(k: int) -> Iterator[dict[str, Any]]:
         cell = facts.cells[k]
@@ -122,7 +147,7 @@ def export_board(
     def records(k: int) -> Iterator[str]:
         return (record_line(record) for record in record_dicts(k))
 
-    export = Export(doc, replicates, records, thumbnails, record_dicts=record_dicts)
+    export = Export(doc, replicates, records, thumbnails, record_dicts=record_dicts, after_fork=results.after_fork)
     if not registry.benchmarks:
         export.warnings.append(
             "no benchmark in that registry, so the board has no column: pass the published registry first "
@@ -188,4 +213,5 @@ def in_memory(export: Export) -> BoardData:
     record as the dict its line would read back to (a record holds only JSON's own types, the store's
     decoded JSON and strings, so a JSON round trip per record would change nothing but the time)."""
     doc = json.loads(dump(export.doc))
-    return board_data(doc, lambda k: export.replicates[k], export.records, export.thumbnails, export.record_dicts)
+    replicates, thumbnails = (lambda k: export.replicates[k]), export.thumbnails
+    return board_data(doc, replicates, export.records, thumbnails, export.record_dicts, export.after_fork)

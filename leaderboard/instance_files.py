@@ -29,6 +29,7 @@ per view.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,8 +38,11 @@ from typing import Any
 import numpy as np
 
 from vlc_leaderboard.board import Board
+from vlc_leaderboard.downloads import ScoresFiles
+from vlc_leaderboard.fanout import SERIAL, Workers
 from vlc_leaderboard.fmt import metric_title, slug
-from vlc_leaderboard.instances import VERDICT_LETTERS, BenchmarkInstances, ModelInstances
+from vlc_leaderboard.instance_arrays import with_results
+from vlc_leaderboard.instances import VERDICT_LETTERS, BenchmarkInstances, ModelInstances, published_cells
 from vlc_leaderboard.public import redact_paths
 from vlc_leaderboard.score_packing import pack_trimmed
 from vlc_leaderboard.site_policy import data_header
@@ -64,18 +68,26 @@ OVER_INDEX = "its instance index is over the size budget"
 
 
 def write_instance_files(
-    board: Board, instances: dict[str, BenchmarkInstances], out: Path, thumbnails: Mapping[str, bytes] | None = None
+    board: Board,
+    instances: dict[str, BenchmarkInstances],
+    out: Path,
+    thumbnails: Mapping[str, bytes] | None = None,
+    fill: ScoresFiles | None = None,
+    workers: Workers = SERIAL,
 ) -> tuple[dict[str, str], dict[str, str]]:
     """Write every benchmark's browser files under ``out``; returns (benchmark id -> its index file,
     benchmark id -> why it has no browser). ``thumbnails``: the bytes of the thumbnails the image entries
-    name (:attr:`~vlc_leaderboard.instances.ImageEntry.thumbnail`)."""
+    name (:attr:`~vlc_leaderboard.instances.ImageEntry.thumbnail`). ``fill``: the models' results are not in
+    ``instances`` yet, but read from their cells' records (each cell's scores file written from the same read).
+    Each benchmark's files are written by one of ``workers``, the largest benchmarks first."""
     budget = BUDGET
     slugs = {r.id: r.slug for r in board.rows}
-    indexes, missing = {}, {}
-    for bench_id, data in instances.items():
-        if data.missing:
-            missing[bench_id] = data.missing
-            continue
+
+    def one(bench_id: str) -> tuple[bool, dict[int, Path]]:
+        data = instances[bench_id]
+        before = set(fill.written) if fill is not None else set()
+        if fill is not None:
+            data = with_results(data, published_cells(board, bench_id), fill.records)
         folder = f"{FOLDER}/{slug(bench_id)}"
         index = _write_benchmark(data, out, folder, budget, thumbnails or {})
         shapes = _shape_arrays(data)
@@ -83,8 +95,42 @@ def write_instance_files(
             slugs.get(m, m): _write_model(bench_id, slugs.get(m, m), model, shapes, index, out, budget)
             for m, model in data.models.items()
         }
-        if _write(out / folder / "index.js", index, "vlcInstances", bench_id, budget):
-            indexes[bench_id] = f"{folder}/index.js"
+        scores = {k: v for k, v in fill.written.items() if k not in before} if fill is not None else {}
+        return _write(out / folder / "index.js", index, "vlcInstances", bench_id, budget), scores
+
+    browsed = [b for b, data in instances.items() if not data.missing]
+    weights = [len(instances[b].ids) * max(1, len(instances[b].models)) for b in browsed]
+    done = dict(zip(browsed, workers.map(one, browsed, weights)))
+    indexes, missing = {}, {}
+    for bench_id, data in instances.items():
+        if data.missing:
+            missing[bench_id] = data.missing
+            continue
+        written, scores = done[bench_id]
+        if fill is not None:
+            fill.written |= scores  # what the worker wrote: not written again (write_downloads)
+        if written:
+            indexes[bench_id] = f"{FOLDER}/{slug(bench_id)}/index.js"
+        else:
+            missing[bench_id] = OVER_INDEX
+    return indexes, missing
+
+
+def copy_instance_files(
+    instances: dict[str, BenchmarkInstances], written: Path, out: Path
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The browser files :func:`write_instance_files` wrote for ``instances`` under ``written`` (the live site, in
+    this render), copied under ``out`` (a release frozen in it): the same bytes, without reading the cells'
+    records again; returns what :func:`write_instance_files` returned there."""
+    if (written / FOLDER).is_dir():
+        shutil.copytree(written / FOLDER, out / FOLDER, copy_function=shutil.copyfile)
+    indexes, missing = {}, {}
+    for bench_id, data in instances.items():
+        index = f"{FOLDER}/{slug(bench_id)}/index.js"
+        if data.missing:
+            missing[bench_id] = data.missing
+        elif (out / index).is_file():
+            indexes[bench_id] = index
         else:
             missing[bench_id] = OVER_INDEX
     return indexes, missing

@@ -135,23 +135,28 @@ def gather_instances(
     """Per benchmark with a published cell: its instances and each published model's verdict letters, without
     the models' scores (or why the browser has nothing: its data is not at hand, or its headline has no
     per-instance verdict). ``loaded`` loads a column's instances (default: :func:`load_instances`)."""
-    out: dict[str, BenchmarkInstances] = {}
     if data_root is None:
-        return out
+        return {}
     root = data_root
     load = loaded or (lambda col: load_instances(col.benchmark, root))
-    for col in board.benchmarks:
-        bench = col.benchmark
-        published = list(published_cells(board, col.id).items())
-        if bench is None or not published or not col.metrics:
-            continue
-        found = load(col)
-        if found is None:
-            out[col.id] = BenchmarkInstances(col.id, missing=NO_DATA)
-            continue
-        copy, instances = found
-        out[col.id] = _gather(col.id, copy, instances, published, results, col.metrics[0].metric, data_root)
-    return out
+    return {col.id: gather_column(board, col, results, root, load) for col in browsed_columns(board)}
+
+
+def browsed_columns(board: Board) -> list[Any]:
+    """The columns :func:`gather_instances` gathers: a benchmark with a published cell and a headline metric."""
+    return [
+        col for col in board.benchmarks if col.benchmark is not None and col.metrics and published_cells(board, col.id)
+    ]
+
+
+def gather_column(board: Board, col: Any, results: StoredResults, data_root: Path, load: Loaded) -> BenchmarkInstances:
+    """One column of :func:`gather_instances` (one of :func:`browsed_columns`), its instances loaded by ``load``."""
+    found = load(col)
+    if found is None:
+        return BenchmarkInstances(col.id, missing=NO_DATA)
+    copy, instances = found
+    published = list(published_cells(board, col.id).items())
+    return _gather(col.id, copy, instances, published, results, col.metrics[0].metric, data_root)
 
 
 def _gather(

@@ -25,6 +25,7 @@ from vlc_harness.errors import UserError
 from vlc_harness.exit_codes import ExitCode
 from vlc_leaderboard.board import Board, assemble_board
 from vlc_leaderboard.board_data import BoardData
+from vlc_leaderboard.fanout import JOBS_ENV, default_jobs
 
 LISTED = 20
 """At most this many refused cells are named, one a line; the rest are counted."""
@@ -54,6 +55,8 @@ class Target:
     release: str | None = None
     templates: tuple[Path, ...] = ()
     allow_shrink: bool = False
+    jobs: int = 1
+    """Worker processes for the per-benchmark work (:mod:`vlc_leaderboard.fanout`; 1: all in this process)."""
 
 
 def site_options(f: Any) -> Any:
@@ -79,6 +82,16 @@ def site_options(f: Any) -> Any:
             help="Publish even when the new site loses published values or changes one whose fingerprints and data "
             "version did not change (default: refuse, exit 5, the published site untouched).",
         ),
+        click.option(
+            "--jobs",
+            type=click.IntRange(min=1),
+            default=default_jobs,
+            show_default="the CPUs this process may use",
+            envvar=JOBS_ENV,
+            show_envvar=True,
+            help="Worker processes for the per-benchmark work (each benchmark's outcomes read, its downloads and "
+            "instance browser files written); 1: all in this process. The site is the same bytes either way.",
+        ),
     ]
     for option in reversed(options):
         f = option(f)
@@ -86,10 +99,11 @@ def site_options(f: Any) -> Any:
 
 
 def site_target(
-    out: str, previous: str | None, release: str | None, templates: tuple[str, ...], shrink: bool
+    out: str, previous: str | None, release: str | None, templates: tuple[str, ...], shrink: bool, jobs: int = 1
 ) -> Target:
     """Where and how the site is published, from the options."""
-    return Target(Path(out), Path(previous) if previous else None, release, tuple(Path(t) for t in templates), shrink)
+    paths = tuple(Path(t) for t in templates)
+    return Target(Path(out), Path(previous) if previous else None, release, paths, shrink, jobs)
 
 
 def prepare(target: Target) -> bool:
@@ -125,8 +139,7 @@ def publish(data: BoardData, target: Target, checked: dt.datetime, recovered: bo
     """Render ``data`` into ``target`` (see the module docstring; :func:`prepare` first, which says whether a
     killed render's leftovers were found: ``recovered``); the board and the pages written."""
     from vlc_leaderboard.downloads import ScoresFiles, write_downloads
-    from vlc_leaderboard.instance_arrays import with_results
-    from vlc_leaderboard.instances import published_cells
+    from vlc_leaderboard.fanout import Workers
     from vlc_leaderboard.site import render_site
     from vlc_leaderboard.site_manifest import site_manifest
     from vlc_leaderboard.staging import disk_error, staging_folder, swap_in
@@ -137,11 +150,10 @@ def publish(data: BoardData, target: Target, checked: dt.datetime, recovered: bo
     _refuse_stale(board, data.stale)
     try:
         with staging_folder(site, releases_from=previous) as staging:
-            # each cell's records are read once: the instance browser's arrays and its scores file from one read
+            # each cell's records are read once: the instance browser's arrays and its scores file from one read,
+            # each benchmark's in one of the workers
+            workers = Workers(target.jobs, data.after_fork)
             scores = ScoresFiles(board, staging, data.outcomes)
-            instances = {
-                b: with_results(d, published_cells(board, b), scores.records) for b, d in data.instances.items()
-            }
             try:
                 written = render_site(
                     board,
@@ -150,10 +162,12 @@ def publish(data: BoardData, target: Target, checked: dt.datetime, recovered: bo
                     target.release,
                     list(target.templates),
                     runs=data.runs,
-                    downloads=lambda out: write_downloads(board, out, data.outcomes, scores),
-                    instances=instances,
+                    downloads=lambda out: write_downloads(board, out, data.outcomes, scores, workers),
+                    instances=data.instances,
                     checked=checked,
                     thumbnails=data.thumbnails,
+                    fill=scores,
+                    workers=workers,
                 )
             except (FileExistsError, ValueError) as exc:
                 raise UserError(str(exc).replace(str(staging), str(site))) from None

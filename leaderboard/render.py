@@ -67,6 +67,7 @@ def render(
     release: str | None,
     templates: tuple[str, ...],
     allow_shrink: bool,
+    jobs: int,
     bundle: str | None,
     include_adhoc: bool,
     store_url: str | None,
@@ -83,7 +84,7 @@ def render(
     The site is built beside --out and replaces it whole, and only when it keeps every published
     value: a value lost, or changed while its model fingerprint, benchmark fingerprint and data version
     stayed, exits 5 and leaves --out as it was (--allow-shrink publishes it anyway)."""
-    where = site_target(out, previous, release, templates, allow_shrink)
+    where = site_target(out, previous, release, templates, allow_shrink, jobs)
     if bundle is not None:
         given = [n for n in STORE_ONLY if ctx.get_parameter_source(n) == click.core.ParameterSource.COMMANDLINE]
         if given:
@@ -104,7 +105,7 @@ def render(
     registry = app.registry(registries, store_url)
     store = app.store(store_url)
     try:
-        export = store_export(app, registry, store, data_root, include_adhoc)
+        export = store_export(app, registry, store, data_root, include_adhoc, jobs)
         board, written = publish(in_memory(export), where, wall_clock(), recovered)
     finally:
         store.close()
@@ -115,8 +116,9 @@ def render(
         click.echo(line)
 
 
-def store_export(app: App, registry: Any, store: Any, data_root: Path, include_adhoc: bool) -> Any:
-    """What a bundle of ``store`` under ``registry`` holds (:func:`vlc_leaderboard.export.export_board`)."""
+def store_export(app: App, registry: Any, store: Any, data_root: Path, include_adhoc: bool, jobs: int = 1) -> Any:
+    """What a bundle of ``store`` under ``registry`` holds (:func:`vlc_leaderboard.export.export_board`; ``jobs``:
+    its worker processes)."""
     from vlc_harness.errors import UserError
     from vlc_harness.provenance import run_provenance
     from vlc_harness.results import StoredResults
@@ -129,7 +131,8 @@ def store_export(app: App, registry: Any, store: Any, data_root: Path, include_a
         )
     provenance = run_provenance([]) | {"registry_digest": registry.digest()}
     stale = {c.id for c in app.stale_cells(store, data_root) if c.id is not None}
-    return export_board(StoredResults(store), registry, app.plugins, data_root, include_adhoc, stale, provenance)
+    results = StoredResults(store)
+    return export_board(results, registry, app.plugins, data_root, include_adhoc, stale, provenance, jobs=jobs)
 
 
 @hookimpl

@@ -29,10 +29,16 @@ from vlc_leaderboard.publish import prepare, publish, site_options, site_target,
 )
 @site_options
 def render_bundle(
-    bundle: str, out: str, previous: str | None, release: str | None, templates: tuple[str, ...], allow_shrink: bool
+    bundle: str,
+    out: str,
+    previous: str | None,
+    release: str | None,
+    templates: tuple[str, ...],
+    allow_shrink: bool,
+    jobs: int,
 ) -> None:
     """Render a board bundle into --out with no plugin loaded (as `vlc-harness render --bundle` renders it)."""
-    where = site_target(out, previous, release, templates, allow_shrink)
+    where = site_target(out, previous, release, templates, allow_shrink, jobs)
     recovered = prepare(where)
     with open_bundle(Path(bundle)) as data:
         board, written = publish(data, where, wall_clock(), recovered)

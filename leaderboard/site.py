@@ -34,6 +34,8 @@ from typing import Any
 from vlc_leaderboard import releases
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.cite import board_bibtex
+from vlc_leaderboard.downloads import ScoresFiles
+from vlc_leaderboard.fanout import SERIAL, Workers
 from vlc_leaderboard.fmt import (
     METRIC_TITLES,
     SCORE_METRICS,
@@ -64,6 +66,8 @@ def render_site(
     instances: dict[str, BenchmarkInstances] | None = None,
     checked: dt.datetime | None = None,
     thumbnails: Mapping[str, bytes] | None = None,
+    fill: ScoresFiles | None = None,
+    workers: Workers = SERIAL,
 ) -> list[Path]:
     """Write the site into ``out``; with ``release``, also freeze a copy in ``out/releases/NAME``.
 
@@ -71,7 +75,8 @@ def render_site(
     instance browser; without it the browser says that per-instance results are not in this build.
     ``thumbnails``: the bytes of the thumbnails its image entries name.
     ``checked`` is when this render ran (default: now): shown on the live index only, and the date of
-    a release frozen now.
+    a release frozen now. ``fill``: ``instances`` hold no model's results yet; they are read from the cells'
+    records, each benchmark's by one of ``workers`` (:func:`~vlc_leaderboard.instance_files.write_instance_files`).
     """
     env = environment(extra_templates)
     out.mkdir(parents=True, exist_ok=True)
@@ -108,7 +113,7 @@ def render_site(
         ),
         "has_downloads": downloads is not None,  # pages link the downloads only where this render writes them
     }
-    written = write_pages(env, board, out, context, instances, thumbnails)
+    written = write_pages(env, board, out, context, instances, thumbnails, fill, workers)
     written.append(write_manifest(board, out))
     if downloads is not None:
         written += downloads(out)
@@ -121,7 +126,8 @@ def render_site(
             "checked": None,
             "board_bibtex": board_bibtex(provenance, frozen["time"], release),
         }
-        write_pages(env, board, target, frozen_context, instances, thumbnails)
+        # the browser's files are the live site's: copied, not made again from the cells' records
+        write_pages(env, board, target, frozen_context, instances, thumbnails, fill, workers, browsed_in=out)
         write_manifest(board, target)
         (target / releases.MANIFEST).write_text(json.dumps(frozen, indent=1, sort_keys=True), encoding="utf-8")
         if downloads is not None:

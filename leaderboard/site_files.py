@@ -18,9 +18,11 @@ from typing import Any
 from vlc_harness.cards import bibtex_entries
 from vlc_leaderboard.board import Board
 from vlc_leaderboard.compare import compare_data
+from vlc_leaderboard.downloads import ScoresFiles
+from vlc_leaderboard.fanout import SERIAL, Workers
 from vlc_leaderboard.fmt import slug
 from vlc_leaderboard.index_page import INDEX_DATA, index_context
-from vlc_leaderboard.instance_files import write_instance_files
+from vlc_leaderboard.instance_files import copy_instance_files, write_instance_files
 from vlc_leaderboard.instances import BenchmarkInstances
 from vlc_leaderboard.pages import benchmark_context, model_context
 from vlc_leaderboard.site_policy import STATIC, data_header
@@ -36,6 +38,9 @@ def write_pages(
     context: dict[str, Any],
     instances: dict[str, BenchmarkInstances] | None,
     thumbnails: Mapping[str, bytes] | None = None,
+    fill: ScoresFiles | None = None,
+    workers: Workers = SERIAL,
+    browsed_in: Path | None = None,
 ) -> list[Path]:
     """Write one site tree into ``out`` (the live site or a release's copy): static assets, the index
     and its data, every benchmark and model page, ``cite.bib`` and the compare view.
@@ -67,7 +72,7 @@ def write_pages(
         page = out / "models" / f"{row.slug}.html"
         written.append(render_page(env, "model.html", page, context | {"root": "..", **model_context(board, row)}))
     (out / "cite.bib").write_text("\n\n".join(dict.fromkeys(bibtex)) + "\n", encoding="utf-8")  # each entry once
-    written += write_compare(env, board, out, context, instances, thumbnails)
+    written += write_compare(env, board, out, context, instances, thumbnails, fill, workers, browsed_in)
     return written
 
 
@@ -78,10 +83,19 @@ def write_compare(
     context: dict[str, Any],
     instances: dict[str, BenchmarkInstances] | None,
     thumbnails: Mapping[str, bytes] | None = None,
+    fill: ScoresFiles | None = None,
+    workers: Workers = SERIAL,
+    browsed_in: Path | None = None,
 ) -> list[Path]:
-    """The compare page and its data: values and pair codes, and the instance browser's files."""
+    """The compare page and its data: values and pair codes, and the instance browser's files (``fill`` and
+    ``workers``: :func:`~vlc_leaderboard.instance_files.write_instance_files`; ``browsed_in``: another tree this
+    render wrote them in, copied from there)."""
     data = compare_data(board)
-    data["instances"], data["instancesMissing"] = write_instance_files(board, instances or {}, out, thumbnails)
+    if browsed_in is not None:
+        files = copy_instance_files(instances or {}, browsed_in, out)
+    else:
+        files = write_instance_files(board, instances or {}, out, thumbnails, fill, workers)
+    data["instances"], data["instancesMissing"] = files
     (out / COMPARE_DATA).write_text(data_script(data, "vlcCompare"), encoding="utf-8")
     page = {"root": ".", "compare_data": COMPARE_DATA, "has_instances": bool(data["instances"])}
     return [render_page(env, "compare.html", out / "compare.html", context | page)]

@@ -53,6 +53,13 @@ class StoredResults:
         """The provenance of a run, with its start, end and status (empty for an unknown id)."""
         return self._store.run_provenance(run_id)
 
+    def after_fork(self) -> None:
+        """Call first in a process forked from the one that made this reader, before it reads: the store's
+        :meth:`~vlc_harness.store.Store.after_fork` (a store without one holds no connection to share)."""
+        hook = getattr(self._store, "after_fork", None)
+        if hook is not None:
+            hook()
+
     def instance_outcomes(self, cell: CellRecord) -> list[Outcome]:
         """The cell's stored per-instance outcomes (score matrices, answers or errors), in stored order
         (none for a cell that was never stored: it has no row id)."""

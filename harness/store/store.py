@@ -127,6 +127,15 @@ class Store(ScoreRows, CellRows, RegistryRows):
         """Release database connections."""
         self.engine.dispose()
 
+    def after_fork(self) -> None:
+        """Make this store safe to read in a process forked from the one that opened it: the pooled connections
+        the child inherited are dropped without being closed (they are the parent's: closing them in the child
+        would end the parent's sessions), so the child opens its own (SQLAlchemy's "Using Connection Pools with
+        Multiprocessing or os.fork()"). An in-memory SQLite store keeps its one connection: the database lives in
+        the process's memory, of which the child has its own copy, and a new connection would find it empty."""
+        if not isinstance(self.engine.pool, StaticPool):
+            self.engine.dispose(close=False)
+
     @_writes
     def forget(
         self, cells: Collection[int], fingerprints: Collection[str] = (), dry_run: bool = False

@@ -32,6 +32,9 @@ OWN = "vlc-harness"
 CYTHON = re.compile(r"cython_runtime|_cython_\d+(_\d+)*")
 """Modules a Cython-compiled extension creates when it loads: of no distribution and with no code of their own
 (the extension that loads them is a module of its distribution, and is counted)."""
+MAIN = ("__main__", "__mp_main__")
+"""The script run, under its own name and under the alias ``import multiprocessing`` gives it (the render's
+worker processes, :mod:`vlc_leaderboard.fanout`): no module of a distribution."""
 EPOCH = "1767409200"
 PROBE = """
 import json, runpy, sys
@@ -100,7 +103,7 @@ def foreign(modules: list[str], baseline: set[str], allowed: set[str]) -> dict[s
     out = {}
     for name in modules:
         top = name.split(".")[0]
-        if name in baseline or top in sys.stdlib_module_names or name == "__main__" or CYTHON.fullmatch(name):
+        if name in baseline or top in sys.stdlib_module_names or name in MAIN or CYTHON.fullmatch(name):
             continue
         dists = owners.get(top, [])
         if not dists:
