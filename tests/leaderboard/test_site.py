@@ -390,6 +390,7 @@ def _group_right(scores: list[list[float]]) -> bool:
 @pytest.mark.browser
 def test_compare_view_with_the_instance_browser(site_store, vlc_cli_module, monkeypatch):
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     tmp = site_store["tmp"]
     out = tmp / "site_compare"
@@ -419,7 +420,8 @@ def test_compare_view_with_the_instance_browser(site_store, vlc_cli_module, monk
     try:
         # no instance file is fetched until the reader opens the browser (issue 41, item 8)
         driver.get((out / "compare.html").as_uri() + "#a=strong&b=weak")
-        assert driver.execute_script("return document.getElementById('compare-status').textContent")
+        status = "return document.getElementById('compare-status').textContent"
+        WebDriverWait(driver, 10).until(lambda d: d.execute_script(status))  # the compare rendered (a loaded machine)
         assert not driver.execute_script(loaded) and not driver.find_element(By.ID, "browse-open").get_attribute("open")
         driver.find_element(By.CSS_SELECTOR, "#browse-open summary").click()
         assert _browsed(driver) and driver.execute_script(loaded)
