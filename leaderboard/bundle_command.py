@@ -37,13 +37,15 @@ def export_command(
 
     `vlc-harness render --bundle FILE` renders it (docs/board.md, "The board bundle")."""
     from vlc_leaderboard.bundle import write_bundle
+    from vlc_leaderboard.fanout import heap_frozen
     from vlc_leaderboard.render import store_export
 
     registry = app.registry(registries, store_url)
     store = app.store(store_url)
     try:
         export = store_export(app, registry, store, data_root, include_adhoc)
-        path = write_bundle(export, Path(out))
+        with heap_frozen():  # every cell's records made beside the export's heap: out of the collector's passes
+            path = write_bundle(export, Path(out))
     finally:
         store.close()
     doc = export.doc

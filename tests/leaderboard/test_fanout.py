@@ -99,3 +99,20 @@ def test_ctrl_c_stops_every_worker(tmp_path, monkeypatch):
     assert time.monotonic() - start < 20
     pids = [int(p.stem) for p in tmp_path.glob("*.pid")]
     assert len(pids) == 2 and all(gone(pid) for pid in pids)
+
+
+def test_the_work_runs_with_the_heap_made_before_it_frozen():
+    import gc
+
+    from vlc_leaderboard.fanout import heap_frozen
+
+    assert gc.get_freeze_count() == 0
+    for jobs in (1, 2):  # in this process and in the workers: no collection walks the heap made before the work
+        assert all(count > 0 for count in fan_out(lambda _: gc.get_freeze_count(), [1, 2], jobs)), jobs
+    assert gc.get_freeze_count() == 0  # handed back to the collector afterwards
+    with heap_frozen():
+        frozen = gc.get_freeze_count()
+        with heap_frozen():  # inside another block it changes nothing
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen
+    assert gc.get_freeze_count() == 0
