@@ -13,6 +13,7 @@ last deployed site, not a folder it publishes into), whose ``manifest.json`` is 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 import sys
 from dataclasses import dataclass
@@ -60,7 +61,8 @@ class Target:
 
 
 def site_options(f: Any) -> Any:
-    """The options of where and how a site is published (``render`` and ``render_bundle`` alike)."""
+    """The options of where and how a site is published (``render`` and ``render_bundle`` alike), handed to the
+    command as one :class:`Target`, its ``where`` argument."""
     options = [
         click.option(
             "--out", type=click.Path(file_okay=False), default="site", show_default=True, help="Output folder."
@@ -93,9 +95,23 @@ def site_options(f: Any) -> Any:
             "instance browser files written); 1: all in this process. The site is the same bytes either way.",
         ),
     ]
+
+    @functools.wraps(f)  # the options declared below this decorator (click's __click_params__) come along
+    def command(
+        *args: Any,
+        out: str,
+        previous: str | None,
+        release: str | None,
+        templates: tuple[str, ...],
+        allow_shrink: bool,
+        jobs: int,
+        **kwargs: Any,
+    ) -> Any:
+        return f(*args, where=site_target(out, previous, release, templates, allow_shrink, jobs), **kwargs)
+
     for option in reversed(options):
-        f = option(f)
-    return f
+        command = option(command)
+    return command
 
 
 def site_target(

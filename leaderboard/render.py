@@ -22,11 +22,11 @@ from vlc_harness import hookimpl
 from vlc_harness.cli import App, data_root_option, pass_app, registry_option, store_option
 from vlc_leaderboard.publish import (
     LISTED,
+    Target,
     _check_manifest,
     prepare,
     publish,
     site_options,
-    site_target,
     summary,
     wall_clock,
 )
@@ -62,12 +62,7 @@ def board_source_options(f: Any) -> Any:
 def render(
     ctx: click.Context,
     app: App,
-    out: str,
-    previous: str | None,
-    release: str | None,
-    templates: tuple[str, ...],
-    allow_shrink: bool,
-    jobs: int,
+    where: Target,
     bundle: str | None,
     include_adhoc: bool,
     store_url: str | None,
@@ -84,7 +79,6 @@ def render(
     The site is built beside --out and replaces it whole, and only when it keeps every published
     value: a value lost, or changed while its model fingerprint, benchmark fingerprint and data version
     stayed, exits 5 and leaves --out as it was (--allow-shrink publishes it anyway)."""
-    where = site_target(out, previous, release, templates, allow_shrink, jobs)
     if bundle is not None:
         given = [n for n in STORE_ONLY if ctx.get_parameter_source(n) == click.core.ParameterSource.COMMANDLINE]
         if given:
@@ -97,7 +91,7 @@ def render(
         recovered = prepare(where)
         with open_bundle(Path(bundle)) as data:
             board, written = publish(data, where, wall_clock(), recovered)
-        summary(board, written, out)
+        summary(board, written, str(where.site))
         return
     from vlc_leaderboard.export import in_memory
 
@@ -105,11 +99,11 @@ def render(
     registry = app.registry(registries, store_url)
     store = app.store(store_url)
     try:
-        export = store_export(app, registry, store, data_root, include_adhoc, jobs)
+        export = store_export(app, registry, store, data_root, include_adhoc, where.jobs)
         board, written = publish(in_memory(export), where, wall_clock(), recovered)
     finally:
         store.close()
-    summary(board, written, out)
+    summary(board, written, str(where.site))
     for line in export.warnings:
         click.echo(line, err=True)
     for line in export.notes:

@@ -17,7 +17,7 @@ import click
 
 from vlc_harness.console import run_console
 from vlc_leaderboard.bundle import open_bundle
-from vlc_leaderboard.publish import prepare, publish, site_options, site_target, summary, wall_clock
+from vlc_leaderboard.publish import Target, prepare, publish, site_options, summary, wall_clock
 
 
 @click.command("render_bundle")
@@ -28,21 +28,12 @@ from vlc_leaderboard.publish import prepare, publish, site_options, site_target,
     help="The board bundle to render (vlc-harness board export).",
 )
 @site_options
-def render_bundle(
-    bundle: str,
-    out: str,
-    previous: str | None,
-    release: str | None,
-    templates: tuple[str, ...],
-    allow_shrink: bool,
-    jobs: int,
-) -> None:
+def render_bundle(bundle: str, where: Target) -> None:
     """Render a board bundle into --out with no plugin loaded (as `vlc-harness render --bundle` renders it)."""
-    where = site_target(out, previous, release, templates, allow_shrink, jobs)
     recovered = prepare(where)
     with open_bundle(Path(bundle)) as data:
         board, written = publish(data, where, wall_clock(), recovered)
-    summary(board, written, out)
+    summary(board, written, str(where.site))
 
 
 def main(argv: list[str] | None = None) -> None:
