@@ -10,7 +10,6 @@ either way is the same, byte for byte.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -55,14 +54,13 @@ class BoardData:
 def board_data(
     doc: Mapping[str, Any],
     replicates: Callable[[int], Replicates],
-    lines: Callable[[int], Iterable[str]],
+    records: Callable[[int], Iterable[dict[str, Any]]],
     thumbnails: Mapping[str, bytes],
-    records: Callable[[int], Iterable[dict[str, Any]]] | None = None,
     after_fork: Callable[[], None] | None = None,
 ) -> BoardData:
-    """The board data of a bundle's document, reading cell ``k``'s replicates and outcome record lines with
-    ``replicates(k)`` and ``lines(k)``; or its records themselves with ``records(k)`` where given (render from
-    the store: the dicts those lines read back to). ``after_fork``: :attr:`BoardData.after_fork`."""
+    """The board data of a bundle's document, reading cell ``k``'s replicates and outcome records with
+    ``replicates(k)`` and ``records(k)`` (from the bundle, each line parsed and checked; from the store, the
+    dicts those lines read back to). ``after_fork``: :attr:`BoardData.after_fork`."""
     cells, index = [], {}
     for k, cell_doc in enumerate(doc["cells"]):
         reader = (lambda k=k: replicates(k)) if cell_doc["replicates"] is not None else None
@@ -75,9 +73,7 @@ def board_data(
         k = index.get(id(cell))
         if k is None or k not in with_records:
             raise BundleError(f"the bundle holds no outcome records for {cell.model_id} x {cell.benchmark_id}")
-        if records is not None:
-            return iter(records(k))
-        return (json.loads(line) for line in lines(k))
+        return iter(records(k))
 
     return BoardData(
         decode_facts(doc, cells),

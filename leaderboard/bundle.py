@@ -41,6 +41,7 @@ import numpy as np
 
 from vlc_leaderboard.board_data import BoardData, BundleError, board_data
 from vlc_leaderboard.bundle_codec import SCHEMA, VERSION, dump
+from vlc_leaderboard.outcome_records import read_record, record_line
 
 if TYPE_CHECKING:
     from vlc_leaderboard.export import Export
@@ -50,7 +51,6 @@ SCHEMA_FILE = Path(__file__).with_name("bundle.schema.json")
 THUMBNAIL = re.compile(r"[0-9a-f]{16}\.png")
 PNG = b"\x89PNG\r\n\x1a\n"
 EPOCH = (1980, 1, 1, 0, 0, 0)
-RECORD_KEYS = {"i", "c", "s", "x", "a", "e", "t"}
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,7 @@ def write_bundle(export: Export, path: Path, limits: Limits = LIMITS) -> Path:
                     matrix = np.stack([export.replicates[k][key].ravel() for key in keys]).astype("<f8")
                     writer.add(f"replicates/{k}.f8", matrix.tobytes(), limits.member_bytes)
                 if cell["outcomes"]:
-                    writer.stream(f"outcomes/{k}.jsonl", (line + "\n" for line in export.records(k)))
+                    writer.stream(f"outcomes/{k}.jsonl", (record_line(record) + "\n" for record in export.records(k)))
             for name in export.doc["thumbnails"]:
                 writer.add(f"thumbnails/{name}", export.thumbnails[name], limits.thumbnail_bytes, stored=True)
         if os.path.getsize(tmp) > limits.file_bytes:
@@ -204,7 +204,7 @@ def open_bundle(path: Path, limits: Limits = LIMITS) -> Iterator[BoardData]:
         reader = _Reader(zf, limits, path)
         doc = reader.document()
         thumbnails = _Thumbnails(reader, doc["thumbnails"])
-        yield board_data(doc, reader.replicates(doc), reader.lines, thumbnails, after_fork=reader.reopen)
+        yield board_data(doc, reader.replicates(doc), reader.records, thumbnails, after_fork=reader.reopen)
 
 
 class _Reader:
@@ -271,7 +271,8 @@ class _Reader:
 
         return read
 
-    def lines(self, k: int) -> Iterator[str]:
+    def records(self, k: int) -> Iterator[dict[str, Any]]:
+        """Cell ``k``'s outcome records, each line read once and checked (:func:`read_record`)."""
         name = f"outcomes/{k}.jsonl"
         info = self.infos[name]
         if info.file_size > self.limits.member_bytes:
@@ -280,8 +281,7 @@ class _Reader:
             with self.zf.open(info) as raw:
                 text = io.TextIOWrapper(_Capped(raw, info.file_size, name), encoding="utf-8")
                 for n, line in enumerate(text, 1):
-                    check_record(line, f"{name}:{n}")
-                    yield line
+                    yield read_record(line, name, n)
         except (zipfile.BadZipFile, OSError, EOFError, UnicodeDecodeError) as exc:
             raise BundleError(f"{name} cannot be read: {exc}") from None
 
@@ -308,35 +308,6 @@ class _Capped(io.RawIOBase):
             raise BundleError(f"{self.name} holds more than the bytes it declares")
         buffer[: len(data)] = data
         return len(data)
-
-
-def check_record(line: str, where: str) -> None:
-    """Raise :class:`BundleError` unless ``line`` is one outcome record as the board reads it."""
-    try:
-        record = json.loads(line)
-    except ValueError:
-        raise BundleError(f"{where}: not JSON") from None
-    if not isinstance(record, dict) or not RECORD_KEYS >= set(record) or not {"i", "c"} <= set(record):
-        raise BundleError(
-            f"{where}: not an outcome record (keys {sorted(record) if isinstance(record, dict) else '-'})"
-        )
-    ok = isinstance(record["i"], str) and isinstance(record["c"], str) and isinstance(record.get("e", ""), str)
-    for key in ("s", "x"):
-        ok = ok and (key not in record or _matrix(record[key]))
-    answers = record.get("a", [])
-    ok = ok and isinstance(answers, list) and all(isinstance(a, dict) and type(a.get("order")) is int for a in answers)
-    texts = record.get("t", [])
-    ok = ok and isinstance(texts, list) and all(isinstance(t, str) for t in texts)
-    if not ok:
-        raise BundleError(f"{where}: an outcome record holds a field of the wrong shape")
-
-
-def _matrix(value: Any) -> bool:
-    return isinstance(value, list) and all(
-        isinstance(row, list)
-        and all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in row)
-        for row in value
-    )
 
 
 class _Thumbnails(Mapping[str, bytes]):

@@ -34,7 +34,7 @@ from vlc_leaderboard.instances import (
     load_instances,
     published_cells,
 )
-from vlc_leaderboard.outcome_records import first_line, outcome_record, record_line
+from vlc_leaderboard.outcome_records import first_line, outcome_record
 from vlc_leaderboard.public import redact_paths
 
 if TYPE_CHECKING:
@@ -47,20 +47,19 @@ RUN_KEYS = ("harness_version", "git_sha", "packages")
 
 @dataclass
 class Export:
-    """A bundle's content: its document (``bundle.json``), each cell's replicates and outcome record lines
-    (by the cell's place in the document), the thumbnails, and what the export says about the registry."""
+    """A bundle's content: its document (``bundle.json``), each cell's replicates and outcome records (by the
+    cell's place in the document), the thumbnails, and what the export says about the registry."""
 
     doc: dict[str, Any]
     replicates: dict[int, dict[tuple[str, str], np.ndarray]]
-    records: Callable[[int], Iterator[str]]
+    records: Callable[[int], Iterator[dict[str, Any]]]
+    """Cell ``k``'s outcome records (:mod:`vlc_leaderboard.outcome_records`), read from the store when asked: a
+    bundle writes each as a line (:func:`~vlc_leaderboard.outcome_records.record_line`)."""
     thumbnails: dict[str, bytes]
     notes: list[str] = field(default_factory=list)
     """Lines for the person exporting: the models of the store that no registry entry publishes."""
     warnings: list[str] = field(default_factory=list)
     """Lines for stderr: a registry with no benchmark."""
-    record_dicts: Callable[[int], Iterator[dict[str, Any]]] | None = None
-    """Cell ``k``'s outcome records as the lines of ``records(k)`` hold them, not yet written as JSON (what
-    :func:`in_memory` reads: the same values, without a JSON round trip per record)."""
     after_fork: Callable[[], None] | None = None
     """What a process forked from this one runs before it reads records: the store's connections dropped."""
 
@@ -136,7 +135,7 @@ def export_board(
     doc["thumbnails"] = sorted(thumbnails)
     columns = {col.id: col for col in board.benchmarks}
 
-    def record_dicts(k: int) -> Iterator[dict[str, Any]]:
+    def records(k: int) -> Iterator[dict[str, Any]]:
         cell = facts.cells[k]
         col = columns.get(cell.benchmark_id)
         if col is not None and col.id not in captions:
@@ -144,10 +143,7 @@ def export_board(
         texts = captions[col.id] if col is not None else None
         return (outcome_record(o, texts) for o in results.instance_outcomes(cell))
 
-    def records(k: int) -> Iterator[str]:
-        return (record_line(record) for record in record_dicts(k))
-
-    export = Export(doc, replicates, records, thumbnails, record_dicts=record_dicts, after_fork=results.after_fork)
+    export = Export(doc, replicates, records, thumbnails, after_fork=results.after_fork)
     if not registry.benchmarks:
         export.warnings.append(
             "no benchmark in that registry, so the board has no column: pass the published registry first "
@@ -214,4 +210,4 @@ def in_memory(export: Export) -> BoardData:
     decoded JSON and strings, so a JSON round trip per record would change nothing but the time)."""
     doc = json.loads(dump(export.doc))
     replicates, thumbnails = (lambda k: export.replicates[k]), export.thumbnails
-    return board_data(doc, replicates, export.records, thumbnails, export.record_dicts, export.after_fork)
+    return board_data(doc, replicates, export.records, thumbnails, export.after_fork)

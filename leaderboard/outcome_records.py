@@ -5,8 +5,9 @@ A record holds what the downloads and the instance browser read of a stored outc
 scores, ``a`` its answers, ``e`` the first line of its error (local paths redacted, as the downloads
 publish it) and ``t`` its captions (only where the benchmark's license allows publishing them and its
 data could be read when the bundle was made); a key whose value is absent is left out. A board bundle
-holds one line of these per instance of each published cell (:mod:`vlc_leaderboard.bundle`); ``render``
-from the store reads the same records, made the same way.
+holds one line of these per instance of each published cell (:mod:`vlc_leaderboard.bundle`), each read
+back once and checked by :func:`read_record`; ``render`` from the store reads the same records, made the
+same way.
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from vlc_leaderboard.board_data import BundleError
 from vlc_leaderboard.public import redact_paths
+
+RECORD_KEYS = frozenset({"i", "c", "s", "x", "a", "e", "t"})
 
 
 def first_line(text: str | None) -> str:
@@ -57,3 +61,42 @@ def download_record(record: Mapping[str, Any]) -> dict[str, Any]:
     if "t" in record:
         out["texts"] = record["t"]
     return out
+
+
+def read_record(line: str, member: str, n: int) -> dict[str, Any]:
+    """The outcome record of ``line`` (line ``n`` of ``member``); :class:`BundleError` unless it is one as the
+    board reads it."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        raise BundleError(f"{member}:{n}: not JSON") from None
+    if type(record) is not dict or not RECORD_KEYS.issuperset(record) or "i" not in record or "c" not in record:
+        keys = sorted(record) if isinstance(record, dict) else "-"
+        raise BundleError(f"{member}:{n}: not an outcome record (keys {keys})")
+    # json.loads makes only its own types, never a subclass: type() tells them apart (bool from int) fastest
+    ok = type(record["i"]) is str and type(record["c"]) is str and type(record.get("e", "")) is str
+    ok = ok and ("s" not in record or _matrix(record["s"])) and ("x" not in record or _matrix(record["x"]))
+    answers = record.get("a", [])
+    ok = ok and type(answers) is list and all(map(_answer, answers))
+    texts = record.get("t", [])
+    ok = ok and type(texts) is list and all(type(t) is str for t in texts)
+    if not ok:
+        raise BundleError(f"{member}:{n}: an outcome record holds a field of the wrong shape")
+    return record
+
+
+_SCORE = frozenset({float, int, type(None)})
+
+
+def _matrix(value: Any) -> bool:
+    return type(value) is list and all(type(row) is list and _SCORE.issuperset(map(type, row)) for row in value)
+
+
+def _answer(answer: Any) -> bool:
+    """An answer to a question (its ``order`` among the instance's questions), or a declined pair (the image and
+    text it was asked of, ``abstained``: what an API model that refused to score a pair stores)."""
+    if type(answer) is not dict:
+        return False
+    if type(answer.get("order")) is int:
+        return True
+    return type(answer.get("image")) is int and type(answer.get("text")) is int and answer.get("abstained") is True

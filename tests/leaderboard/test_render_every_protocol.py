@@ -2,7 +2,8 @@
 open_clip), score_pairs (random, and the abstaining ``openai_logprob`` against the suite's local fake
 server), score_texts (the image-blind ``blind_harper``), choose (the abstaining ``openai_choice``), a
 submitted ``precomputed`` row, a partial cell (a scores file missing some instances) and a cell whose
-replicates are gone. The site must render whatever the store can hold."""
+replicates are gone. The site must render whatever the store can hold, from the store and, as the nightly
+renders it, from the board bundle exported from it (the same site)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from tests.leaderboard.bundle_store import snapshot
+from tests.leaderboard.test_bundle import FIRST, render_bundle
 from vlc_harness.params import build
 from vlc_harness.store import open_store
 from vlc_harness.store import replicates as stored_replicates
@@ -68,6 +71,7 @@ def _scores_file(sample_root: Path, drop: int = 0) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.subprocess
 def test_render_survives_a_store_of_every_protocol_with_abstentions_partial_cells_and_no_replicates(
     vlc_run, vlc_cli, tmp_path, sample_root, tiny_clip, monkeypatch
 ):
@@ -118,6 +122,7 @@ def test_render_survives_a_store_of_every_protocol_with_abstentions_partial_cell
     engine.dispose()
 
     site = tmp_path / "site"
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(FIRST))
     rendered = vlc_cli(
         "render",
         "--out",
@@ -142,3 +147,14 @@ def test_render_survives_a_store_of_every_protocol_with_abstentions_partial_cell
     assert len(letters["gpt-choice"]) == len(letters["lab"]) and "-" not in letters["gpt-choice"]
     scores = "".join(p.read_text() for p in (site / "data" / "instances").glob("*/models/gpt-logprob/shard-*.js"))
     assert scores, "the abstaining model's scores are in the browser"
+
+    # the nightly's path: the board exported as a bundle, rendered where no plugin is loaded; the same site
+    bundle = tmp_path / "board.zip"
+    exported = vlc_cli(
+        "board", "export", "--out", str(bundle), "--store", vlc_run.store_url, "--registry", str(registry),
+        "--data-root", str(sample_root),
+    )  # fmt: skip
+    assert exported.exit_code == 0, exported.output
+    done = render_bundle(bundle, tmp_path / "from-bundle", FIRST)
+    assert done.returncode == 0, done.stderr
+    assert snapshot(tmp_path / "from-bundle") == snapshot(site)
