@@ -45,6 +45,7 @@ import yaml
 
 from vlc_harness.metrics.cell import cell_metrics, metrics_version
 from vlc_harness.metrics.outcomes import choice_outcomes, outcomes_from_matrices
+from vlc_harness.metrics.text_only import instance_text_pairs, text_pair_readers
 from vlc_harness.params import build
 from vlc_harness.plugins import get_plugins
 from vlc_harness.records import CellRecord, Outcome
@@ -140,6 +141,16 @@ def float32_models(path: Path = REGISTRY) -> set[str]:
     return {m["id"] for m in doc["models"] if m["type"] in FLOAT32_TYPES}
 
 
+def text_score_models(path: Path = REGISTRY) -> set[str]:
+    """The registry's models whose protocol also stores text-text scores (``embed``: a metric that reads them,
+    SugarCrepe++'s text-only accuracy, gets them from the same text vectors)."""
+    from vlc_harness.models import EmbeddingModel
+
+    plugins = get_plugins()
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return {m["id"] for m in doc["models"] if issubclass(plugins.models.get(m["type"]).cls, EmbeddingModel)}
+
+
 def scores_like(rng: np.random.Generator, shape: tuple[int, ...], float32: bool) -> np.ndarray:
     """Scores shaped like a contrastive model's: cosines around 0.28 (sd 0.05), float64 with a full mantissa
     as the embed protocol's float64 dot product stores them, or rounded to float32 (``float32``)."""
@@ -158,6 +169,7 @@ def build_grid(work: Path, scale: float | None, n_models: int = 70, samples: int
     plugins = get_plugins()
     model_ids, entries = registry_grid()
     single = float32_models()
+    texts = text_score_models()
     registry = Registry()
     store_url = f"sqlite:///{work / 'store.sqlite'}"
     store = open_store(store_url)
@@ -176,7 +188,7 @@ def build_grid(work: Path, scale: float | None, n_models: int = 70, samples: int
         registry.benchmarks[entry["id"]] = BenchmarkEntry(entry["id"], entry["type"], bench.params)
         for m, model_id in enumerate(model_ids[:n_models]):
             rng = np.random.default_rng(1000 * b_index + m)
-            computed, outcomes = _cell(bench, instances, rng, samples, model_id in single)
+            computed, outcomes = _cell(bench, instances, rng, samples, model_id in single, model_id in texts)
             kind, params_of = ("random", {"seed": m}) if m == 0 else ("precomputed", {"path": f"{model_id}.jsonl"})
             kind_cls = plugins.models.get(kind).cls
             registry.models.setdefault(
@@ -213,9 +225,10 @@ def build_grid(work: Path, scale: float | None, n_models: int = 70, samples: int
 
 
 def _cell(
-    bench: Any, instances: list[Any], rng: np.random.Generator, samples: int, float32: bool
+    bench: Any, instances: list[Any], rng: np.random.Generator, samples: int, float32: bool, text_scores: bool
 ) -> tuple[Any, list[Outcome]]:
-    """One model's synthetic results on ``instances``: its metrics and its outcomes as a run stores them."""
+    """One model's synthetic results on ``instances``: its metrics and its outcomes as a run stores them
+    (``text_scores``: with the text-text scores the benchmark's metrics read, as the embed protocol stores them)."""
     if getattr(bench, "answers_only", False):  # its metrics read answers (NaturalBench), not scores
         from vlc_harness.choices import AnsweredQuestion, InstanceAnswers
 
@@ -227,8 +240,26 @@ def _cell(
             outcomes.append(Outcome(inst.id, inst.category, None, None, record))
         return cell_metrics(bench, choice_outcomes(results), samples=samples), outcomes
     matrices = [scores_like(rng, (len(inst.images), len(inst.texts)), float32) for inst in instances]
-    outcomes = [Outcome(inst.id, inst.category, m.tolist()) for inst, m in zip(instances, matrices)]
-    return cell_metrics(bench, outcomes_from_matrices(instances, matrices), samples=samples), outcomes
+    computed = outcomes_from_matrices(instances, matrices)
+    readers = text_pair_readers(bench.metric_families())
+    if not (text_scores and readers):
+        outcomes = [Outcome(inst.id, inst.category, m.tolist()) for inst, m in zip(instances, matrices)]
+        return cell_metrics(bench, computed, samples=samples), outcomes
+    width = max(len(inst.texts) for inst in instances)
+    texts = np.full((len(instances), width, width), np.nan)
+    for k, inst in enumerate(instances):
+        for a, b in instance_text_pairs(readers, inst):
+            texts[k, a, b] = scores_like(rng, (), float32)
+    outcomes = [
+        Outcome(inst.id, inst.category, m.tolist(), text_scores=listed(texts[k, : len(inst.texts), : len(inst.texts)]))
+        for k, (inst, m) in enumerate(zip(instances, matrices))
+    ]
+    return cell_metrics(bench, replace(computed, text_scores=texts), samples=samples), outcomes
+
+
+def listed(matrix: np.ndarray) -> list[list[float | None]]:
+    """A matrix as a run stores it: ``None`` where NaN (a pair no metric reads)."""
+    return [[None if math.isnan(v) else v for v in row] for row in matrix.tolist()]
 
 
 def render_grid(

@@ -7,11 +7,12 @@ show it in (``unit``: ``percent`` for fractions, ``score`` for raw model scores)
 
 Per (model, benchmark) a gzip-compressed JSONL file (``.jsonl.gz``: at the registry's 70 models x 19
 benchmarks these files are most of the downloads; bench/site_size.py measures what they cost) lists
-every instance id with its score matrix (or answers) as stored, from the cell's outcome records
-(:mod:`vlc_leaderboard.outcome_records`). Its first line is a header (:func:`scores_header`: the model,
-the benchmark, its data version and the scores' precision, :data:`PRECISION`): each score is the stored
-float64 written as the shortest decimal that reads back to it, so every metric recomputes from the file
-exactly (the instance browser shows the same scores rounded to 5 significant digits). Captions are
+every instance id with its score matrix, its text-text scores where a metric reads them, or its answers,
+as stored, from the cell's outcome records (:mod:`vlc_leaderboard.outcome_records`). Its first line is a
+header (:func:`scores_header`: the model, the benchmark, its data version and the scores' precision,
+:data:`PRECISION`): each score is the stored float64 written as the shortest decimal that reads back to
+it, so every metric recomputes from the file exactly (the instance browser shows the same scores rounded
+to 5 significant digits). Captions are
 added only for benchmarks whose license allows publishing them (``captions_redistributable``) and
 only when their data could be read when the records were made.
 
@@ -41,8 +42,8 @@ Outcomes = Callable[[CellRecord], Iterable[Mapping[str, Any]]]
 """A cell's outcome records (:mod:`vlc_leaderboard.outcome_records`), in stored order."""
 
 PRECISION = (
-    "exact: each score is the stored float64, written as the shortest decimal that reads back to the same "
-    "float64 (Python's repr); null: not scored"
+    "exact: each score is the stored float64 (scores: image x caption; text_scores: caption x caption), written as "
+    "the shortest decimal that reads back to the same float64 (Python's repr); null: not scored"
 )
 """What a scores file's header says of its scores' precision."""
 

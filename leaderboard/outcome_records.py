@@ -54,6 +54,8 @@ def download_record(record: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"instance": redact_paths(str(record["i"])), "category": record["c"]}
     if "s" in record:
         out["scores"] = record["s"]
+    if "x" in record:  # the text-text scores a metric reads (SugarCrepe++'s text-only accuracy): null elsewhere
+        out["text_scores"] = record["x"]
     if "a" in record:
         out["answers"] = record["a"]
     if "e" in record:

@@ -144,6 +144,7 @@ def test_the_size_benchmark_scores_have_the_stored_precision_and_its_parts_add_u
 
 
 def test_every_metric_recomputes_exactly_from_the_scores_downloads_ties_included(tmp_path, monkeypatch):
+    import dataclasses
     import gzip
     import json
 
@@ -160,6 +161,7 @@ def test_every_metric_recomputes_exactly_from_the_scores_downloads_ties_included
     grid_bench.render_grid(grid, tmp_path / "site")
     cells = json.loads((tmp_path / "site" / "downloads" / "leaderboard.json").read_text())["cells"]
     assert len(cells) == 2 * len(grid.instances)
+    with_texts = []
     for cell in cells:
         header, *lines = map(
             json.loads, gzip.decompress((tmp_path / "site" / cell["scores"]).read_bytes()).splitlines()
@@ -175,12 +177,20 @@ def test_every_metric_recomputes_exactly_from_the_scores_downloads_ties_included
             outcomes = outcomes_from_matrices(
                 instances, [np.array(read[i.id]["scores"], dtype=float) for i in instances]
             )
+            if "text_scores" in lines[0]:  # SugarCrepe++'s text-only accuracy reads caption x caption scores
+                width = max(len(i.texts) for i in instances)
+                texts = np.full((len(instances), width, width), np.nan)
+                for k, i in enumerate(instances):
+                    texts[k, : len(i.texts), : len(i.texts)] = np.array(read[i.id]["text_scores"], dtype=float)
+                outcomes = dataclasses.replace(outcomes, text_scores=texts)
+                with_texts.append(cell["benchmark"])
         again = [
             (m["metric"], m["category"], m["value"], m["ties"])
             for m in cell_metrics(bench, outcomes, samples=20).metrics
         ]
         assert again == [(m["metric"], m["category"], m["value"], m["ties"]) for m in cell["metrics"]], cell["scores"]
     assert sum(m["ties"] or 0 for cell in cells for m in cell["metrics"]) > 100  # the cells do have ties
+    assert with_texts == ["sugarcrepe-pp"], with_texts  # the embed model's text-text scores, recomputed too
 
 
 def _choice(answers: list[dict], order: int) -> int:
