@@ -10,7 +10,7 @@ either way is the same, byte for byte.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,15 @@ class BundleError(UserError):
     """A board bundle that cannot be read, or that lacks what render asks of it (one line, exit 2)."""
 
 
+@dataclass(frozen=True)
+class CellOutcomes:
+    """A published cell's outcome records (:mod:`vlc_leaderboard.outcome_records`), in stored order, and each
+    one's JSON line: what its scores download holds, as a bundle holds it."""
+
+    records: list[dict[str, Any]]
+    lines: list[str]
+
+
 @dataclass
 class BoardData:
     """Everything render reads (see the module docstring)."""
@@ -42,8 +51,8 @@ class BoardData:
     """The ids of the cells whose metrics older metric code computed (render refuses to publish them)."""
     instances: dict[str, BenchmarkInstances]
     """The instance browser's data per benchmark, each model's scores not filled in yet."""
-    outcomes: Callable[[CellRecord], Iterator[dict[str, Any]]]
-    """A published cell's outcome records (:mod:`vlc_leaderboard.outcome_records`)."""
+    outcomes: Callable[[CellRecord], CellOutcomes]
+    """A published cell's outcome records and their lines."""
     thumbnails: Mapping[str, bytes]
     """The thumbnails the instance browser's images name, by file name."""
     after_fork: Callable[[], None] | None = None
@@ -54,13 +63,13 @@ class BoardData:
 def board_data(
     doc: Mapping[str, Any],
     replicates: Callable[[int], Replicates],
-    records: Callable[[int], Iterable[dict[str, Any]]],
+    records: Callable[[int], CellOutcomes],
     thumbnails: Mapping[str, bytes],
     after_fork: Callable[[], None] | None = None,
 ) -> BoardData:
     """The board data of a bundle's document, reading cell ``k``'s replicates and outcome records with
-    ``replicates(k)`` and ``records(k)`` (from the bundle, each line parsed and checked; from the store, the
-    dicts those lines read back to). ``after_fork``: :attr:`BoardData.after_fork`."""
+    ``replicates(k)`` and ``records(k)`` (from the bundle, its lines, each parsed and checked; from the store,
+    the records those lines read back to, and their lines). ``after_fork``: :attr:`BoardData.after_fork`."""
     cells, index = [], {}
     for k, cell_doc in enumerate(doc["cells"]):
         reader = (lambda k=k: replicates(k)) if cell_doc["replicates"] is not None else None
@@ -69,11 +78,11 @@ def board_data(
         index[id(cell)] = k
     with_records = {k for k, cell_doc in enumerate(doc["cells"]) if cell_doc["outcomes"]}
 
-    def outcomes(cell: CellRecord) -> Iterator[dict[str, Any]]:
+    def outcomes(cell: CellRecord) -> CellOutcomes:
         k = index.get(id(cell))
         if k is None or k not in with_records:
             raise BundleError(f"the bundle holds no outcome records for {cell.model_id} x {cell.benchmark_id}")
-        return iter(records(k))
+        return records(k)
 
     return BoardData(
         decode_facts(doc, cells),

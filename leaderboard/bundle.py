@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import json
 import os
 import re
@@ -35,13 +34,13 @@ import zipfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from vlc_leaderboard.board_data import BoardData, BundleError, board_data
+from vlc_leaderboard.board_data import BoardData, BundleError, CellOutcomes, board_data
 from vlc_leaderboard.bundle_codec import SCHEMA, VERSION, dump
-from vlc_leaderboard.outcome_records import read_record, record_line
+from vlc_leaderboard.outcome_records import read_records, record_lines
 
 if TYPE_CHECKING:
     from vlc_leaderboard.export import Export
@@ -140,7 +139,8 @@ def write_bundle(export: Export, path: Path, limits: Limits = LIMITS) -> Path:
                     matrix = np.stack([export.replicates[k][key].ravel() for key in keys]).astype("<f8")
                     writer.add(f"replicates/{k}.f8", matrix.tobytes(), limits.member_bytes)
                 if cell["outcomes"]:
-                    writer.stream(f"outcomes/{k}.jsonl", (record_line(record) + "\n" for record in export.records(k)))
+                    lines = record_lines(list(export.records(k)))  # a cell's lines at once: one encoder call
+                    writer.stream(f"outcomes/{k}.jsonl", (line + "\n" for line in lines))
             for name in export.doc["thumbnails"]:
                 writer.add(f"thumbnails/{name}", export.thumbnails[name], limits.thumbnail_bytes, stored=True)
         if os.path.getsize(tmp) > limits.file_bytes:
@@ -271,43 +271,20 @@ class _Reader:
 
         return read
 
-    def records(self, k: int) -> Iterator[dict[str, Any]]:
-        """Cell ``k``'s outcome records, each line read once and checked (:func:`read_record`)."""
+    def records(self, k: int) -> CellOutcomes:
+        """Cell ``k``'s outcome records and their lines, each line read once and checked (:func:`read_records`)."""
         name = f"outcomes/{k}.jsonl"
-        info = self.infos[name]
-        if info.file_size > self.limits.member_bytes:
-            raise BundleError(f"{name} holds {info.file_size} bytes, over its {self.limits.member_bytes}")
         try:
-            with self.zf.open(info) as raw:
-                text = io.TextIOWrapper(_Capped(raw, info.file_size, name), encoding="utf-8")
-                for n, line in enumerate(text, 1):
-                    yield read_record(line, name, n)
-        except (zipfile.BadZipFile, OSError, EOFError, UnicodeDecodeError) as exc:
+            text = self.read(name, self.limits.member_bytes).decode("utf-8")
+        except UnicodeDecodeError as exc:
             raise BundleError(f"{name} cannot be read: {exc}") from None
+        return read_records(text, name)
 
 
 def _identity(zf: zipfile.ZipFile) -> tuple[int, ...] | None:
     """What tells the zip's file from another: its device, inode, size and modification time."""
     found = os.fstat(zf.fp.fileno()) if zf.fp is not None and hasattr(zf.fp, "fileno") else None
     return None if found is None else (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
-
-
-class _Capped(io.RawIOBase):
-    """A member's stream that fails once it yields more than the size the member declares."""
-
-    def __init__(self, raw: IO[bytes], size: int, name: str) -> None:
-        self.raw, self.left, self.name = raw, size, name
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        data = self.raw.read(min(len(buffer), self.left + 1))
-        self.left -= len(data)
-        if self.left < 0:
-            raise BundleError(f"{self.name} holds more than the bytes it declares")
-        buffer[: len(data)] = data
-        return len(data)
 
 
 class _Thumbnails(Mapping[str, bytes]):

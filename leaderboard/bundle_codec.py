@@ -46,8 +46,9 @@ CELL_FIELDS = (
 
 
 SCHEMA = "vlc-harness board bundle"
-VERSION = 1
-"""The bundle format's version: a reader refuses any other (``bundle.schema.json`` describes this one)."""
+VERSION = 2
+"""The bundle format's version: a reader refuses any other (``bundle.schema.json`` describes this one). 2: the
+outcome records are the scores downloads' lines (long keys, ``json.dumps``), no longer short-keyed compact JSON."""
 
 
 def dump(doc: Mapping[str, Any]) -> str:

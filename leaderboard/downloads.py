@@ -28,18 +28,19 @@ from __future__ import annotations
 import csv
 import gzip
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from vlc_harness.results import CellRecord, stored_values
 from vlc_leaderboard.board import Board
+from vlc_leaderboard.board_data import CellOutcomes
 from vlc_leaderboard.fanout import SERIAL, Workers
-from vlc_leaderboard.outcome_records import download_record, first_line
+from vlc_leaderboard.outcome_records import first_line
 from vlc_leaderboard.public import page_slug, redact_paths
 
-Outcomes = Callable[[CellRecord], Iterable[Mapping[str, Any]]]
-"""A cell's outcome records (:mod:`vlc_leaderboard.outcome_records`), in stored order."""
+Outcomes = Callable[[CellRecord], CellOutcomes]
+"""A cell's outcome records (:mod:`vlc_leaderboard.outcome_records`), in stored order, and their lines."""
 
 PRECISION = (
     "exact: each score is the stored float64 (scores: image x caption; text_scores: caption x caption), written as "
@@ -99,16 +100,17 @@ class ScoresFiles:
         self.written: dict[int, Path] = {}
         """Each cell whose file is written (by ``id`` of its record): the file."""
 
-    def records(self, cell: CellRecord) -> list[Mapping[str, Any]]:
-        """``cell``'s outcome records, its scores file written from them (once: a cell read again is not)."""
-        records = list(self._outcomes(cell))
+    def records(self, cell: CellRecord) -> list[dict[str, Any]]:
+        """``cell``'s outcome records, its scores file written from their lines (once: a cell read again is
+        not)."""
+        read = self._outcomes(cell)
         row = self._rows.get(id(cell))
         if row is not None and id(cell) not in self.written:
             header = scores_header(row.public_id, cell.benchmark_id, cell.data_version)
             path = self.out / scores_file(row.id, cell.benchmark_id)
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.written[id(cell)] = _write_scores(path, header, records)
-        return records
+            self.written[id(cell)] = _write_scores(path, header, read.lines)
+        return read.records
 
 
 def write_downloads(
@@ -205,7 +207,7 @@ def write_downloads(
 
     def write(bench_id: str) -> None:
         for path, header, cell in todo[bench_id]:
-            _write_scores(path, header, outcomes(cell))
+            _write_scores(path, header, outcomes(cell).lines)
 
     # each benchmark's files by one of the workers, the largest first
     workers.map(write, list(todo), [sum(c.n_instances or 0 for _, _, c in todo[b]) for b in todo])
@@ -223,29 +225,11 @@ def scores_header(model: str, benchmark: str, data_version: str | None) -> dict[
     return {"header": {"model": model, "benchmark": benchmark, "data_version": data_version, "scores": PRECISION}}
 
 
-def _write_scores(path: Path, header: Mapping[str, Any], records: Iterable[Mapping[str, Any]]) -> Path:
+def _write_scores(path: Path, header: Mapping[str, Any], lines: list[str]) -> Path:
+    """The scores file at ``path``: the header's line, then the records' lines
+    (:func:`~vlc_leaderboard.outcome_records.record_line`), compressed."""
     # no file name and no time in the gzip header: the same records give the same bytes on every render
-    lines = [json.dumps(header), *json_lines([download_record(record) for record in records]), ""]
+    text = "\n".join([json.dumps(header), *lines, ""])
     with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as f:
-        f.write("\n".join(lines).encode("utf-8"))  # one write: the same compressed bytes as a write per line
+        f.write(text.encode("utf-8"))  # one write: the same compressed bytes as a write per line
     return path
-
-
-_CUT = "\x00"
-"""Put between the items :func:`json_lines` encodes together; as JSON ``"\\u0000"``."""
-
-
-def json_lines(items: list[Any]) -> list[str]:
-    """``json.dumps(item)`` of each item, from one ``json.dumps`` of them all (a call per item cost more than the
-    encoding itself): the items are encoded as one list with :data:`_CUT` between them, which the encoder writes
-    as the text ``"\\u0000"`` between ``", "`` separators, and cut there. Where an item's own text holds that
-    string (an item holding the string ``"\\x00"``), each is encoded on its own."""
-    if len(items) < 2:
-        return [json.dumps(item) for item in items]
-    interleaved: list[Any] = [_CUT] * (2 * len(items) - 1)
-    interleaved[::2] = items
-    text = json.dumps(interleaved)
-    cut = json.dumps(_CUT)
-    if text.count(cut) != len(items) - 1:  # not only the cuts put there
-        return [json.dumps(item) for item in items]
-    return text[1:-1].split(f", {cut}, ")

@@ -34,7 +34,7 @@ from vlc_leaderboard.instances import (
     load_instances,
     published_cells,
 )
-from vlc_leaderboard.outcome_records import first_line, outcome_record
+from vlc_leaderboard.outcome_records import cell_outcomes, first_line, outcome_record
 from vlc_leaderboard.public import redact_paths
 
 if TYPE_CHECKING:
@@ -207,7 +207,8 @@ def _captions(col: Any, load: Callable[[Any], Any]) -> dict[str, list[str]] | No
 def in_memory(export: Export) -> BoardData:
     """The board data of an export, read back as render reads a bundle: the document through JSON; each
     record as the dict its line would read back to (a record holds only JSON's own types, the store's
-    decoded JSON and strings, so a JSON round trip per record would change nothing but the time)."""
+    decoded JSON and strings, so a JSON round trip per record would change nothing but the time), and its
+    line as the bundle would hold it."""
     doc = json.loads(dump(export.doc))
     replicates, thumbnails = (lambda k: export.replicates[k]), export.thumbnails
-    return board_data(doc, replicates, export.records, thumbnails, export.after_fork)
+    return board_data(doc, replicates, lambda k: cell_outcomes(export.records(k)), thumbnails, export.after_fork)

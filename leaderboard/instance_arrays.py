@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from vlc_leaderboard.instances import BenchmarkInstances, ModelInstances, gather_instances, published_cells
+from vlc_leaderboard.public import redact_paths
 
 if TYPE_CHECKING:
     from vlc_harness.results import StoredResults
@@ -30,12 +31,12 @@ def with_results(data: BenchmarkInstances, cells: Mapping[str, Any], records: Re
     """``data`` with each model's stored results filled in from its cell (``cells``: model id -> cell)."""
     if data.missing:
         return data
-    position = {iid: k for k, iid in enumerate(data.ids)}
+    position = {redact_paths(iid): k for k, iid in enumerate(data.ids)}  # a record's id is published: redacted
     n_images = max((len(images) for images in data.images), default=0)
     n_texts = max((len(roles) for roles in data.roles), default=0)
     models = {}
     for model_id, model in data.models.items():
-        last = {r["i"]: r for r in records(cells[model_id])}
+        last = {r["instance"]: r for r in records(cells[model_id])}
         models[model_id] = _filled(model.verdicts, position, last, (len(data.ids), n_images, n_texts))
     return dataclasses.replace(data, models=models)
 
@@ -65,11 +66,11 @@ def _filled(
         k = position.get(iid)
         if k is None or verdicts[k] == "-":
             continue
-        if "s" in record:
-            scores[k] = record["s"]
-        if "x" in record:
-            text_scores[k] = record["x"]
-        answers = record.get("a")
+        if "scores" in record:
+            scores[k] = record["scores"]
+        if "text_scores" in record:
+            text_scores[k] = record["text_scores"]
+        answers = record.get("answers")
         if not answers:
             continue
         # answers to questions carry their order; a declined pair ({"image", "text", "abstained"}) is no

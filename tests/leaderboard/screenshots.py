@@ -107,7 +107,7 @@ def build_demo(work: Path, benchmarks: list[str] | None = None) -> Path:
     from vlc_leaderboard.board import Board, build_board
     from vlc_leaderboard.downloads import write_downloads
     from vlc_leaderboard.instance_arrays import instance_results
-    from vlc_leaderboard.outcome_records import outcome_record
+    from vlc_leaderboard.outcome_records import cell_outcomes, outcome_record
     from vlc_leaderboard.site import render_site
 
     keep: dict[str, Any] = {}
@@ -150,7 +150,7 @@ def build_demo(work: Path, benchmarks: list[str] | None = None) -> Path:
         provenance,
         runs={1: {}},
         downloads=lambda target: write_downloads(
-            board, target, lambda cell: [outcome_record(o) for o in results.instance_outcomes(cell)]
+            board, target, lambda cell: cell_outcomes(outcome_record(o) for o in results.instance_outcomes(cell))
         ),
         instances=instances,
     )

@@ -170,9 +170,9 @@ def test_a_worker_reads_the_bundle_through_a_file_of_its_own(board_bundle):
             if reopen:
                 assert data.after_fork is not None
                 data.after_fork()
-            return sum(len(list(data.outcomes(c))) for c in cells[k::2])  # past what the file's buffer holds
+            return sum(len(data.outcomes(c).records) for c in cells[k::2])  # past what the file's buffer holds
 
-        counts = [sum(len(list(data.outcomes(c))) for c in cells[k::2]) for k in (0, 1)]
+        counts = [sum(len(data.outcomes(c).records) for c in cells[k::2]) for k in (0, 1)]
         offset = os.lseek(fd, offset, os.SEEK_SET)
         assert fan_out(lambda k: read(k, True), [0, 1], 2) == counts
         assert os.lseek(fd, 0, os.SEEK_CUR) == offset  # the children's reads moved an offset of their own

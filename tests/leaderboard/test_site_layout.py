@@ -49,6 +49,7 @@ def build_wide(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     from vlc_harness.plugins import get_plugins
     from vlc_leaderboard.board import build_board
     from vlc_leaderboard.downloads import write_downloads
+    from vlc_leaderboard.outcome_records import cell_outcomes
     from vlc_leaderboard.site import render_site
 
     tmp = tmp_path_factory.mktemp("wide")
@@ -96,7 +97,7 @@ def build_wide(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         site,
         {"harness_version": "test", "git_sha": ""},
         runs={1: {}},
-        downloads=lambda target: write_downloads(board, target, lambda cell: []),  # no per-instance outcomes
+        downloads=lambda target: write_downloads(board, target, lambda cell: cell_outcomes([])),  # no outcomes
     )
     return {"board": board, "site": site, "cells": cells, "tmp": tmp}
 
