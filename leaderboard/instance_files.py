@@ -28,6 +28,7 @@ per view.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from collections.abc import Mapping
@@ -79,41 +80,68 @@ def write_instance_files(
     benchmark id -> why it has no browser). ``thumbnails``: the bytes of the thumbnails the image entries
     name (:attr:`~vlc_leaderboard.instances.ImageEntry.thumbnail`). ``fill``: the models' results are not in
     ``instances`` yet, but read from their cells' records (each cell's scores file written from the same read).
-    Each benchmark's files are written by one of ``workers``, the largest benchmarks first."""
+    With several ``workers``, each benchmark's instance shards are written by one of them, then its models'
+    files by several where it is large (:func:`model_parts`: no worker waits on one benchmark alone), the
+    largest first; its index is written here, from what they return."""
     budget = BUDGET
     slugs = {r.id: r.slug for r in board.rows}
+    browsed = [b for b, data in instances.items() if not data.missing]
 
-    def one(bench_id: str) -> tuple[bool, dict[int, Path]]:
-        data = instances[bench_id]
+    def benchmark_files(bench_id: str) -> dict[str, Any]:
+        return _write_benchmark(instances[bench_id], out, _folder(bench_id), budget, thumbnails or {})
+
+    sizes = [len(instances[b].ids) for b in browsed]
+    indexes = dict(zip(browsed, workers.map(benchmark_files, browsed, sizes)))
+
+    def model_files(part: tuple[str, list[str]]) -> tuple[dict[str, Any], dict[int, Path]]:
+        bench_id, models = part
+        data = dataclasses.replace(instances[bench_id], models={m: instances[bench_id].models[m] for m in models})
         before = set(fill.written) if fill is not None else set()
         if fill is not None:
             data = with_results(data, published_cells(board, bench_id), fill.records)
-        folder = f"{FOLDER}/{slug(bench_id)}"
-        index = _write_benchmark(data, out, folder, budget, thumbnails or {})
         shapes = _shape_arrays(data)
-        index["models"] = {
-            slugs.get(m, m): _write_model(bench_id, slugs.get(m, m), model, shapes, index, out, budget)
+        written = {
+            slugs.get(m, m): _write_model(bench_id, slugs.get(m, m), model, shapes, indexes[bench_id], out, budget)
             for m, model in data.models.items()
         }
-        scores = {k: v for k, v in fill.written.items() if k not in before} if fill is not None else {}
-        return _write(out / folder / "index.js", index, "vlcInstances", bench_id, budget), scores
+        return written, ({k: v for k, v in fill.written.items() if k not in before} if fill is not None else {})
 
-    browsed = [b for b, data in instances.items() if not data.missing]
-    weights = [len(instances[b].ids) * max(1, len(instances[b].models)) for b in browsed]
-    done = dict(zip(browsed, workers.map(one, browsed, weights)))
-    indexes, missing = {}, {}
+    parts = model_parts({b: list(instances[b].models) for b in browsed}, dict(zip(browsed, sizes)), workers.jobs)
+    done = workers.map(model_files, parts, [len(instances[b].ids) * max(1, len(models)) for b, models in parts])
+    for (bench_id, _), (models, scores) in zip(parts, done):  # the parts of a benchmark hold its models in order
+        indexes[bench_id].setdefault("models", {}).update(models)
+        if fill is not None:
+            fill.written |= scores  # what the worker wrote: not written again (write_downloads)
+    indexes_written, missing = {}, {}
     for bench_id, data in instances.items():
         if data.missing:
             missing[bench_id] = data.missing
             continue
-        written, scores = done[bench_id]
-        if fill is not None:
-            fill.written |= scores  # what the worker wrote: not written again (write_downloads)
-        if written:
-            indexes[bench_id] = f"{FOLDER}/{slug(bench_id)}/index.js"
+        index = indexes[bench_id]
+        index.setdefault("models", {})
+        if _write(out / _folder(bench_id) / "index.js", index, "vlcInstances", bench_id, budget):
+            indexes_written[bench_id] = f"{_folder(bench_id)}/index.js"
         else:
             missing[bench_id] = OVER_INDEX
-    return indexes, missing
+    return indexes_written, missing
+
+
+def model_parts(models: Mapping[str, list[str]], sizes: Mapping[str, int], jobs: int) -> list[tuple[str, list[str]]]:
+    """Each benchmark's models cut into consecutive parts, one worker's item each: with one job, one part a
+    benchmark; else parts of about a quarter of a worker's share of the whole (instances x models), so that a
+    benchmark holding half the instances (VL-CheckList's) is spread over the workers."""
+    total = sum(sizes[b] * len(ms) for b, ms in models.items())
+    target = total / (4 * jobs) if jobs > 1 else float("inf")
+    parts = []
+    for bench_id, ms in models.items():
+        count = max(1, min(len(ms), round(sizes[bench_id] * len(ms) / target))) if target else 1
+        step = -(-len(ms) // count)  # ceiling: at most count parts
+        parts += [(bench_id, ms[k : k + step]) for k in range(0, max(1, len(ms)), step)] if ms else [(bench_id, [])]
+    return parts
+
+
+def _folder(bench_id: str) -> str:
+    return f"{FOLDER}/{slug(bench_id)}"
 
 
 def copy_instance_files(

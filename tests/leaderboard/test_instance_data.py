@@ -298,3 +298,18 @@ def test_a_score_shard_packs_each_shown_decimal_in_3_bytes_and_keeps_json_past_i
     # a magnitude past 1e-32..1e32 cannot be packed: the shard keeps JSON numbers (the browser reads both)
     assert pack_scores([np.array([[1e-40, 0.5]]), np.array([[2.0, np.nan]])]) == [[[1e-40, 0.5]], [[2.0, None]]]
     assert pack_scores([np.array([[3e32]])]) == [[[3e32]]] and isinstance(pack_scores([np.array([[9e31]])]), str)
+
+
+def test_a_large_benchmarks_models_are_cut_into_parts_for_the_workers():
+    from vlc_leaderboard.instance_files import model_parts
+
+    models = {"vl-checklist": [f"m{k}" for k in range(70)], "winoground": [f"m{k}" for k in range(70)], "none": []}
+    sizes = {"vl-checklist": 123_000, "winoground": 400, "none": 10}
+    assert model_parts(models, sizes, 1) == [(b, ms) for b, ms in models.items()]  # one job: one part each
+    for jobs in (2, 3, 4, 16):
+        parts = model_parts(models, sizes, jobs)
+        for bench, ms in models.items():  # consecutive parts that hold each benchmark's models once, in order
+            assert [m for b, part in parts if b == bench for m in part] == ms
+        big = [part for b, part in parts if b == "vl-checklist"]
+        assert len(big) >= 2 * jobs and all(big), (jobs, [len(p) for p in big])  # spread over every worker
+        assert [part for b, part in parts if b == "winoground"] == [models["winoground"]]  # small: one part
