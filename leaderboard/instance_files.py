@@ -135,8 +135,8 @@ def model_parts(models: Mapping[str, list[str]], sizes: Mapping[str, int], jobs:
     parts = []
     for bench_id, ms in models.items():
         count = max(1, min(len(ms), round(sizes[bench_id] * len(ms) / target))) if target else 1
-        step = -(-len(ms) // count)  # ceiling: at most count parts
-        parts += [(bench_id, ms[k : k + step]) for k in range(0, max(1, len(ms)), step)] if ms else [(bench_id, [])]
+        step = max(1, -(-len(ms) // count))  # ceiling: at most count parts
+        parts += [(bench_id, ms[k : k + step]) for k in range(0, len(ms), step)] or [(bench_id, [])]
     return parts
 
 

@@ -313,3 +313,4 @@ def test_a_large_benchmarks_models_are_cut_into_parts_for_the_workers():
         big = [part for b, part in parts if b == "vl-checklist"]
         assert len(big) >= 2 * jobs and all(big), (jobs, [len(p) for p in big])  # spread over every worker
         assert [part for b, part in parts if b == "winoground"] == [models["winoground"]]  # small: one part
+    assert model_parts({"a": [], "b": []}, {"a": 0, "b": 0}, 4) == [("a", []), ("b", [])]  # nothing to weigh
