@@ -51,6 +51,7 @@ from vlc_harness.plugins import get_plugins
 from vlc_harness.records import CellRecord, Outcome
 from vlc_harness.registry import BenchmarkEntry, ModelEntry, Registry
 from vlc_harness.results import StoredResults
+from vlc_harness.run.collect import listed
 from vlc_harness.store import open_store
 from vlc_harness.testing.examples import example_for
 from vlc_leaderboard.fanout import default_jobs
@@ -255,11 +256,6 @@ def _cell(
         for k, (inst, m) in enumerate(zip(instances, matrices))
     ]
     return cell_metrics(bench, replace(computed, text_scores=texts), samples=samples), outcomes
-
-
-def listed(matrix: np.ndarray) -> list[list[float | None]]:
-    """A matrix as a run stores it: ``None`` where NaN (a pair no metric reads)."""
-    return [[None if math.isnan(v) else v for v in row] for row in matrix.tolist()]
 
 
 def render_grid(

@@ -131,7 +131,7 @@ def collect_scores(
         matrix = rows[k]
         if padded[k]:
             matrix = [[None if math.isnan(v) else v for v in row[: n_texts[k]]] for row in matrix[: n_images[k]]]
-        text_matrix = None if texts is None else _listed(texts[k, : n_texts[k], : n_texts[k]])
+        text_matrix = None if texts is None else listed(texts[k, : n_texts[k], : n_texts[k]])
         if k in declined:
             failed = [d["error"] for d in declined[k] if "error" in d]
             out.request_errors.extend(f"{inst.id}: {e.splitlines()[0]}" for e in failed)
@@ -181,7 +181,8 @@ def text_matrices(
     return out
 
 
-def _listed(matrix: np.ndarray) -> list[list[float | None]]:
+def listed(matrix: np.ndarray) -> list[list[float | None]]:
+    """A score matrix as an outcome stores it: nested lists, ``None`` where NaN (a pair not scored or not read)."""
     return [[None if math.isnan(v) else v for v in row] for row in matrix.tolist()]
 
 
